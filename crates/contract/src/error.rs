@@ -1,0 +1,195 @@
+//! The one error shape of the HTTP contract: `{"error":"<message>"}` and its status.
+//!
+//! Errors split in two, as in zero-to-production: the client's fault (4xx, the
+//! message tells the client what was wrong) and ours (5xx, a generic message;
+//! the cause is logged by the server, never sent, so no connection string or
+//! stack trace leaks into a response body).
+
+use serde::{Deserialize, Serialize};
+
+/// The JSON body of every error answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorBody {
+    pub error: String,
+}
+
+/// What went wrong, which decides the status code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// 400: an id that is not a positive integer, a bad `?n=`, malformed JSON.
+    BadRequest,
+    /// 404: no such route, or no such user.
+    NotFound,
+    /// 405: the route exists but not for this method.
+    MethodNotAllowed,
+    /// 408: the client did not send its request head in time.
+    RequestTimeout,
+    /// 413: a body over [`crate::params::MAX_BODY_BYTES`].
+    PayloadTooLarge,
+    /// 415: `/echo` without `Content-Type: application/json`.
+    UnsupportedMediaType,
+    /// 431: request headers over [`crate::params::MAX_HEADER_BYTES`].
+    HeadersTooLarge,
+    /// 500: the seed's deliberate failure (`/posts/{id}` with id >= 10) or a bug.
+    Internal,
+    /// 503: Postgres or Redis could not be reached within the acquire timeout.
+    Unavailable,
+}
+
+impl ErrorKind {
+    /// The HTTP status code of this kind of error.
+    pub fn status(self) -> u16 {
+        match self {
+            ErrorKind::BadRequest => 400,
+            ErrorKind::NotFound => 404,
+            ErrorKind::MethodNotAllowed => 405,
+            ErrorKind::RequestTimeout => 408,
+            ErrorKind::PayloadTooLarge => 413,
+            ErrorKind::UnsupportedMediaType => 415,
+            ErrorKind::HeadersTooLarge => 431,
+            ErrorKind::Internal => 500,
+            ErrorKind::Unavailable => 503,
+        }
+    }
+}
+
+/// An error answer: a kind (the status) and the message the client sees.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        ApiError {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::BadRequest, message)
+    }
+
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::NotFound, message)
+    }
+
+    /// The answer for a path that matches no route.
+    pub fn no_route() -> Self {
+        Self::not_found("no such route")
+    }
+
+    /// The answer for a known path asked with the wrong method.
+    pub fn method_not_allowed() -> Self {
+        Self::new(ErrorKind::MethodNotAllowed, "method not allowed")
+    }
+
+    pub fn payload_too_large() -> Self {
+        Self::new(
+            ErrorKind::PayloadTooLarge,
+            format!(
+                "request body is larger than {} bytes",
+                crate::params::MAX_BODY_BYTES
+            ),
+        )
+    }
+
+    pub fn headers_too_large() -> Self {
+        Self::new(
+            ErrorKind::HeadersTooLarge,
+            format!(
+                "request headers are larger than {} bytes",
+                crate::params::MAX_HEADER_BYTES
+            ),
+        )
+    }
+
+    pub fn unsupported_media_type() -> Self {
+        Self::new(
+            ErrorKind::UnsupportedMediaType,
+            "expected Content-Type: application/json",
+        )
+    }
+
+    pub fn request_timeout() -> Self {
+        Self::new(
+            ErrorKind::RequestTimeout,
+            "request head not received in time",
+        )
+    }
+
+    /// A dependency (`"database"` or `"cache"`) could not be reached in time.
+    /// The message names the dependency only: the cause goes to the log.
+    pub fn unavailable(dependency: &str) -> Self {
+        Self::new(
+            ErrorKind::Unavailable,
+            format!("{dependency} unavailable, try again later"),
+        )
+    }
+
+    /// Our fault. The message is generic on purpose; log the cause beside it.
+    pub fn internal() -> Self {
+        Self::new(ErrorKind::Internal, "internal server error")
+    }
+
+    pub fn status(&self) -> u16 {
+        self.kind.status()
+    }
+
+    pub fn body(&self) -> ErrorBody {
+        ErrorBody {
+            error: self.message.clone(),
+        }
+    }
+
+    /// The JSON bytes of the body, ready to send.
+    pub fn body_json(&self) -> Vec<u8> {
+        crate::model::to_json(&self.body())
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.status(), self.message)
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_has_its_documented_status() {
+        let table = [
+            (ErrorKind::BadRequest, 400),
+            (ErrorKind::NotFound, 404),
+            (ErrorKind::MethodNotAllowed, 405),
+            (ErrorKind::RequestTimeout, 408),
+            (ErrorKind::PayloadTooLarge, 413),
+            (ErrorKind::UnsupportedMediaType, 415),
+            (ErrorKind::HeadersTooLarge, 431),
+            (ErrorKind::Internal, 500),
+            (ErrorKind::Unavailable, 503),
+        ];
+        for (kind, status) in table {
+            assert_eq!(kind.status(), status, "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn body_is_the_one_error_shape() {
+        let body = ApiError::not_found("user 7 not found").body_json();
+        assert_eq!(body, br#"{"error":"user 7 not found"}"#);
+    }
+
+    #[test]
+    fn unavailable_names_the_dependency_and_nothing_else() {
+        let e = ApiError::unavailable("database");
+        assert_eq!(e.status(), 503);
+        assert_eq!(e.message, "database unavailable, try again later");
+    }
+}

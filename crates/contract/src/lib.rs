@@ -1,0 +1,23 @@
+//! What both reference servers promise, and nothing that does I/O.
+//!
+//! The blocking server and the async server are built so that a reader can put
+//! them side by side and see only one difference: what a thread does while it
+//! waits. Everything else — the routes, the JSON bodies, the error shape and its
+//! status codes, the CPU workload, the SQL text, the Redis key names and the
+//! settings — lives here, so the same request gets the same answer from both.
+//!
+//! This crate must never open a socket, a file or a connection: that keeps it a
+//! description of the contract rather than a third implementation of it.
+
+pub mod cache;
+pub mod error;
+pub mod metrics;
+pub mod model;
+pub mod params;
+pub mod posts;
+pub mod routes;
+pub mod settings;
+pub mod sql;
+pub mod workload;
+
+pub use error::{ApiError, ErrorBody};

@@ -1,0 +1,219 @@
+//! `/metrics` in the Prometheus text format: what the seeds read from JMeter and
+//! `docker stats`, served by the server itself.
+//!
+//! The counters are plain atomics and one short-held std mutex, the same on
+//! both servers; reading `/proc` is left to the server (this crate does no I/O).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Mutex;
+
+/// Requests by route and status, and requests in flight.
+#[derive(Debug, Default)]
+pub struct RequestCounters {
+    by_route_status: Mutex<BTreeMap<(&'static str, u16), u64>>,
+    in_flight: AtomicI64,
+}
+
+impl RequestCounters {
+    /// Call when a request starts; pair with [`RequestCounters::finished`].
+    pub fn started(&self) {
+        self.in_flight.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Call when a request's answer has been produced.
+    pub fn finished(&self, route: &'static str, status: u16) {
+        self.in_flight.fetch_sub(1, Ordering::Relaxed);
+        // Held for one map update; never across I/O or an await.
+        let mut map = self
+            .by_route_status
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        *map.entry((route, status)).or_insert(0) += 1;
+    }
+
+    pub fn in_flight(&self) -> i64 {
+        self.in_flight.load(Ordering::Relaxed)
+    }
+
+    /// A copy of the counts, ordered by route then status.
+    pub fn counts(&self) -> Vec<(&'static str, u16, u64)> {
+        let map = self
+            .by_route_status
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        map.iter().map(|(&(r, s), &n)| (r, s, n)).collect()
+    }
+}
+
+/// One connection pool's gauges.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PoolGauges {
+    /// `"postgres"`, `"redis"`, `"postgres_sync"`, ...
+    pub pool: &'static str,
+    pub max_size: u64,
+    /// Connections open now (in use + idle).
+    pub size: u64,
+    pub idle: u64,
+    /// Requests waiting for a connection, where the pool library tells us.
+    pub waiters: Option<u64>,
+}
+
+/// Everything one `/metrics` answer shows.
+#[derive(Debug, Clone)]
+pub struct MetricsSnapshot {
+    /// `"blocking"` or `"async"`.
+    pub server: &'static str,
+    pub os_threads: u64,
+    pub rss_bytes: u64,
+    pub cpu_seconds: f64,
+    pub in_flight: i64,
+    pub requests: Vec<(&'static str, u16, u64)>,
+    pub pools: Vec<PoolGauges>,
+}
+
+/// Renders a snapshot in the Prometheus text exposition format (version 0.0.4).
+pub fn render(s: &MetricsSnapshot) -> String {
+    let mut out = String::new();
+    let server = s.server;
+    let gauge = |out: &mut String, name: &str, help: &str, value: String| {
+        let _ = writeln!(out, "# HELP {name} {help}");
+        let _ = writeln!(out, "# TYPE {name} gauge");
+        let _ = writeln!(out, "{name}{{server=\"{server}\"}} {value}");
+    };
+    gauge(
+        &mut out,
+        "process_threads",
+        "Live OS threads of the server process.",
+        s.os_threads.to_string(),
+    );
+    gauge(
+        &mut out,
+        "process_resident_memory_bytes",
+        "Resident set size.",
+        s.rss_bytes.to_string(),
+    );
+    gauge(
+        &mut out,
+        "process_cpu_seconds_total",
+        "User plus system CPU time.",
+        format!("{:.3}", s.cpu_seconds),
+    );
+    gauge(
+        &mut out,
+        "http_requests_in_flight",
+        "Requests being handled now.",
+        s.in_flight.to_string(),
+    );
+
+    let _ = writeln!(
+        out,
+        "# HELP http_requests_total Requests answered, by route and status."
+    );
+    let _ = writeln!(out, "# TYPE http_requests_total counter");
+    for (route, status, n) in &s.requests {
+        let _ = writeln!(
+            out,
+            "http_requests_total{{server=\"{server}\",route=\"{route}\",status=\"{status}\"}} {n}"
+        );
+    }
+
+    for (name, help) in [
+        (
+            "pool_max_connections",
+            "Configured maximum size of the pool.",
+        ),
+        ("pool_connections", "Connections open now, in use or idle."),
+        ("pool_idle_connections", "Idle connections."),
+        ("pool_waiters", "Requests waiting for a connection."),
+    ] {
+        let _ = writeln!(out, "# HELP {name} {help}");
+        let _ = writeln!(out, "# TYPE {name} gauge");
+        for p in &s.pools {
+            let value = match name {
+                "pool_max_connections" => Some(p.max_size),
+                "pool_connections" => Some(p.size),
+                "pool_idle_connections" => Some(p.idle),
+                _ => p.waiters,
+            };
+            if let Some(v) = value {
+                let _ = writeln!(out, "{name}{{server=\"{server}\",pool=\"{}\"}} {v}", p.pool);
+            }
+        }
+    }
+    out
+}
+
+/// The content type of [`render`]'s output.
+pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counters_track_in_flight_and_totals() {
+        let c = RequestCounters::default();
+        c.started();
+        c.started();
+        assert_eq!(c.in_flight(), 2);
+        c.finished("/health", 200);
+        c.finished("/health", 200);
+        c.started();
+        c.finished("/posts/{id}", 500);
+        assert_eq!(c.in_flight(), 0);
+        assert_eq!(
+            c.counts(),
+            vec![("/health", 200, 2), ("/posts/{id}", 500, 1)]
+        );
+    }
+
+    #[test]
+    fn render_is_prometheus_text() {
+        let text = render(&MetricsSnapshot {
+            server: "async",
+            os_threads: 5,
+            rss_bytes: 1024,
+            cpu_seconds: 1.5,
+            in_flight: 1,
+            requests: vec![("/health", 200, 3)],
+            pools: vec![PoolGauges {
+                pool: "postgres",
+                max_size: 10,
+                size: 2,
+                idle: 1,
+                waiters: None,
+            }],
+        });
+        let expected = "\
+# HELP process_threads Live OS threads of the server process.
+# TYPE process_threads gauge
+process_threads{server=\"async\"} 5
+# HELP process_resident_memory_bytes Resident set size.
+# TYPE process_resident_memory_bytes gauge
+process_resident_memory_bytes{server=\"async\"} 1024
+# HELP process_cpu_seconds_total User plus system CPU time.
+# TYPE process_cpu_seconds_total gauge
+process_cpu_seconds_total{server=\"async\"} 1.500
+# HELP http_requests_in_flight Requests being handled now.
+# TYPE http_requests_in_flight gauge
+http_requests_in_flight{server=\"async\"} 1
+# HELP http_requests_total Requests answered, by route and status.
+# TYPE http_requests_total counter
+http_requests_total{server=\"async\",route=\"/health\",status=\"200\"} 3
+# HELP pool_max_connections Configured maximum size of the pool.
+# TYPE pool_max_connections gauge
+pool_max_connections{server=\"async\",pool=\"postgres\"} 10
+# HELP pool_connections Connections open now, in use or idle.
+# TYPE pool_connections gauge
+pool_connections{server=\"async\",pool=\"postgres\"} 2
+# HELP pool_idle_connections Idle connections.
+# TYPE pool_idle_connections gauge
+pool_idle_connections{server=\"async\",pool=\"postgres\"} 1
+# HELP pool_waiters Requests waiting for a connection.
+# TYPE pool_waiters gauge
+";
+        assert_eq!(text, expected);
+    }
+}

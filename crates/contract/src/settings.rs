@@ -1,0 +1,160 @@
+//! Settings both servers share, from defaults, then the environment, then CLI flags.
+//!
+//! Each server flattens [`CommonSettings`] into its own `Settings` and adds its
+//! thread sizes there, so `--help` of either binary lists what applies to it.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use clap::Args;
+
+pub const DEFAULT_DATABASE_URL: &str = "postgres://postgres:postgres@127.0.0.1:5432/postgres";
+pub const DEFAULT_REDIS_URL: &str = "redis://127.0.0.1:6379";
+pub const DEFAULT_BLOCKING_BIND: &str = "127.0.0.1:8080";
+pub const DEFAULT_ASYNC_BIND: &str = "127.0.0.1:8081";
+
+/// Settings of the data layer and the process, the same for both servers.
+#[derive(Debug, Clone, Args)]
+pub struct CommonSettings {
+    /// Postgres connection URL.
+    #[arg(long, env = "DATABASE_URL", default_value = DEFAULT_DATABASE_URL)]
+    pub database_url: String,
+
+    /// Redis connection URL.
+    #[arg(long, env = "REDIS_URL", default_value = DEFAULT_REDIS_URL)]
+    pub redis_url: String,
+
+    /// Prefix of every Redis key, so several servers or test runs can share one Redis.
+    #[arg(long, env = "REDIS_KEY_PREFIX", default_value = "")]
+    pub redis_key_prefix: String,
+
+    /// Postgres pool size (HikariCP's and R2DBC's default is 10).
+    #[arg(long, env = "DB_POOL_SIZE", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub db_pool_size: u32,
+
+    /// Redis pool size.
+    #[arg(long, env = "REDIS_POOL_SIZE", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub redis_pool_size: u32,
+
+    /// How long a request waits for a pooled connection (or a dependency's answer)
+    /// before it gets 503, in milliseconds.
+    #[arg(long, env = "ACQUIRE_TIMEOUT_MS", default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..=600_000))]
+    pub acquire_timeout_ms: u64,
+
+    /// Check a pooled connection with a round trip before handing it out, on
+    /// every checkout. Off by default on both servers: it costs a round trip per
+    /// request. Broken connections are still found (the query fails and the
+    /// connection is dropped) and idle ones are closed after `--pool-idle-timeout-s`.
+    #[arg(long, env = "POOL_TEST_ON_CHECKOUT", default_value_t = false)]
+    pub pool_test_on_checkout: bool,
+
+    /// Close pooled connections idle for longer than this many seconds.
+    #[arg(long, env = "POOL_IDLE_TIMEOUT_S", default_value_t = 600)]
+    pub pool_idle_timeout_s: u64,
+
+    /// On SIGTERM or Ctrl-C, how long in-flight requests get to finish, in seconds.
+    #[arg(long, env = "DRAIN_TIMEOUT_S", default_value_t = 10)]
+    pub drain_timeout_s: u64,
+
+    /// How long a client may take to send its request head, in milliseconds.
+    #[arg(long, env = "HEADER_READ_TIMEOUT_MS", default_value_t = 10_000)]
+    pub header_read_timeout_ms: u64,
+}
+
+impl CommonSettings {
+    pub fn acquire_timeout(&self) -> Duration {
+        Duration::from_millis(self.acquire_timeout_ms)
+    }
+
+    pub fn pool_idle_timeout(&self) -> Duration {
+        Duration::from_secs(self.pool_idle_timeout_s)
+    }
+
+    pub fn drain_timeout(&self) -> Duration {
+        Duration::from_secs(self.drain_timeout_s)
+    }
+
+    pub fn header_read_timeout(&self) -> Duration {
+        Duration::from_millis(self.header_read_timeout_ms)
+    }
+}
+
+/// Parses a `--bind` value with a message that says what was wrong.
+pub fn parse_bind(raw: &str) -> Result<SocketAddr, String> {
+    raw.parse()
+        .map_err(|_| format!("expected an address like 127.0.0.1:8080, got {raw:?}"))
+}
+
+/// The number of cores, the default for event-loop and rayon threads.
+pub fn cores() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+}
+
+/// The URL with any password replaced by `***`, for logs.
+pub fn redact_url(url: &str) -> String {
+    // scheme://user:password@host...
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let Some((userinfo, host)) = rest.rsplit_once('@') else {
+        return url.to_owned();
+    };
+    match userinfo.split_once(':') {
+        Some((user, _password)) => format!("{scheme}://{user}:***@{host}"),
+        None => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        common: CommonSettings,
+    }
+
+    #[test]
+    fn defaults_match_the_documented_ones() {
+        let cli = Cli::try_parse_from([
+            "x",
+            "--database-url",
+            DEFAULT_DATABASE_URL,
+            "--redis-url",
+            DEFAULT_REDIS_URL,
+        ])
+        .unwrap();
+        assert_eq!(cli.common.db_pool_size, 10);
+        assert_eq!(cli.common.redis_pool_size, 10);
+        assert_eq!(cli.common.acquire_timeout(), Duration::from_secs(2));
+        assert_eq!(cli.common.drain_timeout(), Duration::from_secs(10));
+        assert!(!cli.common.pool_test_on_checkout);
+    }
+
+    #[test]
+    fn bad_pool_size_is_refused() {
+        assert!(Cli::try_parse_from(["x", "--db-pool-size", "0"]).is_err());
+    }
+
+    #[test]
+    fn passwords_are_redacted() {
+        assert_eq!(
+            redact_url("postgres://postgres:secret@db:5432/postgres"),
+            "postgres://postgres:***@db:5432/postgres"
+        );
+        assert_eq!(
+            redact_url("redis://127.0.0.1:6379"),
+            "redis://127.0.0.1:6379"
+        );
+    }
+
+    #[test]
+    fn bind_errors_say_what_was_expected() {
+        assert!(parse_bind("127.0.0.1:8080").is_ok());
+        assert!(parse_bind("nope").unwrap_err().contains("127.0.0.1:8080"));
+    }
+}
