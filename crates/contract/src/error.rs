@@ -76,6 +76,11 @@ impl ApiError {
         Self::new(ErrorKind::NotFound, message)
     }
 
+    /// The answer when no user has this id (`/users/{id}` and its cache and variants).
+    pub fn user_not_found(id: i64) -> Self {
+        Self::not_found(format!("user {id} not found"))
+    }
+
     /// The answer for a path that matches no route.
     pub fn no_route() -> Self {
         Self::not_found("no such route")
