@@ -1,0 +1,14 @@
+//! Live figures of a process, read from Linux's `/proc`: how many OS threads it
+//! runs, how much memory is resident, and how much CPU time it has used.
+//!
+//! Both servers report these on `/metrics`, and the bench samples the server
+//! under load with [`PeakSampler`] to fill seed 000's "Peak Thread Count" row.
+//! Thread count is the number that tells a thread-per-request server from an
+//! event loop, so it is read from the kernel rather than estimated.
+
+mod parse;
+mod peak_sampler;
+mod sample;
+
+pub use peak_sampler::{PeakSampler, Peaks};
+pub use sample::{sample, sample_self, ProcessSample};

@@ -1,0 +1,120 @@
+//! Pure parsers for the two `/proc/<pid>` files we read, kept apart from the
+//! file reading so they can be tested on fixed texts.
+
+use std::io;
+
+/// The figures taken from `/proc/<pid>/status`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct StatusFigures {
+    pub(crate) threads: u64,
+    pub(crate) rss_bytes: u64,
+}
+
+/// Reads `Threads:` and `VmRSS:` from the text of `/proc/<pid>/status`.
+///
+/// `VmRSS:` is missing for kernel threads and zombies (they have no user
+/// memory), so its absence reads as zero; `Threads:` is always there.
+pub(crate) fn parse_status(text: &str) -> io::Result<StatusFigures> {
+    let mut threads = None;
+    let mut rss_bytes = 0;
+    for line in text.lines() {
+        if let Some(value) = line.strip_prefix("Threads:") {
+            threads = Some(parse_number(value.trim(), "Threads")?);
+        } else if let Some(value) = line.strip_prefix("VmRSS:") {
+            // The kernel always writes this one in kB ("VmRSS:   12345 kB").
+            let kib = value.trim().trim_end_matches("kB").trim();
+            rss_bytes = parse_number(kib, "VmRSS")? * 1024;
+        }
+    }
+    let threads = threads.ok_or_else(|| invalid("status has no Threads: line".to_owned()))?;
+    Ok(StatusFigures { threads, rss_bytes })
+}
+
+/// Reads utime + stime (fields 14 and 15, in clock ticks) from the text of
+/// `/proc/<pid>/stat`.
+///
+/// Field 2 is the command name in parentheses, and the name itself may hold
+/// spaces and ')' (a thread can name itself anything), so the fields are
+/// counted from after the *last* ')' in the line, where field 3 starts.
+pub(crate) fn parse_stat_cpu_ticks(text: &str) -> io::Result<u64> {
+    let after_comm = text
+        .rfind(')')
+        .map(|at| &text[at + 1..])
+        .ok_or_else(|| invalid("stat has no ')' closing the command name".to_owned()))?;
+    let mut fields = after_comm.split_ascii_whitespace();
+    // after_comm starts at field 3, so field 14 is the 12th item from here.
+    let utime = fields
+        .nth(14 - 3)
+        .ok_or_else(|| invalid("stat has no utime field".to_owned()))?;
+    let stime = fields
+        .next()
+        .ok_or_else(|| invalid("stat has no stime field".to_owned()))?;
+    Ok(parse_number(utime, "utime")? + parse_number(stime, "stime")?)
+}
+
+fn parse_number(text: &str, what: &str) -> io::Result<u64> {
+    text.parse()
+        .map_err(|_| invalid(format!("{what} is not a number: {text:?}")))
+}
+
+fn invalid(message: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const STATUS: &str = "Name:\tblocking-server\nUmask:\t0022\nState:\tS (sleeping)\n\
+        Tgid:\t4242\nPid:\t4242\nVmPeak:\t  300000 kB\nVmRSS:\t   12345 kB\n\
+        RssAnon:\t    8000 kB\nThreads:\t217\nSigQ:\t0/31457\n";
+
+    #[test]
+    fn status_gives_threads_and_rss_in_bytes() {
+        let figures = parse_status(STATUS).expect("status parses");
+        assert_eq!(
+            figures,
+            StatusFigures {
+                threads: 217,
+                rss_bytes: 12345 * 1024
+            }
+        );
+    }
+
+    #[test]
+    fn status_of_a_zombie_has_no_rss_and_reads_as_zero() {
+        let zombie = "Name:\tdone\nState:\tZ (zombie)\nThreads:\t1\n";
+        let figures = parse_status(zombie).expect("status parses");
+        assert_eq!(figures.rss_bytes, 0);
+        assert_eq!(figures.threads, 1);
+    }
+
+    #[test]
+    fn status_without_threads_is_an_error() {
+        let error = parse_status("Name:\tx\nVmRSS:\t1 kB\n").expect_err("must fail");
+        assert_eq!(error.kind(), io::ErrorKind::InvalidData);
+        assert!(error.to_string().contains("Threads"), "{error}");
+    }
+
+    #[test]
+    fn stat_gives_utime_plus_stime() {
+        // Fields: pid (comm) state ppid pgrp session tty tpgid flags minflt
+        // cminflt majflt cmajflt utime=250 stime=31 cutime cstime ...
+        let stat = "4242 (async-server) S 1 4242 4242 0 -1 4194560 900 0 0 0 250 31 7 8 20 0 3 0";
+        assert_eq!(parse_stat_cpu_ticks(stat).expect("stat parses"), 281);
+    }
+
+    #[test]
+    fn stat_with_spaces_and_parentheses_in_the_name_counts_from_the_last_paren() {
+        // A command name like "a) b (c) 9 9" would shift every field if the
+        // line were split on the first ')' or on whitespace.
+        let stat = "77 (a) b (c) 9 9) R 1 77 77 0 -1 0 1 2 3 4 1000 2000 5 6 20 0 1 0";
+        assert_eq!(parse_stat_cpu_ticks(stat).expect("stat parses"), 3000);
+    }
+
+    #[test]
+    fn truncated_stat_is_an_error() {
+        let error = parse_stat_cpu_ticks("1 (x) S 0 1 1").expect_err("must fail");
+        assert_eq!(error.kind(), io::ErrorKind::InvalidData);
+    }
+}

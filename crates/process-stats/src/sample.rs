@@ -1,0 +1,50 @@
+//! One reading of a process's live figures from `/proc/<pid>/status` and
+//! `/proc/<pid>/stat`.
+
+use std::io;
+use std::path::Path;
+
+use crate::parse::{parse_stat_cpu_ticks, parse_status};
+
+/// What a process looks like at one instant.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ProcessSample {
+    /// OS threads in the process (`Threads:` in `/proc/<pid>/status`).
+    pub threads: u64,
+    /// Resident set size in bytes (`VmRSS:`), 0 for a zombie.
+    pub rss_bytes: u64,
+    /// User plus system CPU time used since the process started, in seconds.
+    pub cpu_seconds: f64,
+}
+
+/// Samples the process `pid`. A process that is gone gives an error of kind
+/// [`io::ErrorKind::NotFound`].
+pub fn sample(pid: u32) -> io::Result<ProcessSample> {
+    sample_dir(&Path::new("/proc").join(pid.to_string()))
+}
+
+/// Samples the calling process (through `/proc/self`).
+pub fn sample_self() -> io::Result<ProcessSample> {
+    sample_dir(Path::new("/proc/self"))
+}
+
+fn sample_dir(dir: &Path) -> io::Result<ProcessSample> {
+    let status = std::fs::read_to_string(dir.join("status"))?;
+    let stat = std::fs::read_to_string(dir.join("stat"))?;
+    let figures = parse_status(&status)?;
+    let ticks = parse_stat_cpu_ticks(&stat)?;
+    Ok(ProcessSample {
+        threads: figures.threads,
+        rss_bytes: figures.rss_bytes,
+        cpu_seconds: ticks as f64 / ticks_per_second(),
+    })
+}
+
+/// The kernel's USER_HZ, the unit of the times in `/proc/<pid>/stat`
+/// (100 on every common Linux, but read rather than assumed).
+fn ticks_per_second() -> f64 {
+    match rustix::param::clock_ticks_per_second() {
+        0 => 100.0,
+        ticks => ticks as f64,
+    }
+}

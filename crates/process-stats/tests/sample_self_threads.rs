@@ -1,0 +1,35 @@
+//! `sample_self` sees threads the test starts. Alone in its own test binary so
+//! no other test's threads come and go while it counts.
+
+use std::sync::{Arc, Barrier};
+use std::thread;
+
+#[test]
+fn sample_self_counts_threads_the_test_starts() {
+    // Arrange
+    let before = process_stats::sample_self().expect("sample before");
+    assert!(before.threads >= 1, "{before:?}");
+    assert!(before.rss_bytes > 0, "{before:?}");
+    let release = Arc::new(Barrier::new(6));
+    let parked: Vec<_> = (0..5)
+        .map(|_| {
+            let release = Arc::clone(&release);
+            thread::spawn(move || {
+                release.wait();
+            })
+        })
+        .collect();
+
+    // Act
+    let during = process_stats::sample_self().expect("sample during");
+    release.wait();
+    for thread in parked {
+        thread.join().expect("parked thread");
+    }
+
+    // Assert
+    assert!(
+        during.threads >= before.threads + 5,
+        "before {before:?}, during {during:?}"
+    );
+}
