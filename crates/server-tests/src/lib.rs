@@ -1,0 +1,14 @@
+//! Test support for running both reference servers side by side.
+//!
+//! `spawn_app(Server::Blocking)` and `spawn_app(Server::Async)` start a server
+//! in this process on a free port, against its own fresh Postgres database and
+//! its own Redis key prefix (from `local-services`), so tests run in parallel
+//! with each other and with a server a person is running. The suites in
+//! `tests/` drive both through the same helpers and expect the same answers.
+
+pub mod app;
+pub mod fault_proxy;
+pub mod http;
+
+pub use app::{spawn_app, spawn_app_with, AppOptions, Server, TestApp};
+pub use http::Response;
