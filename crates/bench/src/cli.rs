@@ -1,0 +1,209 @@
+//! Command-line flags of `bench`, and turning them into a profile to run.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+
+use crate::plan::{self, Load, Profile, GROUP_IDS, PROFILE_NAMES};
+
+/// Runs the Spring MVC vs WebFlux matrix on the blocking and async reference
+/// servers, on this machine, and prints the seeds' tables and findings.
+#[derive(Debug, Parser)]
+#[command(name = "bench", version)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// quick (every group scaled down, ~2 min) or seed (the seeds' own loads, ~20 min).
+    #[arg(long, default_value = "quick")]
+    pub profile: String,
+
+    /// Groups to run, comma-separated: cpu, database, cache, slow, baseline, json, ramp, mixed.
+    #[arg(long, value_delimiter = ',')]
+    pub groups: Option<Vec<String>>,
+
+    /// Restart the server before every column (seed 000 measured from a cold start).
+    #[arg(long)]
+    pub cold: bool,
+
+    /// Override the request count of burst and counted loads.
+    #[arg(long)]
+    pub requests: Option<u64>,
+
+    /// Override the duration of timed loads, e.g. 10s, 500ms, 2m.
+    #[arg(long, value_parser = parse_duration)]
+    pub duration: Option<Duration>,
+
+    /// Override the connection count of closed loads (and the mixed group's background).
+    #[arg(long)]
+    pub connections: Option<usize>,
+
+    /// Override `/cpu?n=`.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=contract::workload::MAX_CPU_N))]
+    pub cpu_n: Option<u64>,
+
+    /// Use a running blocking server instead of starting one (e.g. http://127.0.0.1:8080).
+    #[arg(long)]
+    pub blocking_url: Option<String>,
+
+    /// Use a running async server instead of starting one (e.g. http://127.0.0.1:8081).
+    #[arg(long)]
+    pub async_url: Option<String>,
+
+    /// Load generator threads (default: cores).
+    #[arg(long)]
+    pub loadgen_threads: Option<usize>,
+
+    /// Blocking server handler threads (default 200).
+    #[arg(long)]
+    pub handler_threads: Option<u32>,
+
+    /// Async server worker threads (default: cores).
+    #[arg(long)]
+    pub worker_threads: Option<u32>,
+
+    /// Pool size of both servers' Postgres and Redis pools (default 10).
+    #[arg(long)]
+    pub pool_size: Option<u32>,
+
+    /// Where reports go: a new folder <out>/<timestamp>/ per run.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Runs one server in this process (bench starts its servers this way).
+    #[command(hide = true)]
+    Serve {
+        /// blocking or async
+        server: String,
+        /// The server's own flags.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+}
+
+/// `10s`, `500ms`, `2m`, `1h`.
+pub fn parse_duration(raw: &str) -> Result<Duration, String> {
+    let bad = || format!("expected a duration like 10s, 500ms or 2m, got {raw:?}");
+    let split = raw.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
+    let (num, unit) = raw.split_at(split);
+    let n: u64 = num.parse().map_err(|_| bad())?;
+    let d = match unit {
+        "ms" => Duration::from_millis(n),
+        "s" => Duration::from_secs(n),
+        "m" => Duration::from_secs(n * 60),
+        "h" => Duration::from_secs(n * 3600),
+        _ => return Err(bad()),
+    };
+    if d.is_zero() {
+        return Err(format!("duration must be more than zero, got {raw:?}"));
+    }
+    Ok(d)
+}
+
+impl Cli {
+    /// The profile with every override applied, and the groups to run, or one line saying what is wrong.
+    pub fn resolve(&self) -> Result<(Profile, Vec<&'static str>), String> {
+        let mut profile = plan::profile(&self.profile)
+            .ok_or_else(|| format!("unknown profile {:?}; expected one of {}", self.profile, PROFILE_NAMES.join(", ")))?;
+        let groups: Vec<&'static str> = match &self.groups {
+            None => GROUP_IDS.to_vec(),
+            Some(names) => {
+                let mut out = Vec::new();
+                for name in names {
+                    let id = GROUP_IDS
+                        .iter()
+                        .find(|g| **g == name.trim())
+                        .ok_or_else(|| format!("unknown group {name:?}; expected one of {}", GROUP_IDS.join(", ")))?;
+                    if !out.contains(id) {
+                        out.push(*id);
+                    }
+                }
+                out
+            }
+        };
+        if let Some(n) = self.cpu_n {
+            profile.cpu_n = n;
+        }
+        if self.requests == Some(0) || self.connections == Some(0) {
+            return Err("--requests and --connections must be at least 1".into());
+        }
+        for g in GROUP_IDS {
+            let Some(load) = profile.load_mut(g) else { continue };
+            match load {
+                Load::Burst { requests } => {
+                    if let Some(r) = self.requests {
+                        *requests = r as usize;
+                    }
+                }
+                Load::ClosedCount { connections, requests } => {
+                    if let Some(r) = self.requests {
+                        *requests = r;
+                    }
+                    if let Some(c) = self.connections {
+                        *connections = c;
+                    }
+                }
+                Load::Closed { connections, duration } => {
+                    if let Some(d) = self.duration {
+                        *duration = d;
+                    }
+                    if let Some(c) = self.connections {
+                        *connections = c;
+                    }
+                }
+                Load::Mixed { background, duration, .. } => {
+                    if let Some(d) = self.duration {
+                        *duration = d;
+                    }
+                    if let Some(c) = self.connections {
+                        *background = c;
+                    }
+                }
+                Load::Stages(_) => {}
+            }
+        }
+        Ok((profile, groups))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cli(args: &[&str]) -> Cli {
+        Cli::try_parse_from(std::iter::once("bench").chain(args.iter().copied())).unwrap()
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("10s"), Ok(Duration::from_secs(10)));
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        for bad in ["", "10", "s", "10x", "-1s", "0s", "1.5s"] {
+            assert!(parse_duration(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn unknown_group_and_profile_are_named() {
+        let e = cli(&["--groups", "cpu,nope"]).resolve().unwrap_err();
+        assert!(e.contains("unknown group \"nope\""), "{e}");
+        let e = cli(&["--profile", "huge"]).resolve().unwrap_err();
+        assert!(e.contains("unknown profile \"huge\""), "{e}");
+    }
+
+    #[test]
+    fn overrides_reach_every_matching_load() {
+        let (p, groups) = cli(&["--groups", "cpu,cache", "--requests", "7", "--duration", "2s", "--connections", "3", "--cpu-n", "99"])
+            .resolve()
+            .unwrap();
+        assert_eq!(groups, vec!["cpu", "cache"]);
+        assert_eq!(p.cpu_n, 99);
+        assert_eq!(p.load("cpu"), Some(&Load::ClosedCount { connections: 3, requests: 7 }));
+        assert_eq!(p.load("cache"), Some(&Load::Closed { connections: 3, duration: Duration::from_secs(2) }));
+    }
+}

@@ -1,0 +1,62 @@
+//! `bench`: parses flags, runs the matrix, prints and writes the report.
+//! `bench serve blocking|async ...` (hidden) runs one server; bench starts its
+//! children that way so `cargo run -p bench` builds everything it runs.
+
+use std::process::ExitCode;
+
+use bench::cli::{Cli, Command};
+use bench::findings::{check, THRESHOLDS};
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    if let Some(Command::Serve { server, args }) = cli.command {
+        return serve(&server, args);
+    }
+    let (profile, groups) = match cli.resolve() {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("bench: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Err(e) = bench::run::install_interrupt_cleanup() {
+        eprintln!("bench: cannot install the Ctrl-C handler: {e}");
+        return ExitCode::FAILURE;
+    }
+    let stamp = chrono::Utc::now().format("%Y-%m-%dT%H-%M-%SZ").to_string();
+    let dir = cli.out.join(stamp);
+    let outcome = bench::run::run(&cli, &profile, &groups, &dir);
+    local_services::stop_started_services();
+    let results = match outcome {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("bench: {e:#}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let findings = check(&results, &THRESHOLDS);
+    print!("{}", bench::report::text::render(&results, &findings, &THRESHOLDS));
+    if let Err(e) = bench::write::write_all(&dir, &results, &findings, &THRESHOLDS) {
+        eprintln!("bench: {e:#}");
+        return ExitCode::FAILURE;
+    }
+    println!("\nReport, results.json and charts written to {}", dir.display());
+    ExitCode::SUCCESS
+}
+
+/// Runs one server in this process until SIGTERM. The kernel sends SIGTERM
+/// here when bench dies, so no server outlives the run.
+fn serve(server: &str, args: Vec<String>) -> ExitCode {
+    if let Err(e) = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::TERM)) {
+        eprintln!("bench serve: cannot set the parent-death signal: {e}");
+    }
+    match server {
+        "blocking" => blocking_server::main_with_args(std::iter::once("blocking-server".to_owned()).chain(args)),
+        "async" => async_server::main_with_args(std::iter::once("async-server".to_owned()).chain(args)),
+        other => {
+            eprintln!("bench serve: unknown server {other:?}; expected blocking or async");
+            ExitCode::from(2)
+        }
+    }
+}

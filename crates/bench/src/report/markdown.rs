@@ -1,0 +1,74 @@
+//! `report.md`: the same tables and findings as the terminal, in Markdown.
+
+use std::fmt::Write as _;
+
+use super::table::{group_table, Table};
+use super::text::verdict;
+use crate::findings::{Finding, Thresholds};
+use crate::model::RunResults;
+
+pub fn render_table(t: &Table) -> String {
+    let mut out = String::new();
+    let row = |cells: &Vec<String>| format!("| {} |\n", cells.join(" | "));
+    out.push_str(&row(&t.header));
+    let mut sep = vec!["---".to_owned()];
+    sep.extend(std::iter::repeat_n("---:".to_owned(), t.header.len() - 1));
+    out.push_str(&row(&sep));
+    for r in &t.rows {
+        out.push_str(&row(r));
+    }
+    out
+}
+
+pub fn render(results: &RunResults, findings: &[Finding], t: &Thresholds) -> String {
+    let mut out = String::new();
+    let m = &results.machine;
+    let s = &results.settings;
+    let _ = writeln!(out, "# Bench report, {}\n", results.started_at);
+    let _ = writeln!(
+        out,
+        "Machine: {} cores, {}, {:.1} GiB memory, {}.  ",
+        m.cores,
+        m.cpu_model,
+        m.memory_bytes as f64 / (1024.0 * 1024.0 * 1024.0),
+        m.os
+    );
+    let _ = writeln!(
+        out,
+        "Profile `{}`{}; blocking: {} handler threads; async: {} workers, {} blocking threads, {} rayon threads; pools: Postgres {}, Redis {}; load generator: {} threads; `/cpu` n = {}; servers: {}. Wall time {:.0} s.\n",
+        s.profile,
+        if s.cold_start { " (cold start per column)" } else { "" },
+        s.blocking_handler_threads,
+        s.async_worker_threads,
+        s.async_blocking_threads,
+        s.async_rayon_threads,
+        s.db_pool_size,
+        s.redis_pool_size,
+        s.loadgen_threads,
+        s.cpu_n,
+        s.targets,
+        results.wall_seconds
+    );
+    let _ = writeln!(out, "Each cell: the value, then in brackets its ratio to the group's first column.\n");
+    for g in &results.groups {
+        let _ = writeln!(out, "## {}\n\nLoad: {}.\n", g.title, g.load);
+        out.push_str(&render_table(&group_table(g)));
+        out.push('\n');
+    }
+    for sk in &results.skipped {
+        let _ = writeln!(out, "Skipped **{}**: {}\n", sk.group, sk.reason);
+    }
+    let _ = writeln!(out, "## Findings\n");
+    let _ = writeln!(
+        out,
+        "Thresholds: an offload is \"close\" within {:.0}% of blocking's throughput; \"far fewer threads\" is at most {:.0}% of blocking's; a mixed-load stall is a /health p99 at least {}x higher.\n",
+        t.offload_within * 100.0,
+        t.thread_fraction * 100.0,
+        t.mixed_p99_factor
+    );
+    let _ = writeln!(out, "| verdict | claim | seed | evidence |\n|---|---|---|---|");
+    for f in findings {
+        let _ = writeln!(out, "| {} | {} | {} | {} |", verdict(f), f.claim, f.seed, f.evidence);
+    }
+    out
+}

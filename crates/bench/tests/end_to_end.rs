@@ -1,0 +1,50 @@
+//! The whole pipeline on a tiny profile: real servers (children of the bench
+//! binary), real Postgres and Redis, every group and column.
+
+use std::process::Command;
+
+#[test]
+fn tiny_profile_fills_every_group_and_column() {
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_bench"))
+        .args(["--profile", "tiny", "--out"])
+        .arg(out_dir.path())
+        .output()
+        .expect("run bench");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "bench failed\nstdout:\n{stdout}\nstderr:\n{stderr}");
+
+    let run_dir = std::fs::read_dir(out_dir.path()).unwrap().next().expect("a run folder").unwrap().path();
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(run_dir.join("results.json")).unwrap()).unwrap();
+    let expected_groups = ["cpu", "database", "cache", "slow", "baseline", "json", "ramp", "mixed"];
+    let groups = json["groups"].as_array().unwrap();
+    let ids: Vec<&str> = groups.iter().map(|g| g["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, expected_groups);
+    let plan = bench::plan::groups();
+    for (g, planned) in groups.iter().zip(&plan) {
+        let cols = g["columns"].as_array().unwrap();
+        assert_eq!(cols.len(), planned.columns.len(), "group {}", planned.id);
+        for c in cols {
+            let id = c["id"].as_str().unwrap();
+            assert!(c["load"]["total_requests"].as_u64().unwrap() > 0, "{id}: no requests");
+            assert_eq!(c["load"]["errors"].as_u64(), Some(0), "{id}: errors {}", c["load"]["errors_by_kind"]);
+            let threads = c["server_process"]["peak_threads"].as_u64().unwrap();
+            assert!(threads >= 2, "{id}: peak threads {threads} not read from /proc");
+            assert!(c["server_process"]["samples"].as_u64().unwrap() > 0, "{id}");
+        }
+    }
+    // The blocking server runs its 200 handler threads; the async one far fewer.
+    let peak = |gid: &str, cid: &str| -> u64 {
+        groups.iter().find(|g| g["id"] == gid).unwrap()["columns"].as_array().unwrap().iter().find(|c| c["id"] == cid).unwrap()["server_process"]["peak_threads"].as_u64().unwrap()
+    };
+    assert!(peak("baseline", "blocking-health") >= 200);
+    assert!(peak("baseline", "async-health") < 100);
+
+    assert_eq!(json["findings"].as_array().unwrap().len(), 12);
+    for file in ["report.md", "cpu-throughput.svg", "cpu-p99.svg", "mixed-latency-over-time.svg"] {
+        assert!(run_dir.join(file).exists(), "{file} missing");
+    }
+    assert!(stdout.contains("Peak Thread Count"), "{stdout}");
+    assert!(stdout.contains("Findings"), "{stdout}");
+}
