@@ -1,0 +1,99 @@
+//! Starts a throwaway Postgres cluster: `initdb` into a temporary directory,
+//! then `postgres` itself as our child on a free 127.0.0.1 port.
+//!
+//! `postgres` is run directly rather than through `pg_ctl start`, which
+//! would detach it: as our own child it gets the parent-death signal and we
+//! can wait for it to exit. Settings favour a test server over a safe one:
+//! trust auth, no fsync, and room for 200 connections (the servers' pools
+//! plus the bench's).
+
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use anyhow::Context;
+use rustix::process::Signal;
+
+use crate::child_server::{self, ServerSpec};
+use crate::unprivileged_user::RunAs;
+use crate::{binaries, postgres_service, service_dir, unprivileged_user};
+
+/// `initdb` writes a few thousand files; a slow disk can take a while.
+const INITDB_TIMEOUT: Duration = Duration::from_secs(120);
+/// The superuser `initdb` creates, whatever OS user runs it.
+const SUPERUSER: &str = "postgres";
+
+/// Starts a cluster and returns its admin URL, or `None` when no `initdb`
+/// and `postgres` binaries are installed.
+pub(crate) fn start() -> anyhow::Result<Option<String>> {
+    let Some(binaries) = binaries::find_postgres() else {
+        return Ok(None);
+    };
+    let run_as = unprivileged_user::for_postgres()?;
+    let dir = service_dir::create("postgres")?;
+    if let Some(user) = &run_as {
+        std::os::unix::fs::chown(dir.path(), Some(user.uid), Some(user.gid))
+            .with_context(|| format!("give {} to user {}", dir.path().display(), user.name))?;
+    }
+    let data_dir = dir.path().join("data");
+
+    let mut initdb = Command::new(&binaries.initdb);
+    initdb
+        .arg("--pgdata")
+        .arg(&data_dir)
+        .args(["--username", SUPERUSER, "--auth=trust"])
+        .args(["--encoding=UTF8", "--no-locale", "--no-sync"]);
+    prepare(&mut initdb, dir.path(), run_as.as_ref());
+    child_server::run_to_completion(
+        "initdb",
+        initdb,
+        &dir.path().join("initdb.log"),
+        INITDB_TIMEOUT,
+    )
+    .with_context(|| format!("initialise a cluster with {}", binaries.initdb.display()))?;
+
+    let socket_dir = dir.path().to_path_buf();
+    let command = |port: u16| {
+        let mut postgres = Command::new(&binaries.postgres);
+        postgres
+            .arg("-D")
+            .arg(&data_dir)
+            .arg("-p")
+            .arg(port.to_string())
+            // Our own socket directory: the default one may not exist or
+            // belong to a system cluster.
+            .arg("-k")
+            .arg(&socket_dir)
+            .args(["-c", "listen_addresses=127.0.0.1"])
+            .args(["-c", "fsync=off"])
+            .args(["-c", "max_connections=200"]);
+        prepare(&mut postgres, &socket_dir, run_as.as_ref());
+        postgres
+    };
+    let probe = |port: u16| postgres_service::probe(&admin_url(port), Duration::from_secs(1));
+    let spec = ServerSpec {
+        name: "postgres",
+        command: &command,
+        probe: &probe,
+        // SIGQUIT is Postgres's immediate shutdown: nothing to keep.
+        death_signal: Signal::QUIT,
+        // SIGINT is its fast shutdown: clients are cut off, files closed.
+        stop_signal: Signal::INT,
+    };
+    let port = child_server::start(&spec, dir)?;
+    Ok(Some(admin_url(port)))
+}
+
+fn admin_url(port: u16) -> String {
+    format!("postgres://{SUPERUSER}@127.0.0.1:{port}/postgres")
+}
+
+/// Runs the tool in its own directory (our working directory may be
+/// unreadable to the other user) and as the other user when we are root.
+fn prepare(command: &mut Command, dir: &Path, run_as: Option<&RunAs>) {
+    command.current_dir(dir);
+    if let Some(user) = run_as {
+        command.uid(user.uid).gid(user.gid);
+    }
+}

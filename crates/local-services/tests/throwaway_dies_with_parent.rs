@@ -1,0 +1,81 @@
+//! Throwaway servers die with the process that started them, even when it is
+//! killed outright (no destructor, no `stop_started_services`).
+//!
+//! The test runs this same test binary as a child, which starts both
+//! throwaway servers, prints their URLs and SIGKILLs itself; then it checks
+//! that both ports stop answering.
+
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const CHILD_ROLE: &str = "LOCAL_SERVICES_TEST_CHILD_KILLS_ITSELF";
+
+fn answers(port: u16) -> bool {
+    let address = SocketAddr::from(([127, 0, 0, 1], port));
+    TcpStream::connect_timeout(&address, Duration::from_millis(500)).is_ok()
+}
+
+fn port_after(output: &str, label: &str) -> u16 {
+    // libtest prints "test <name> ... " on the same line as our first one.
+    let url = output
+        .split_whitespace()
+        .find_map(|word| word.strip_prefix(label))
+        .unwrap_or_else(|| panic!("child printed no {label}; it printed:\n{output}"));
+    url::Url::parse(url.trim())
+        .expect("valid url")
+        .port()
+        .expect("url has a port")
+}
+
+#[test]
+#[ignore = "the child half of throwaway_servers_die_when_their_parent_is_killed"]
+fn child_starts_servers_then_kills_itself() {
+    if std::env::var_os(CHILD_ROLE).is_none() {
+        return;
+    }
+    let pg = local_services::postgres().expect("throwaway postgres");
+    let cache = local_services::redis().expect("throwaway redis");
+    assert!(pg.started_here() && cache.started_here());
+    println!("postgres={}", pg.admin_url());
+    println!("redis={}", cache.url());
+    use std::io::Write;
+    std::io::stdout().flush().expect("flush");
+    let me = rustix::process::getpid();
+    let _ = rustix::process::kill_process(me, rustix::process::Signal::KILL);
+    std::thread::sleep(Duration::from_secs(60));
+}
+
+#[test]
+fn throwaway_servers_die_when_their_parent_is_killed() {
+    // Arrange / Act: the child starts both and dies by SIGKILL.
+    let me = std::env::current_exe().expect("test binary path");
+    let child = Command::new(me)
+        .args(["--exact", "child_starts_servers_then_kills_itself"])
+        .args(["--ignored", "--nocapture", "--test-threads=1"])
+        .env(CHILD_ROLE, "1")
+        .env("LOCAL_SERVICES_FORCE_THROWAWAY", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the child");
+    let stdout = String::from_utf8_lossy(&child.stdout);
+    let stderr = String::from_utf8_lossy(&child.stderr);
+    let output = format!("{stdout}\n--- stderr ---\n{stderr}");
+    let pg_port = port_after(&stdout, "postgres=");
+    let redis_port = port_after(&stdout, "redis=");
+    assert!(!child.status.success(), "child was not killed:\n{output}");
+
+    // Assert: the kernel's parent-death signal ends both servers promptly.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while (answers(pg_port) || answers(redis_port)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(
+        !answers(pg_port),
+        "postgres outlived its parent on {pg_port}"
+    );
+    assert!(
+        !answers(redis_port),
+        "redis outlived its parent on {redis_port}"
+    );
+}

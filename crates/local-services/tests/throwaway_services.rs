@@ -1,0 +1,66 @@
+//! The throwaway path, forced even where services run: both servers start
+//! from the installed binaries, answer, and stop on `stop_started_services`.
+//! One test in its own binary, since it sets a process-wide variable.
+
+use std::net::{SocketAddr, TcpStream};
+use std::time::Duration;
+
+use local_services::{postgres, redis, stop_started_services};
+
+fn port_of(url: &str) -> u16 {
+    url::Url::parse(url)
+        .expect("valid url")
+        .port()
+        .expect("url has a port")
+}
+
+fn answers(port: u16) -> bool {
+    let address = SocketAddr::from(([127, 0, 0, 1], port));
+    TcpStream::connect_timeout(&address, Duration::from_millis(500)).is_ok()
+}
+
+#[test]
+fn forced_throwaway_services_start_answer_and_stop() {
+    // Arrange: only this test runs in this binary, so no other thread reads
+    // the environment while it changes.
+    std::env::set_var("LOCAL_SERVICES_FORCE_THROWAWAY", "1");
+
+    // Act
+    let pg = postgres().expect("throwaway postgres");
+    let cache = redis().expect("throwaway redis");
+
+    // Assert: both were started here and serve real requests.
+    assert!(pg.started_here());
+    assert!(cache.started_here());
+    let mut admin = postgres::Client::connect(pg.admin_url(), postgres::NoTls).expect("connect");
+    let max_connections: String = admin
+        .query_one("SHOW max_connections", &[])
+        .expect("show")
+        .get(0);
+    assert_eq!(max_connections, "200");
+    drop(admin);
+    let database = pg
+        .fresh_database()
+        .expect("fresh database on the throwaway cluster");
+    let mut client = postgres::Client::connect(database.url(), postgres::NoTls).expect("connect");
+    let one: i32 = client.query_one("SELECT 1", &[]).expect("query").get(0);
+    assert_eq!(one, 1);
+    drop(client);
+    drop(database);
+    let mut connection = redis::Client::open(cache.url())
+        .expect("redis url")
+        .get_connection()
+        .expect("connect redis");
+    let pong: String = redis::cmd("PING").query(&mut connection).expect("ping");
+    assert_eq!(pong, "PONG");
+    drop(connection);
+    let (pg_port, redis_port) = (port_of(pg.admin_url()), port_of(cache.url()));
+    assert!(answers(pg_port) && answers(redis_port));
+
+    // Act
+    stop_started_services();
+
+    // Assert: stop waits for both to exit, so the ports are closed at once.
+    assert!(!answers(pg_port), "postgres still answers on {pg_port}");
+    assert!(!answers(redis_port), "redis still answers on {redis_port}");
+}
