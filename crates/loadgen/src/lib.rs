@@ -1,0 +1,108 @@
+//! `loadgen`: an HTTP/1.1 load generator that speaks the seeds' load models
+//! (closed loop, burst, k6-style stages, open constant-arrival) and reports
+//! what the seed tables report, without becoming the bottleneck itself.
+//!
+//! The pipeline, one module per step: options ([`cli`]) or
+//! [`Plan::builder`] give a validated [`Plan`] (target, request, load model,
+//! timeout); [`run`] / [`run_blocking`] start one worker loop per connection,
+//! paced by the load model; each request yields a record carrying its
+//! intended send time; records are folded into fixed-size state (HDR
+//! histograms, error counts, a per-second timeline); the result is a
+//! [`Report`], which [`render_text`] prints for people and `serde_json`
+//! prints for programs. The library never prints.
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use loadgen::{LoadModel, Plan, StopAt};
+//!
+//! let plan = Plan::builder("http://127.0.0.1:8080/health")
+//!     .load(LoadModel::Closed { connections: 50, stop: StopAt::Duration(Duration::from_secs(30)) })
+//!     .threshold("p99<50ms")
+//!     .build()?;
+//! let report = loadgen::run_blocking(&plan)?;
+//! println!("{:.0} req/s, p99 {:.2} ms", report.throughput_rps, report.latency_ms.p99);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # JSON schema (`--json`, `schema_version` 1)
+//!
+//! `--json` prints [`Report`] exactly. Durations are milliseconds as
+//! floats and their names end in `_ms`; rates end in `_rps`; fields that do
+//! not apply to the load model are `null`. New fields may be added without
+//! changing `schema_version`; renaming or removing one bumps it.
+//!
+//! ```text
+//! schema_version           integer, 1
+//! target.url               string, as given (placeholders included)
+//! target.method            string
+//! target.keep_alive        bool
+//! target.timeout_ms        float
+//! load.model               "closed" | "burst" | "stages" | "open"
+//! load.connections         integer (closed/burst: connections; stages: peak; open: initial pool)
+//! load.duration_ms         float | null
+//! load.requests            integer | null
+//! load.rate_rps            float | null   (open)
+//! load.max_connections     integer | null (open)
+//! load.stages              [{duration_ms, target}] | null (stages)
+//! threads                  integer, client runtime threads
+//! elapsed_ms               float, load phase wall time (burst: from the release)
+//! requests.total|ok|errors integer (ok = response status < 400)
+//! throughput_rps           float, requests.total / elapsed
+//! error_rate_percent       float, 0..100
+//! errors.status            integer, responses with status >= 400
+//! errors.by_status         {"503": n, ...}
+//! errors.connect|timeout|other  integer
+//! status_codes             {"200": n, ...} every response by status
+//! latency_ms.{count,min,max,mean,stdev,p50,p90,p95,p99,p99_9}
+//!                          float (count integer); from the intended send time
+//! latency_uncorrected_ms   same shape | null; open mode: from the actual send
+//! open_loop                {rate_rps, scheduled, late_sends, late_threshold_ms,
+//!                           pool_cap_hits, connections_used} | null
+//! burst                    {connections, connected_before_release, connect_phase_ms} | null
+//! timeline                 [{second, requests, errors, p50_ms, p99_ms}], one per second
+//! client_cpu               {user_ms, system_ms, cores_used}
+//! thresholds               [{expression, actual, passed}]
+//! ```
+//!
+//! Latency counts only requests that received a complete response (errors
+//! with a status included); connect failures, timeouts and other failures
+//! are counted in `errors` but carry no latency. Percentiles are
+//! nearest-rank over an HDR histogram of microseconds with three
+//! significant digits (exact below 2.048 ms, within 0.1 % above).
+
+mod aggregate;
+mod chunked;
+pub mod cli;
+mod cpu_time;
+mod duration_text;
+mod fd_limit;
+mod http1;
+mod latency_stats;
+mod plan;
+mod print_text;
+mod record;
+mod report;
+mod request_bytes;
+mod runner;
+mod stages;
+mod target;
+mod thresholds;
+mod worker;
+
+pub use aggregate::LATE_SEND_THRESHOLD;
+pub use duration_text::parse_duration;
+pub use fd_limit::{ensure_fd_capacity, FdLimitError, RESERVED_FDS};
+pub use latency_stats::{error_rate_percent, summarize, LatencySummary};
+pub use plan::{default_threads, LoadModel, Plan, PlanBuilder, PlanError, StopAt};
+pub use print_text::render_text;
+pub use report::{
+    BurstInfo, ClientCpu, ErrorCounts, LoadInfo, OpenLoopInfo, Report, RequestCounts, StageInfo,
+    TargetInfo, ThresholdResult, TimelineRow, SCHEMA_VERSION,
+};
+pub use request_bytes::RequestSpec;
+pub use runner::{
+    run, run_blocking, run_blocking_with_progress, run_with_progress, Progress, RunError,
+};
+pub use stages::{active_connections_at, parse_stages, peak_connections, total_duration, Stage};
+pub use target::Target;
+pub use thresholds::{Comparison, LatencyFigure, Metric, Threshold};

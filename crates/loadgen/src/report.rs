@@ -1,0 +1,171 @@
+//! The report of one run: the struct the library returns and exactly what
+//! `--json` prints. Field names are part of the crate's stable interface
+//! (see the schema in the crate docs); durations are milliseconds as floats
+//! and say so in their names.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize, Serializer};
+
+use crate::latency_stats::LatencySummary;
+
+/// Version of the JSON shape; bumped only when a field changes meaning or
+/// disappears (adding fields does not bump it).
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Everything measured in one run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Report {
+    pub schema_version: u32,
+    pub target: TargetInfo,
+    pub load: LoadInfo,
+    /// Client runtime worker threads.
+    pub threads: usize,
+    /// Wall time of the load phase, which throughput divides by (for a burst:
+    /// from the release instant, after all connections were opened).
+    pub elapsed_ms: f64,
+    pub requests: RequestCounts,
+    pub throughput_rps: f64,
+    pub error_rate_percent: f64,
+    pub errors: ErrorCounts,
+    /// Responses by status code, as strings (`"200"`), errors included.
+    pub status_codes: BTreeMap<String, u64>,
+    /// Latency of responses that arrived, from the intended send time.
+    pub latency_ms: LatencySummary,
+    /// Open mode only: latency from the actual send time, as a tool without
+    /// coordinated-omission correction would report it. `null` otherwise.
+    pub latency_uncorrected_ms: Option<LatencySummary>,
+    /// Open mode only, `null` otherwise.
+    pub open_loop: Option<OpenLoopInfo>,
+    /// Burst mode only, `null` otherwise.
+    pub burst: Option<BurstInfo>,
+    /// One row per second since the start of the run.
+    pub timeline: Vec<TimelineRow>,
+    pub client_cpu: ClientCpu,
+    /// Thresholds given with the plan, each with its outcome.
+    pub thresholds: Vec<ThresholdResult>,
+}
+
+impl Report {
+    /// Whether every threshold passed (true when there were none).
+    pub fn thresholds_passed(&self) -> bool {
+        self.thresholds.iter().all(|t| t.passed)
+    }
+}
+
+/// What was loaded.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TargetInfo {
+    pub url: String,
+    pub method: String,
+    pub keep_alive: bool,
+    pub timeout_ms: f64,
+}
+
+/// How it was loaded; fields that do not apply to the model are `null`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LoadInfo {
+    /// `closed`, `burst`, `stages` or `open`.
+    pub model: String,
+    /// Closed and burst: connections; stages: the peak; open: the initial pool.
+    pub connections: usize,
+    pub duration_ms: Option<f64>,
+    pub requests: Option<u64>,
+    pub rate_rps: Option<f64>,
+    pub max_connections: Option<usize>,
+    pub stages: Option<Vec<StageInfo>>,
+}
+
+/// One stage of a ramp.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StageInfo {
+    pub duration_ms: f64,
+    pub target: usize,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct RequestCounts {
+    /// Requests that ended, successfully or not.
+    pub total: u64,
+    /// Responses with a status below 400.
+    pub ok: u64,
+    pub errors: u64,
+}
+
+/// Errors split by kind; `status` is the sum of `by_status`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ErrorCounts {
+    /// Responses with status >= 400.
+    pub status: u64,
+    pub by_status: BTreeMap<String, u64>,
+    pub connect: u64,
+    pub timeout: u64,
+    pub other: u64,
+}
+
+/// Open (constant arrival rate) details.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct OpenLoopInfo {
+    pub rate_rps: f64,
+    /// Requests scheduled by the arrival clock.
+    pub scheduled: u64,
+    /// Sends that started more than `late_threshold_ms` after their intended time.
+    pub late_sends: u64,
+    pub late_threshold_ms: f64,
+    /// Times a send found every connection busy and the pool at its cap.
+    pub pool_cap_hits: u64,
+    /// Connections the pool grew to.
+    pub connections_used: usize,
+}
+
+/// Burst details.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct BurstInfo {
+    pub connections: usize,
+    /// Connections open when the requests were released.
+    pub connected_before_release: usize,
+    /// Time spent opening connections before the release.
+    pub connect_phase_ms: f64,
+}
+
+/// One second of the run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TimelineRow {
+    /// Seconds since the start of the run (row 0 covers [0 s, 1 s)).
+    pub second: u64,
+    /// Requests that ended in this second.
+    pub requests: u64,
+    pub errors: u64,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+}
+
+/// CPU time the load generator itself used (user + system, all threads).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct ClientCpu {
+    pub user_ms: f64,
+    pub system_ms: f64,
+    /// CPU time divided by elapsed time: 1.0 means one core fully busy.
+    pub cores_used: f64,
+}
+
+/// One threshold and whether the run met it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ThresholdResult {
+    /// As written, e.g. `p95<200ms`.
+    pub expression: String,
+    /// The measured value in the threshold's unit (ms, percent or req/s).
+    pub actual: f64,
+    pub passed: bool,
+}
+
+/// Serialises a duration as milliseconds (float).
+pub(crate) fn serialize_duration_ms<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(ms(*d))
+}
+
+/// Milliseconds as a float.
+pub(crate) fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}

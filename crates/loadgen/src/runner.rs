@@ -1,0 +1,490 @@
+//! Running a plan: check the open-file limit, start the workers the load
+//! model asks for, drive the model's clock (deadline, burst release, stage
+//! controller, arrival clock), collect the timeline while it runs, and turn
+//! the aggregate into a [`Report`]. Nothing here prints.
+
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::{mpsc, watch, Mutex as AsyncMutex};
+use tokio::task::JoinHandle;
+
+use crate::aggregate::{Aggregator, TimelineBuilder, LATE_SEND_THRESHOLD};
+use crate::cpu_time::CpuTime;
+use crate::fd_limit::{ensure_fd_capacity, FdLimitError};
+use crate::latency_stats::{error_rate_percent, summarize};
+use crate::plan::{LoadModel, Plan, StopAt};
+use crate::report::{
+    ms, BurstInfo, ClientCpu, ErrorCounts, LoadInfo, OpenLoopInfo, Report, RequestCounts,
+    StageInfo, TargetInfo, SCHEMA_VERSION,
+};
+use crate::request_bytes::RequestTemplate;
+use crate::stages::{active_connections_at, total_duration};
+use crate::worker::{run_worker, Pacing, Shared};
+
+/// How often the stage controller adjusts the active connection count.
+const STAGE_TICK: Duration = Duration::from_millis(100);
+/// How often finished seconds are folded and progress is published.
+const COLLECT_TICK: Duration = Duration::from_millis(250);
+
+/// Why a run could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The plan needs more connections than the open-file limit allows.
+    #[error(transparent)]
+    FdLimit(#[from] FdLimitError),
+    /// The tokio runtime for `run_blocking` could not be built.
+    #[error("cannot start the client runtime: {0}")]
+    Runtime(#[source] std::io::Error),
+}
+
+/// Live counters a caller may watch while a run is going (the CLI's progress
+/// bar); updated a few times a second, not per request.
+#[derive(Debug, Default)]
+pub struct Progress {
+    completed: AtomicU64,
+    errors: AtomicU64,
+}
+
+impl Progress {
+    /// Requests that ended so far.
+    pub fn completed(&self) -> u64 {
+        self.completed.load(Ordering::Relaxed)
+    }
+    /// Errors so far.
+    pub fn errors(&self) -> u64 {
+        self.errors.load(Ordering::Relaxed)
+    }
+}
+
+/// Runs `plan` on a new multi-thread runtime with `plan.threads` workers;
+/// for callers without a runtime (the CLI, the benchmark runner).
+pub fn run_blocking(plan: &Plan) -> Result<Report, RunError> {
+    run_blocking_with_progress(plan, &Progress::default())
+}
+
+/// [`run_blocking`], publishing live counts into `progress`.
+pub fn run_blocking_with_progress(plan: &Plan, progress: &Progress) -> Result<Report, RunError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(plan.threads)
+        .enable_all()
+        .build()
+        .map_err(RunError::Runtime)?;
+    runtime.block_on(run_with_progress(plan, progress))
+}
+
+/// Runs `plan` on the current tokio runtime (its thread count wins over
+/// `plan.threads`).
+pub async fn run(plan: &Plan) -> Result<Report, RunError> {
+    run_with_progress(plan, &Progress::default()).await
+}
+
+/// What driving the load model produced besides the records.
+struct LoadPhase {
+    start: Instant,
+    end: Instant,
+    open_loop: Option<OpenLoopInfo>,
+    burst: Option<BurstInfo>,
+}
+
+/// [`run`], publishing live counts into `progress`.
+pub async fn run_with_progress(plan: &Plan, progress: &Progress) -> Result<Report, RunError> {
+    ensure_fd_capacity(plan.load.peak_connections())?;
+    let cpu_before = CpuTime::now();
+    let origin = Instant::now();
+    let open = matches!(plan.load, LoadModel::Open { .. });
+    let shared = Arc::new(Shared {
+        addr: plan.target.addr,
+        template: RequestTemplate::new(&plan.target, &plan.request),
+        keep_alive: plan.request.keep_alive,
+        timeout: plan.timeout,
+        aggregator: Aggregator::new(plan.threads * 4, open, origin),
+        stop: AtomicBool::new(false),
+    });
+
+    let (done_tx, done_rx) = watch::channel(false);
+    let drive = async {
+        let phase = drive_load(&shared, &plan.load, origin).await;
+        let _ = done_tx.send(true);
+        phase
+    };
+    let (phase, mut timeline) = tokio::join!(drive, collect_timeline(&shared, progress, done_rx));
+    let cpu = CpuTime::now().since(cpu_before);
+
+    shared.aggregator.drain_seconds(u64::MAX, &mut timeline);
+    let totals = shared.aggregator.totals();
+    publish(&shared.aggregator, progress);
+
+    let elapsed = phase.end.saturating_duration_since(phase.start);
+    let elapsed_s = elapsed.as_secs_f64().max(1e-9);
+    let counts = &totals.counts;
+    let by_status: std::collections::BTreeMap<String, u64> = counts
+        .statuses
+        .iter()
+        .filter(|(code, _)| **code >= 400)
+        .map(|(code, n)| (code.to_string(), *n))
+        .collect();
+    let mut report = Report {
+        schema_version: SCHEMA_VERSION,
+        target: TargetInfo {
+            url: plan.target.url.clone(),
+            method: plan.request.method.clone(),
+            keep_alive: plan.request.keep_alive,
+            timeout_ms: ms(plan.timeout),
+        },
+        load: load_info(&plan.load),
+        threads: plan.threads,
+        elapsed_ms: ms(elapsed),
+        requests: RequestCounts {
+            total: counts.total,
+            ok: counts.total - counts.errors,
+            errors: counts.errors,
+        },
+        throughput_rps: counts.total as f64 / elapsed_s,
+        error_rate_percent: error_rate_percent(counts.errors, counts.total),
+        errors: ErrorCounts {
+            status: by_status.values().sum(),
+            by_status,
+            connect: counts.connect,
+            timeout: counts.timeout,
+            other: counts.other,
+        },
+        status_codes: counts
+            .statuses
+            .iter()
+            .map(|(code, n)| (code.to_string(), *n))
+            .collect(),
+        latency_ms: summarize(&totals.latency),
+        latency_uncorrected_ms: totals.uncorrected.as_ref().map(summarize),
+        open_loop: phase.open_loop.map(|info| OpenLoopInfo {
+            late_sends: counts.late_sends,
+            ..info
+        }),
+        burst: phase.burst,
+        timeline: timeline.finish(),
+        client_cpu: ClientCpu {
+            user_ms: ms(cpu.user),
+            system_ms: ms(cpu.system),
+            cores_used: (cpu.user + cpu.system).as_secs_f64()
+                / origin.elapsed().as_secs_f64().max(1e-9),
+        },
+        thresholds: Vec::new(),
+    };
+    report.thresholds = plan
+        .thresholds
+        .iter()
+        .map(|t| t.evaluate(&report))
+        .collect();
+    Ok(report)
+}
+
+fn publish(aggregator: &Aggregator, progress: &Progress) {
+    let (completed, errors) = aggregator.running_counts();
+    progress.completed.store(completed, Ordering::Relaxed);
+    progress.errors.store(errors, Ordering::Relaxed);
+}
+
+/// Folds finished seconds into the timeline while the load runs, so that
+/// per-second histograms do not pile up over a long run.
+async fn collect_timeline(
+    shared: &Shared,
+    progress: &Progress,
+    mut done: watch::Receiver<bool>,
+) -> TimelineBuilder {
+    let mut timeline = TimelineBuilder::default();
+    let mut tick = tokio::time::interval(COLLECT_TICK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            _ = tick.tick() => {}
+            changed = done.wait_for(|d| *d) => {
+                let _ = changed;
+                return timeline;
+            }
+        }
+        let current = shared.aggregator.second_of(Instant::now());
+        shared.aggregator.drain_seconds(current, &mut timeline);
+        // Keep the last finished second open a little longer for records
+        // that were timed just before the boundary but locked just after.
+        timeline.fold_before(current.saturating_sub(1));
+        publish(&shared.aggregator, progress);
+    }
+}
+
+fn spawn(shared: &Arc<Shared>, worker: usize, pacing: Pacing) -> JoinHandle<()> {
+    tokio::spawn(run_worker(Arc::clone(shared), worker, pacing))
+}
+
+async fn join_all(handles: Vec<JoinHandle<()>>) {
+    for handle in handles {
+        // A worker that panicked has lost only its own in-flight request.
+        let _ = handle.await;
+    }
+}
+
+/// Starts the workers for the model and drives its clock to the end.
+async fn drive_load(shared: &Arc<Shared>, load: &LoadModel, origin: Instant) -> LoadPhase {
+    match load {
+        LoadModel::Closed { connections, stop } => {
+            let budget = match stop {
+                StopAt::Requests(n) => Some((Arc::new(AtomicU64::new(0)), *n)),
+                StopAt::Duration(_) => None,
+            };
+            let handles: Vec<_> = (0..*connections)
+                .map(|i| {
+                    spawn(
+                        shared,
+                        i,
+                        Pacing::Closed {
+                            budget: budget.clone(),
+                        },
+                    )
+                })
+                .collect();
+            let deadline = match stop {
+                StopAt::Duration(d) => {
+                    let shared = Arc::clone(shared);
+                    let d = *d;
+                    Some(tokio::spawn(async move {
+                        tokio::time::sleep(d).await;
+                        shared.stop.store(true, Ordering::Relaxed);
+                    }))
+                }
+                StopAt::Requests(_) => None,
+            };
+            join_all(handles).await;
+            if let Some(deadline) = deadline {
+                deadline.abort();
+            }
+            LoadPhase {
+                start: origin,
+                end: Instant::now(),
+                open_loop: None,
+                burst: None,
+            }
+        }
+        LoadModel::Burst { connections } => {
+            let (ready_tx, mut ready_rx) = mpsc::channel(1024);
+            let (release_tx, release_rx) = watch::channel(None);
+            let handles: Vec<_> = (0..*connections)
+                .map(|i| {
+                    let pacing = Pacing::Burst {
+                        ready: ready_tx.clone(),
+                        release: release_rx.clone(),
+                    };
+                    spawn(shared, i, pacing)
+                })
+                .collect();
+            drop(ready_tx);
+            let mut reported = 0;
+            let mut connected = 0;
+            while reported < *connections {
+                match ready_rx.recv().await {
+                    Some(ok) => {
+                        reported += 1;
+                        connected += usize::from(ok);
+                    }
+                    None => break,
+                }
+            }
+            let release = Instant::now();
+            let _ = release_tx.send(Some(release));
+            join_all(handles).await;
+            LoadPhase {
+                start: release,
+                end: Instant::now(),
+                open_loop: None,
+                burst: Some(BurstInfo {
+                    connections: *connections,
+                    connected_before_release: connected,
+                    connect_phase_ms: ms(release - origin),
+                }),
+            }
+        }
+        LoadModel::Stages { stages } => {
+            let total = total_duration(stages);
+            let (active_tx, active_rx) =
+                watch::channel(active_connections_at(stages, Duration::ZERO));
+            let handles: Vec<_> = (0..load.peak_connections())
+                .map(|index| {
+                    let pacing = Pacing::Staged {
+                        index,
+                        active: active_rx.clone(),
+                    };
+                    spawn(shared, index, pacing)
+                })
+                .collect();
+            drop(active_rx);
+            loop {
+                let elapsed = origin.elapsed();
+                if elapsed >= total {
+                    break;
+                }
+                let target = active_connections_at(stages, elapsed);
+                active_tx.send_if_modified(|active| {
+                    let changed = *active != target;
+                    *active = target;
+                    changed
+                });
+                tokio::time::sleep(STAGE_TICK.min(total - elapsed)).await;
+            }
+            shared.stop.store(true, Ordering::Relaxed);
+            // Dropping the sender wakes parked workers so that they exit.
+            drop(active_tx);
+            join_all(handles).await;
+            LoadPhase {
+                start: origin,
+                end: Instant::now(),
+                open_loop: None,
+                burst: None,
+            }
+        }
+        LoadModel::Open {
+            rate_rps,
+            stop,
+            initial_connections,
+            max_connections,
+        } => {
+            drive_open(
+                shared,
+                *rate_rps,
+                *stop,
+                *initial_connections,
+                *max_connections,
+            )
+            .await
+        }
+    }
+}
+
+/// The arrival clock of open mode: request `i` is due at `start + i / rate`,
+/// whether or not earlier ones have answered. The pool grows when no worker
+/// is free so that arrivals do not wait on responses, up to the cap.
+async fn drive_open(
+    shared: &Arc<Shared>,
+    rate_rps: f64,
+    stop: StopAt,
+    initial_connections: usize,
+    max_connections: usize,
+) -> LoadPhase {
+    let (ticket_tx, ticket_rx) = mpsc::unbounded_channel::<Instant>();
+    let tickets = Arc::new(AsyncMutex::new(ticket_rx));
+    let spare = Arc::new(AtomicI64::new(0));
+    let pacing = || Pacing::Open {
+        tickets: Arc::clone(&tickets),
+        spare: Arc::clone(&spare),
+    };
+    let mut handles: Vec<_> = (0..initial_connections.min(max_connections))
+        .map(|i| spawn(shared, i, pacing()))
+        .collect();
+    let start = Instant::now();
+    let mut scheduled: u64 = 0;
+    let mut pool_cap_hits: u64 = 0;
+    loop {
+        let intended = start + Duration::from_secs_f64(scheduled as f64 / rate_rps);
+        let over = match stop {
+            StopAt::Duration(d) => intended >= start + d,
+            StopAt::Requests(n) => scheduled >= n,
+        };
+        if over {
+            break;
+        }
+        if intended > Instant::now() {
+            tokio::time::sleep_until(intended.into()).await;
+        }
+        if spare.load(Ordering::Acquire) <= 0 {
+            if handles.len() < max_connections {
+                let index = handles.len();
+                handles.push(spawn(shared, index, pacing()));
+            } else {
+                pool_cap_hits += 1;
+            }
+        }
+        spare.fetch_sub(1, Ordering::AcqRel);
+        if ticket_tx.send(intended).is_err() {
+            break;
+        }
+        scheduled += 1;
+    }
+    drop(ticket_tx);
+    let connections_used = handles.len();
+    join_all(handles).await;
+    LoadPhase {
+        start,
+        end: Instant::now(),
+        open_loop: Some(OpenLoopInfo {
+            rate_rps,
+            scheduled,
+            late_sends: 0,
+            late_threshold_ms: ms(LATE_SEND_THRESHOLD),
+            pool_cap_hits,
+            connections_used,
+        }),
+        burst: None,
+    }
+}
+
+fn load_info(load: &LoadModel) -> LoadInfo {
+    let split = |stop: &StopAt| match stop {
+        StopAt::Duration(d) => (Some(ms(*d)), None),
+        StopAt::Requests(n) => (None, Some(*n)),
+    };
+    match load {
+        LoadModel::Closed { connections, stop } => {
+            let (duration_ms, requests) = split(stop);
+            LoadInfo {
+                model: "closed".into(),
+                connections: *connections,
+                duration_ms,
+                requests,
+                rate_rps: None,
+                max_connections: None,
+                stages: None,
+            }
+        }
+        LoadModel::Burst { connections } => LoadInfo {
+            model: "burst".into(),
+            connections: *connections,
+            duration_ms: None,
+            requests: Some(*connections as u64),
+            rate_rps: None,
+            max_connections: None,
+            stages: None,
+        },
+        LoadModel::Stages { stages } => LoadInfo {
+            model: "stages".into(),
+            connections: load.peak_connections(),
+            duration_ms: Some(ms(total_duration(stages))),
+            requests: None,
+            rate_rps: None,
+            max_connections: None,
+            stages: Some(
+                stages
+                    .iter()
+                    .map(|s| StageInfo {
+                        duration_ms: ms(s.duration),
+                        target: s.target,
+                    })
+                    .collect(),
+            ),
+        },
+        LoadModel::Open {
+            rate_rps,
+            stop,
+            initial_connections,
+            max_connections,
+        } => {
+            let (duration_ms, requests) = split(stop);
+            LoadInfo {
+                model: "open".into(),
+                connections: *initial_connections,
+                duration_ms,
+                requests,
+                rate_rps: Some(*rate_rps),
+                max_connections: Some(*max_connections),
+                stages: None,
+            }
+        }
+    }
+}

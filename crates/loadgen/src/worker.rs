@@ -1,0 +1,193 @@
+//! The one worker loop every load model uses: take the next ticket (the
+//! instant a request is due) from the model's pacing, send the request on
+//! this worker's connection, record how it ended. The models differ only in
+//! where tickets come from and when they run out.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::{mpsc, watch, Mutex as AsyncMutex};
+
+use crate::aggregate::Aggregator;
+use crate::http1::{Connection, ReadError};
+use crate::record::{FailureKind, Outcome, RequestRecord};
+use crate::request_bytes::RequestTemplate;
+
+/// What all workers of a run share.
+pub(crate) struct Shared {
+    pub(crate) addr: SocketAddr,
+    pub(crate) template: RequestTemplate,
+    pub(crate) keep_alive: bool,
+    pub(crate) timeout: Duration,
+    pub(crate) aggregator: Aggregator,
+    /// Set when a duration-bound run is over; workers stop taking tickets.
+    pub(crate) stop: AtomicBool,
+}
+
+/// Where a worker's tickets come from.
+pub(crate) enum Pacing {
+    /// Next request as soon as the last one answered, until `stop` is set or
+    /// `budget` (requests handed out so far, limit) is used up.
+    Closed {
+        budget: Option<(Arc<AtomicU64>, u64)>,
+    },
+    /// Connect, report ready, wait for the release instant, send once.
+    Burst {
+        ready: mpsc::Sender<bool>,
+        release: watch::Receiver<Option<Instant>>,
+    },
+    /// Active while `index` is below the controller's active count; parked
+    /// (connection closed) otherwise.
+    Staged {
+        index: usize,
+        active: watch::Receiver<usize>,
+    },
+    /// Tickets carry their intended send time; `spare` is idle workers minus
+    /// tickets already queued, so the dispatcher knows when to grow the pool.
+    Open {
+        tickets: Arc<AsyncMutex<mpsc::UnboundedReceiver<Instant>>>,
+        spare: Arc<AtomicI64>,
+    },
+}
+
+/// Runs one worker until its pacing runs out of tickets.
+pub(crate) async fn run_worker(shared: Arc<Shared>, worker: usize, mut pacing: Pacing) {
+    let mut connection: Option<Connection> = None;
+    let mut burst_done = false;
+    if let Pacing::Burst { ready, .. } = &pacing {
+        // Open the connection before the release so that the burst measures
+        // requests, not the TCP handshake. A failed connect is retried (and
+        // counted) when the request is due.
+        let opened = tokio::time::timeout(shared.timeout, Connection::connect(shared.addr)).await;
+        connection = opened.ok().and_then(Result::ok);
+        let _ = ready.send(connection.is_some()).await;
+    }
+    loop {
+        let intended =
+            match next_ticket(&shared, &mut pacing, &mut connection, &mut burst_done).await {
+                Some(instant) => instant,
+                None => break,
+            };
+        let started = Instant::now();
+        let outcome = exchange(&shared, &mut connection).await;
+        let finished = Instant::now();
+        shared.aggregator.record(
+            worker,
+            &RequestRecord {
+                intended: intended.min(started),
+                started,
+                finished,
+                outcome,
+            },
+        );
+    }
+}
+
+/// The instant the next request is due, or `None` when this worker is done.
+async fn next_ticket(
+    shared: &Shared,
+    pacing: &mut Pacing,
+    connection: &mut Option<Connection>,
+    burst_done: &mut bool,
+) -> Option<Instant> {
+    match pacing {
+        Pacing::Closed { budget } => {
+            if shared.stop.load(Ordering::Relaxed) {
+                return None;
+            }
+            if let Some((issued, limit)) = budget {
+                if issued.fetch_add(1, Ordering::Relaxed) >= *limit {
+                    return None;
+                }
+            }
+            Some(Instant::now())
+        }
+        Pacing::Burst { release, .. } => {
+            if *burst_done {
+                return None;
+            }
+            *burst_done = true;
+            let at = release.wait_for(Option::is_some).await.ok()?;
+            *at
+        }
+        Pacing::Staged { index, active } => loop {
+            if shared.stop.load(Ordering::Relaxed) {
+                return None;
+            }
+            if *index < *active.borrow() {
+                return Some(Instant::now());
+            }
+            // Ramped down: a parked worker holds no connection, so the
+            // server sees the connection count fall as k6 users leave.
+            *connection = None;
+            active.changed().await.ok()?;
+        },
+        Pacing::Open { tickets, spare } => {
+            spare.fetch_add(1, Ordering::AcqRel);
+            let ticket = tickets.lock().await.recv().await;
+            if ticket.is_none() {
+                spare.fetch_sub(1, Ordering::AcqRel);
+            }
+            ticket
+        }
+    }
+}
+
+/// Sends one request and reads its response, within the timeout. A request
+/// that finds its kept-alive connection closed by the server before any
+/// response byte is retried once on a new connection: that is the server
+/// reaping an idle connection, not a failed request.
+async fn exchange(shared: &Shared, connection: &mut Option<Connection>) -> Outcome {
+    let request = shared.template.next_request();
+    let attempt = async {
+        let mut retried = false;
+        loop {
+            if connection.is_none() {
+                match Connection::connect(shared.addr).await {
+                    Ok(c) => *connection = Some(c),
+                    Err(_) => return Outcome::Failed(FailureKind::Connect),
+                }
+            }
+            let Some(conn) = connection.as_mut() else {
+                return Outcome::Failed(FailureKind::Connect);
+            };
+            let reused = conn.completed > 0;
+            let result = match conn.send(&request).await {
+                Ok(()) => conn.read_response(shared.template.expects_no_body).await,
+                Err(e) => Err(ReadError::Io(e)),
+            };
+            match result {
+                Ok(info) => {
+                    if !info.reusable || !shared.keep_alive {
+                        *connection = None;
+                    }
+                    return Outcome::Status(info.status);
+                }
+                Err(error) => {
+                    *connection = None;
+                    let stale = matches!(error, ReadError::ClosedBeforeResponse)
+                        || matches!(&error, ReadError::Io(e) if matches!(
+                            e.kind(),
+                            std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset
+                        ));
+                    if reused && stale && !retried {
+                        retried = true;
+                        continue;
+                    }
+                    return Outcome::Failed(FailureKind::Other);
+                }
+            }
+        }
+    };
+    let result = tokio::time::timeout(shared.timeout, attempt).await;
+    match result {
+        Ok(outcome) => outcome,
+        Err(_) => {
+            // Whatever is still on the wire belongs to the abandoned request.
+            *connection = None;
+            Outcome::Failed(FailureKind::Timeout)
+        }
+    }
+}
