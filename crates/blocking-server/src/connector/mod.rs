@@ -1,0 +1,179 @@
+//! The connection layer, in the shape of Tomcat's NIO connector: one acceptor
+//! thread, one poller thread, and a fixed pool of handler threads.
+//!
+//! ```text
+//!  acceptor ──new connection──▶ poller (epoll: idle connections)
+//!                                  │ readable
+//!                                  ▼
+//!                       queue (crossbeam channel)
+//!                                  │
+//!                 handler-0 … handler-199: read ONE request, run the
+//!                 handler (blocks on Postgres / Redis / sleep / CPU),
+//!                 write the answer, then give the connection back to the
+//!                 poller (keep-alive) or close it
+//! ```
+//!
+//! Why our own layer and not tiny_http (issue 2): tiny_http 0.12 gives every
+//! open connection its own reader thread from an internal pool, so the thread
+//! count grows with connections, and that pool (`TaskPool::spawn`) only
+//! starts a new thread when no thread is idle. A burst of connections all see
+//! the same few idle threads, so only those few connections are served and the
+//! rest wait until one closes: a load tool's 64 keep-alive connections opened
+//! back to back leave some of them with no answer for the whole run
+//! (`examples/tiny_http_cold_start.rs` measures it). That pool is internal to
+//! tiny_http and cannot be fixed from outside, so the connection layer is ours.
+//!
+//! What stays the same is the lesson: it is thread-per-request. A handler
+//! thread that blocks in a handler serves nobody else until it returns; with
+//! 200 threads, the 201st concurrent request waits in the queue. Idle
+//! keep-alive connections cost no thread (they sit in the poller), so the
+//! thread count is fixed: `--handler-threads` + acceptor + poller (+ the
+//! database and cache pools' helper threads), however many connections are open.
+
+mod acceptor;
+mod poller;
+mod worker;
+
+use std::net::TcpListener;
+use std::net::TcpStream;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use contract::ApiError;
+use crossbeam_channel::{Receiver, RecvTimeoutError};
+
+use crate::http::{Request, Response};
+use poller::Poller;
+
+/// How long an idle connection stays open without a request: 60 s, Tomcat's
+/// default `connectionTimeout` (which its `keepAliveTimeout` follows).
+pub(crate) const KEEP_ALIVE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// What the connector calls for every request, on the handler thread that
+/// read it: route it and run the handler. A request refused while it was
+/// being read (431, 413, 408, 400) comes as `Err`, to be counted and answered.
+pub(crate) type Handler = dyn Fn(Result<&Request, ApiError>) -> Response + Send + Sync;
+
+/// The connector's knobs.
+#[derive(Debug, Clone)]
+pub(crate) struct ConnectorConfig {
+    pub(crate) handler_threads: usize,
+    pub(crate) header_read_timeout: Duration,
+    pub(crate) keep_alive_timeout: Duration,
+    pub(crate) drain_timeout: Duration,
+}
+
+/// One client connection and the bytes read from it but not used yet (the
+/// start of a pipelined request).
+#[derive(Debug)]
+pub(crate) struct Connection {
+    stream: TcpStream,
+    buf: Vec<u8>,
+}
+
+/// What every connector thread reads.
+struct Shared {
+    config: ConnectorConfig,
+    shutting_down: AtomicBool,
+}
+
+impl Shared {
+    fn shutting_down(&self) -> bool {
+        self.shutting_down.load(Ordering::SeqCst)
+    }
+}
+
+/// Serves `listener` until `shutdown` receives a message (or its sender is
+/// dropped), then drains: stops accepting, closes idle connections, lets
+/// requests in progress finish (answered with `connection: close`), and
+/// returns when they have, or after the drain timeout.
+pub(crate) fn serve(
+    listener: TcpListener,
+    config: ConnectorConfig,
+    handler: Arc<Handler>,
+    shutdown: &Receiver<()>,
+) -> anyhow::Result<()> {
+    let shared = Arc::new(Shared {
+        config: config.clone(),
+        shutting_down: AtomicBool::new(false),
+    });
+    let poller =
+        Arc::new(Poller::new(config.keep_alive_timeout).context("creating the epoll poller")?);
+    let (queue_tx, queue_rx) = crossbeam_channel::unbounded::<Connection>();
+
+    // Each handler thread holds a clone of `alive`; when the last one exits the
+    // channel disconnects, which is how the drain below learns they are done.
+    let (alive, all_exited) = crossbeam_channel::bounded::<()>(0);
+    for i in 0..config.handler_threads {
+        let (queue, poller, shared, handler, alive) = (
+            queue_rx.clone(),
+            Arc::clone(&poller),
+            Arc::clone(&shared),
+            Arc::clone(&handler),
+            alive.clone(),
+        );
+        thread::Builder::new()
+            .name(format!("handler-{i}"))
+            .spawn(move || {
+                worker::run(&queue, &poller, &shared, handler.as_ref());
+                drop(alive);
+            })
+            .context("spawning a handler thread")?;
+    }
+    drop((alive, queue_rx));
+
+    let poller_thread = {
+        let (poller, shared) = (Arc::clone(&poller), Arc::clone(&shared));
+        thread::Builder::new()
+            .name("poller".into())
+            .spawn(move || poller.run(&queue_tx, &shared))
+            .context("spawning the poller thread")?
+    };
+    let wake_acceptor = listener.try_clone().context("cloning the listener")?;
+    let acceptor_thread = {
+        let (poller, shared) = (Arc::clone(&poller), Arc::clone(&shared));
+        thread::Builder::new()
+            .name("acceptor".into())
+            .spawn(move || acceptor::run(listener, &poller, &shared))
+            .context("spawning the acceptor thread")?
+    };
+    tracing::info!(
+        handler_threads = config.handler_threads,
+        "serving: 1 acceptor, 1 poller, {} handler threads",
+        config.handler_threads
+    );
+
+    // Either a message or a dropped sender means: stop.
+    let _ = shutdown.recv();
+    let deadline = Instant::now() + config.drain_timeout;
+    tracing::info!("shutting down: no new connections, draining requests in progress");
+    shared.shutting_down.store(true, Ordering::SeqCst);
+
+    acceptor::wake(&wake_acceptor);
+    if acceptor_thread.join().is_err() {
+        tracing::error!("the acceptor thread panicked");
+    }
+    // The last handle on the listening socket: closing it makes new
+    // connections be refused.
+    drop(wake_acceptor);
+    if poller_thread.join().is_err() {
+        tracing::error!("the poller thread panicked");
+    }
+    // The poller held the queue's only sender: handler threads now finish the
+    // requests queued or in progress and exit when the queue is empty.
+    match all_exited.recv_deadline(deadline) {
+        Err(crossbeam_channel::RecvTimeoutError::Disconnected) | Ok(()) => {
+            tracing::info!("drained: every request in progress was answered");
+        }
+        Err(RecvTimeoutError::Timeout) => {
+            tracing::warn!(
+                drain_timeout = ?config.drain_timeout,
+                "drain timeout: returning with requests still running"
+            );
+        }
+    }
+    Ok(())
+}

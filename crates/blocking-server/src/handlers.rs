@@ -1,0 +1,157 @@
+//! The handlers of the blocking server: each runs on a handler thread and
+//! blocks it until its answer is ready. [`respond`] routes a request, runs its
+//! handler, counts it, and turns errors into the contract's error answer.
+//!
+//! Each handler names its twin in crates/async-server/src/handlers.rs and says
+//! what this thread does while it waits; that is the whole lesson.
+
+use contract::model::{to_json, CachedUser, CpuResult, EchoRequest, Health};
+use contract::params::{is_json_content_type, parse_cpu_n, parse_id};
+use contract::posts::{post_after_delay, POST_DELAY};
+use contract::routes::UNMATCHED;
+use contract::ApiError;
+
+use crate::db::DbError;
+use crate::http::{Request, Response};
+use crate::router::{route, Route, Routing};
+use crate::AppState;
+
+/// One request in, one response out, on the calling handler thread.
+pub(crate) fn respond(state: &AppState, incoming: Result<&Request, ApiError>) -> Response {
+    state.counters.started();
+    let request = match incoming {
+        Ok(request) => request,
+        Err(refused) => {
+            // Refused while reading (431, 413, 408, 400): no route was matched.
+            state.counters.finished(UNMATCHED, refused.status());
+            return Response::error(&refused);
+        }
+    };
+    let (label, result) = match route(&request.method, &request.path) {
+        Routing::Matched { route, pattern } => (pattern, run(state, route, request)),
+        Routing::WrongMethod { pattern, allow } => {
+            let mut response = Response::error(&ApiError::method_not_allowed());
+            response.allow = Some(allow);
+            (pattern, Ok(response))
+        }
+        Routing::NoRoute => (UNMATCHED, Err(ApiError::no_route())),
+    };
+    let response = result.unwrap_or_else(|e| Response::error(&e));
+    state.counters.finished(label, response.status);
+    response
+}
+
+fn run(state: &AppState, route: Route, request: &Request) -> Result<Response, ApiError> {
+    match route {
+        Route::Health => Ok(health()),
+        Route::Cpu => cpu(request.query.as_deref()),
+        Route::User(id) => user(state, &id),
+        Route::UserCache(id) => user_cache(state, &id),
+        Route::Post(id) => post(&id),
+        Route::Echo => echo(request),
+        Route::Metrics => Ok(metrics(state)),
+    }
+}
+
+/// `GET /health`: answers at once. Twin: `health`.
+fn health() -> Response {
+    Response::json(to_json(&Health::ok()))
+}
+
+/// `GET /cpu`: the thread computes the sum itself, busy until done (Spring
+/// MVC's CPU-bound test). Twins: `cpu` (on the event-loop worker),
+/// `cpu_spawn_blocking`, `cpu_rayon`.
+fn cpu(query: Option<&str>) -> Result<Response, ApiError> {
+    let n = parse_cpu_n(query)?;
+    let result = contract::workload::sqrt_sum(n);
+    Ok(Response::json(to_json(&CpuResult { n, result })))
+}
+
+/// `GET /users/{id}`: the thread waits for a pooled connection, then blocks
+/// on the socket until Postgres answers (MVC + JDBC). Twin: `user` (sqlx; the
+/// worker thread serves other requests meanwhile).
+fn user(state: &AppState, raw_id: &str) -> Result<Response, ApiError> {
+    let id = parse_id(raw_id)?;
+    let user = load_user(state, id)?.ok_or_else(|| ApiError::user_not_found(id))?;
+    Ok(Response::json(to_json(&user)))
+}
+
+/// `GET /users/{id}/cache`: two Redis GETs one after the other, the thread
+/// blocked for each round trip; on a miss, the user from Postgres, then both
+/// keys set (cache-aside). Twin: `user_cache` (both GETs at once, like Mono.zip).
+fn user_cache(state: &AppState, raw_id: &str) -> Result<Response, ApiError> {
+    let id = parse_id(raw_id)?;
+    let prefix = state.key_prefix.as_str();
+    let mut conn = state.cache.get().map_err(|e| cache_unavailable(&e))?;
+    let (name, email) =
+        crate::cache::get_user_fields(&mut conn, prefix, id).map_err(|e| cache_unavailable(&e))?;
+    if let (Some(name), Some(email)) = (name, email) {
+        return Ok(Response::json(to_json(&CachedUser { name, email })));
+    }
+    // A miss: the database is the source of truth, and it heals the cache.
+    let user = load_user(state, id)?.ok_or_else(|| ApiError::user_not_found(id))?;
+    crate::cache::set_user_fields(&mut conn, prefix, id, &user.name, &user.email)
+        .map_err(|e| cache_unavailable(&e))?;
+    Ok(Response::json(to_json(&CachedUser {
+        name: user.name,
+        email: user.email,
+    })))
+}
+
+/// `GET /posts/{id}`: the thread sleeps 300 ms (a slow downstream call), held
+/// the whole time (MVC's Thread.sleep). Twin: `post` (a timer; the worker is free).
+fn post(raw_id: &str) -> Result<Response, ApiError> {
+    let id = parse_id(raw_id)?;
+    std::thread::sleep(POST_DELAY);
+    let post = post_after_delay(id)?;
+    Ok(Response::json(to_json(&post)))
+}
+
+/// `POST /echo`: parses and writes JSON; the body was read (and its size
+/// checked) by the connector. Twin: `echo`.
+fn echo(request: &Request) -> Result<Response, ApiError> {
+    if !request
+        .content_type
+        .as_deref()
+        .is_some_and(is_json_content_type)
+    {
+        return Err(ApiError::unsupported_media_type());
+    }
+    let answer = EchoRequest::from_json(&request.body)?.answer()?;
+    Ok(Response::json(to_json(&answer)))
+}
+
+/// `GET /metrics`: reads `/proc` and the counters. Twin: `metrics`.
+fn metrics(state: &AppState) -> Response {
+    Response {
+        status: 200,
+        content_type: contract::metrics::CONTENT_TYPE,
+        body: crate::metrics::render_metrics(state).into_bytes(),
+        allow: None,
+    }
+}
+
+/// The user with this id, through a pooled connection and the prepared
+/// statement. Waits at most the acquire timeout for a connection, and as long
+/// again for the answer.
+fn load_user(state: &AppState, id: i64) -> Result<Option<contract::model::User>, ApiError> {
+    let mut conn = state.db.get().map_err(|e| {
+        tracing::warn!(error = %e, "no database connection within the acquire timeout");
+        ApiError::unavailable("database")
+    })?;
+    conn.user_by_id(id).map_err(|e| match e {
+        DbError::Unavailable(cause) => {
+            tracing::warn!(error = %cause, "database unavailable");
+            ApiError::unavailable("database")
+        }
+        DbError::Internal(cause) => {
+            tracing::error!(error = %cause, "database query failed");
+            ApiError::internal()
+        }
+    })
+}
+
+fn cache_unavailable(error: &dyn std::fmt::Display) -> ApiError {
+    tracing::warn!(error = %error, "cache unavailable");
+    ApiError::unavailable("cache")
+}

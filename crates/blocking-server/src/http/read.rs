@@ -1,0 +1,365 @@
+//! Reading one request from a blocking socket, with every wait bounded.
+//!
+//! The thread that calls [`read_request`] blocks in `read(2)` until bytes come.
+//! Each read gets the time left before a deadline (`--header-read-timeout-ms`
+//! for the head, the same again for the body), so a client that sends a byte
+//! a second cannot hold the thread longer than that: this is the blocking
+//! server's only defence against slow clients, and it still costs one handler
+//! thread per slow client for up to the timeout.
+
+use std::io::{self, Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use contract::params::{MAX_BODY_BYTES, MAX_HEADER_BYTES};
+use contract::ApiError;
+
+use super::Request;
+
+/// More headers than this is treated like a head that is too large (431).
+const MAX_HEADERS: usize = 100;
+/// How much one `read(2)` asks for.
+const READ_CHUNK: usize = 8 * 1024;
+/// A chunk-size line longer than this is malformed.
+const MAX_CHUNK_LINE: usize = 1024;
+
+/// What reading one request gave.
+#[derive(Debug)]
+pub(crate) enum ReadOutcome {
+    Request(Request),
+    /// The connection ended before a new request began (the client closed an
+    /// idle keep-alive connection, or a read failed): close without answering.
+    Closed,
+    /// Answer this error, then close: the rest of the input cannot be trusted.
+    Reject(ApiError),
+}
+
+/// Why reading stopped short of a request (the two non-request outcomes).
+enum Stop {
+    Closed,
+    Reject(ApiError),
+}
+
+impl From<Stop> for ReadOutcome {
+    fn from(stop: Stop) -> Self {
+        match stop {
+            Stop::Closed => ReadOutcome::Closed,
+            Stop::Reject(error) => ReadOutcome::Reject(error),
+        }
+    }
+}
+
+/// Why a read failed.
+enum ReadFailure {
+    /// The peer closed, or an I/O error.
+    Gone,
+    /// The deadline passed.
+    TimedOut,
+}
+
+/// Reads the next request. `buf` holds bytes already read from this
+/// connection and not yet used (a pipelined request); on return it holds the
+/// bytes after this request.
+pub(crate) fn read_request(
+    stream: &mut TcpStream,
+    buf: &mut Vec<u8>,
+    timeout: Duration,
+) -> ReadOutcome {
+    let head = match read_head(stream, buf, Instant::now() + timeout) {
+        Ok(head) => head,
+        Err(stop) => return stop.into(),
+    };
+    let body = match read_body(stream, buf, &head, timeout) {
+        Ok(body) => body,
+        Err(stop) => return stop.into(),
+    };
+    ReadOutcome::Request(Request {
+        method: head.method,
+        path: head.path,
+        query: head.query,
+        content_type: head.content_type,
+        body,
+        keep_alive: head.keep_alive,
+        http10: head.http10,
+    })
+}
+
+/// The parts of a request head we use, owned (the parse borrows `buf`).
+struct Head {
+    method: String,
+    path: String,
+    query: Option<String>,
+    content_type: Option<String>,
+    keep_alive: bool,
+    http10: bool,
+    framing: BodyFraming,
+    expect_continue: bool,
+}
+
+enum BodyFraming {
+    None,
+    Length(usize),
+    Chunked,
+}
+
+fn read_head(stream: &mut TcpStream, buf: &mut Vec<u8>, deadline: Instant) -> Result<Head, Stop> {
+    loop {
+        if !buf.is_empty() {
+            if let Some((head, head_len)) = parse_head(buf)? {
+                buf.drain(..head_len);
+                return Ok(head);
+            }
+            if buf.len() > MAX_HEADER_BYTES {
+                return Err(Stop::Reject(ApiError::headers_too_large()));
+            }
+        }
+        match read_more(stream, buf, deadline) {
+            Ok(()) => {}
+            // Nothing of a new request came: a quiet end, no answer owed.
+            Err(_) if buf.is_empty() => return Err(Stop::Closed),
+            Err(ReadFailure::TimedOut) => return Err(Stop::Reject(ApiError::request_timeout())),
+            Err(ReadFailure::Gone) => return Err(Stop::Closed),
+        }
+    }
+}
+
+/// Parses the head if it is complete: `Ok(None)` asks for more bytes.
+fn parse_head(buf: &[u8]) -> Result<Option<(Head, usize)>, Stop> {
+    let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+    let mut parsed = httparse::Request::new(&mut headers);
+    let head_len = match parsed.parse(buf) {
+        Ok(httparse::Status::Complete(n)) => n,
+        Ok(httparse::Status::Partial) => return Ok(None),
+        Err(httparse::Error::TooManyHeaders) => {
+            return Err(Stop::Reject(ApiError::headers_too_large()))
+        }
+        Err(e) => return Err(malformed(&format!("request head: {e}"))),
+    };
+    if head_len > MAX_HEADER_BYTES {
+        return Err(Stop::Reject(ApiError::headers_too_large()));
+    }
+    let (Some(method), Some(target), Some(version)) = (parsed.method, parsed.path, parsed.version)
+    else {
+        return Err(malformed("request line"));
+    };
+    let http10 = version == 0;
+    let (path, query) = match target.split_once('?') {
+        Some((path, query)) => (path.to_owned(), Some(query.to_owned())),
+        None => (target.to_owned(), None),
+    };
+
+    let mut content_length: Option<usize> = None;
+    let mut chunked = false;
+    let mut transfer_encoding = false;
+    let mut close = false;
+    let mut keep_alive_token = false;
+    let mut expect_continue = false;
+    let mut content_type = None;
+    for header in parsed.headers.iter() {
+        let value = std::str::from_utf8(header.value).map_err(|_| malformed("header value"))?;
+        let name = header.name;
+        if name.eq_ignore_ascii_case("content-length") {
+            let n: usize = value
+                .trim()
+                .parse()
+                .map_err(|_| malformed("content-length"))?;
+            if content_length.is_some_and(|seen| seen != n) {
+                return Err(malformed("content-length given twice"));
+            }
+            content_length = Some(n);
+        } else if name.eq_ignore_ascii_case("transfer-encoding") {
+            transfer_encoding = true;
+            // Only `chunked` as the last coding is something we can read.
+            chunked = value
+                .rsplit(',')
+                .next()
+                .is_some_and(|last| last.trim().eq_ignore_ascii_case("chunked"));
+        } else if name.eq_ignore_ascii_case("connection") {
+            for token in value.split(',').map(str::trim) {
+                close |= token.eq_ignore_ascii_case("close");
+                keep_alive_token |= token.eq_ignore_ascii_case("keep-alive");
+            }
+        } else if name.eq_ignore_ascii_case("expect") {
+            expect_continue = value.trim().eq_ignore_ascii_case("100-continue");
+        } else if name.eq_ignore_ascii_case("content-type") {
+            content_type = Some(value.to_owned());
+        }
+    }
+
+    let framing = match (transfer_encoding, content_length) {
+        // Both framings at once is how request smuggling starts: refuse it.
+        (true, Some(_)) => return Err(malformed("both transfer-encoding and content-length")),
+        (true, None) if chunked => BodyFraming::Chunked,
+        (true, None) => return Err(malformed("transfer-encoding other than chunked")),
+        (false, Some(n)) if n > MAX_BODY_BYTES => {
+            // Refused on the declared length, before a byte of the body is read.
+            return Err(Stop::Reject(ApiError::payload_too_large()));
+        }
+        (false, Some(0)) | (false, None) => BodyFraming::None,
+        (false, Some(n)) => BodyFraming::Length(n),
+    };
+
+    let head = Head {
+        method: method.to_owned(),
+        path,
+        query,
+        content_type,
+        keep_alive: if http10 { keep_alive_token } else { !close },
+        http10,
+        framing,
+        expect_continue,
+    };
+    Ok(Some((head, head_len)))
+}
+
+fn read_body(
+    stream: &mut TcpStream,
+    buf: &mut Vec<u8>,
+    head: &Head,
+    timeout: Duration,
+) -> Result<Vec<u8>, Stop> {
+    let deadline = Instant::now() + timeout;
+    let needs_bytes = match head.framing {
+        BodyFraming::None => return Ok(Vec::new()),
+        BodyFraming::Length(n) => buf.len() < n,
+        BodyFraming::Chunked => true,
+    };
+    if head.expect_continue && needs_bytes && buf.is_empty() {
+        // curl waits for this before sending a body larger than 1 KiB.
+        let _ = stream.write_all(b"HTTP/1.1 100 Continue\r\n\r\n");
+    }
+    let failed = |failure| match failure {
+        ReadFailure::TimedOut => Stop::Reject(ApiError::request_timeout()),
+        ReadFailure::Gone => Stop::Closed,
+    };
+    match head.framing {
+        BodyFraming::None => Ok(Vec::new()),
+        BodyFraming::Length(n) => {
+            while buf.len() < n {
+                read_more(stream, buf, deadline).map_err(failed)?;
+            }
+            Ok(buf.drain(..n).collect())
+        }
+        BodyFraming::Chunked => read_chunked(stream, buf, deadline).map_err(|e| match e {
+            ChunkedError::Read(failure) => failed(failure),
+            ChunkedError::Reject(stop) => stop,
+        }),
+    }
+}
+
+enum ChunkedError {
+    Read(ReadFailure),
+    Reject(Stop),
+}
+
+impl From<ReadFailure> for ChunkedError {
+    fn from(f: ReadFailure) -> Self {
+        ChunkedError::Read(f)
+    }
+}
+
+/// Decodes a chunked body, refusing it as soon as it grows past the limit.
+fn read_chunked(
+    stream: &mut TcpStream,
+    buf: &mut Vec<u8>,
+    deadline: Instant,
+) -> Result<Vec<u8>, ChunkedError> {
+    let mut body = Vec::new();
+    let mut pos = 0;
+    loop {
+        let (line_len, size) = match httparse::parse_chunk_size(&buf[pos..]) {
+            Ok(httparse::Status::Complete(found)) => found,
+            Ok(httparse::Status::Partial) => {
+                if buf.len() - pos > MAX_CHUNK_LINE {
+                    return Err(ChunkedError::Reject(malformed("chunk size line")));
+                }
+                read_more(stream, buf, deadline)?;
+                continue;
+            }
+            Err(_) => return Err(ChunkedError::Reject(malformed("chunk size"))),
+        };
+        if size == 0 {
+            pos += line_len;
+            break;
+        }
+        let size = usize::try_from(size).unwrap_or(usize::MAX);
+        if size > MAX_BODY_BYTES - body.len() {
+            return Err(ChunkedError::Reject(Stop::Reject(
+                ApiError::payload_too_large(),
+            )));
+        }
+        let needed = line_len + size + 2;
+        while buf.len() - pos < needed {
+            read_more(stream, buf, deadline)?;
+        }
+        let data = pos + line_len;
+        if &buf[data + size..data + size + 2] != b"\r\n" {
+            return Err(ChunkedError::Reject(malformed("chunk end")));
+        }
+        body.extend_from_slice(&buf[data..data + size]);
+        pos += needed;
+    }
+    // Trailer fields (ignored) up to an empty line.
+    loop {
+        match buf[pos..].windows(2).position(|w| w == b"\r\n") {
+            Some(0) => {
+                pos += 2;
+                break;
+            }
+            Some(line) => pos += line + 2,
+            None => {
+                if buf.len() - pos > MAX_HEADER_BYTES {
+                    return Err(ChunkedError::Reject(Stop::Reject(
+                        ApiError::headers_too_large(),
+                    )));
+                }
+                read_more(stream, buf, deadline)?;
+            }
+        }
+    }
+    buf.drain(..pos);
+    Ok(body)
+}
+
+/// Blocks until some bytes arrive (appended to `buf`), the peer closes, or
+/// the deadline passes.
+fn read_more(
+    stream: &mut TcpStream,
+    buf: &mut Vec<u8>,
+    deadline: Instant,
+) -> Result<(), ReadFailure> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        return Err(ReadFailure::TimedOut);
+    }
+    stream
+        .set_read_timeout(Some(left))
+        .map_err(|_| ReadFailure::Gone)?;
+    let filled = buf.len();
+    buf.resize(filled + READ_CHUNK, 0);
+    let result = stream.read(&mut buf[filled..]);
+    match result {
+        Ok(0) => {
+            buf.truncate(filled);
+            Err(ReadFailure::Gone)
+        }
+        Ok(n) => {
+            buf.truncate(filled + n);
+            Ok(())
+        }
+        Err(e) => {
+            buf.truncate(filled);
+            match e.kind() {
+                // SO_RCVTIMEO expiring shows up as EAGAIN on Linux.
+                io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => Err(ReadFailure::TimedOut),
+                io::ErrorKind::Interrupted => Ok(()),
+                _ => Err(ReadFailure::Gone),
+            }
+        }
+    }
+}
+
+fn malformed(what: &str) -> Stop {
+    tracing::debug!("malformed request: {what}");
+    Stop::Reject(ApiError::bad_request(format!("malformed request: {what}")))
+}

@@ -1,0 +1,80 @@
+//! The blocking reference server: thread-per-request, in the shape of Spring
+//! MVC on Tomcat.
+//!
+//! A fixed pool of handler threads (default 200, Tomcat's `maxThreads`) each
+//! takes one request, runs its handler to the end — blocking on Postgres,
+//! Redis, a sleep or the CPU loop — and writes the answer. While a thread
+//! waits, it serves nobody else; more concurrent requests than threads wait in
+//! a queue. The async twin (crates/async-server) serves the same contract with
+//! a few event-loop threads that never wait.
+//!
+//! Threads: `--handler-threads` handlers + 1 acceptor + 1 poller + r2d2's
+//! helper threads (3 per pool) + one signal thread in the binary. The number is
+//! fixed at start-up and does not grow with open connections; see
+//! [`connector`] for why the connection layer is ours and not tiny_http's.
+//!
+//! Files, mirrored in the async server where they do the same job:
+//! settings.rs, startup.rs (migrations + cache seeding), db.rs, cache.rs,
+//! handlers.rs, metrics.rs; and, blocking only: router.rs, http/ (request
+//! reading, response writing) and connector/ (acceptor, poller, handler threads).
+
+mod cache;
+mod connector;
+mod db;
+mod handlers;
+mod http;
+mod metrics;
+mod router;
+mod settings;
+mod startup;
+
+use std::net::TcpListener;
+use std::sync::Arc;
+
+use contract::metrics::RequestCounters;
+use crossbeam_channel::Receiver;
+
+pub use settings::Settings;
+
+/// What every handler can reach: the two pools, the key prefix and the counters.
+pub(crate) struct AppState {
+    pub(crate) db: db::DbPool,
+    pub(crate) cache: cache::CachePool,
+    pub(crate) key_prefix: String,
+    pub(crate) counters: RequestCounters,
+}
+
+/// Runs the server on `listener` until `shutdown` receives a message or its
+/// sender is dropped, then drains (see [`connector`]) and returns.
+///
+/// Start-up (migrations, cache seeding) happens first; meanwhile clients wait
+/// in the listen backlog. Blocks the calling thread throughout.
+pub fn run(
+    listener: TcpListener,
+    settings: Settings,
+    shutdown: Receiver<()>,
+) -> anyhow::Result<()> {
+    let addr = listener.local_addr()?;
+    tracing::info!(%addr, "blocking server starting");
+    let common = &settings.common;
+    if startup::prepare(common, &shutdown)? == startup::Startup::ShutdownRequested {
+        tracing::info!("shutdown requested during start-up");
+        return Ok(());
+    }
+    let state = Arc::new(AppState {
+        db: db::pool(common)?,
+        cache: cache::pool(common)?,
+        key_prefix: common.redis_key_prefix.clone(),
+        counters: RequestCounters::default(),
+    });
+    let handler: Arc<connector::Handler> =
+        Arc::new(move |incoming| handlers::respond(&state, incoming));
+    let config = connector::ConnectorConfig {
+        handler_threads: settings.handler_threads as usize,
+        header_read_timeout: common.header_read_timeout(),
+        keep_alive_timeout: connector::KEEP_ALIVE_TIMEOUT,
+        drain_timeout: common.drain_timeout(),
+    };
+    tracing::info!(%addr, "blocking server ready");
+    connector::serve(listener, config, handler, &shutdown)
+}

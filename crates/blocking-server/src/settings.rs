@@ -1,0 +1,42 @@
+//! The blocking server's settings: the shared ones from the contract, plus the
+//! address to bind and the size of the handler thread pool.
+
+use std::net::SocketAddr;
+
+use clap::Parser;
+use contract::settings::{parse_bind, CommonSettings, DEFAULT_BLOCKING_BIND};
+
+/// Thread-per-request reference server (Spring MVC on Tomcat's shape): a fixed
+/// pool of handler threads, each blocking on Postgres and Redis.
+#[derive(Debug, Clone, Parser)]
+#[command(name = "blocking-server", version, about)]
+pub struct Settings {
+    /// Address to listen on.
+    #[arg(long, env = "BIND", default_value = DEFAULT_BLOCKING_BIND, value_parser = parse_bind)]
+    pub bind: SocketAddr,
+
+    /// Handler threads: how many requests run at once (Tomcat's `maxThreads`
+    /// default, 200). Further requests wait in the queue for a free thread.
+    #[arg(long, env = "HANDLER_THREADS", default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub handler_threads: u32,
+
+    #[command(flatten)]
+    pub common: CommonSettings,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_tomcats() {
+        let s = Settings::try_parse_from(["blocking-server"]).unwrap();
+        assert_eq!(s.handler_threads, 200);
+        assert_eq!(s.bind.port(), 8080);
+    }
+
+    #[test]
+    fn zero_threads_is_refused() {
+        assert!(Settings::try_parse_from(["blocking-server", "--handler-threads", "0"]).is_err());
+    }
+}

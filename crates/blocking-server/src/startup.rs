@@ -1,0 +1,117 @@
+//! Start-up work before serving: apply the migrations (under the advisory
+//! lock, in one transaction) and seed Redis with every user's two keys.
+//!
+//! A dependency that is down is retried with backoff for a bounded time, then
+//! start-up fails with an error naming what failed. A shutdown request during
+//! the retries stops them at once.
+
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use contract::cache::{email_key, name_key, SEED_BATCH};
+use contract::settings::{redact_url, CommonSettings};
+use contract::sql::{MIGRATIONS, TAKE_MIGRATION_LOCK};
+use crossbeam_channel::{Receiver, RecvTimeoutError};
+
+use crate::cache::RedisManager;
+use crate::db::{self, PgConnection};
+
+/// How long start-up keeps retrying a dependency that does not answer.
+pub(crate) const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How start-up ended.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Startup {
+    Ready,
+    ShutdownRequested,
+}
+
+pub(crate) fn prepare(
+    settings: &CommonSettings,
+    shutdown: &Receiver<()>,
+) -> anyhow::Result<Startup> {
+    let deadline = Instant::now() + STARTUP_TIMEOUT;
+    tracing::info!(database = %redact_url(&settings.database_url), "applying migrations");
+    if retry("applying migrations", deadline, shutdown, || {
+        migrate(settings)
+    })?
+    .is_none()
+    {
+        return Ok(Startup::ShutdownRequested);
+    }
+    tracing::info!(redis = %redact_url(&settings.redis_url), "seeding the cache");
+    match retry("seeding the cache", deadline, shutdown, || {
+        seed_cache(settings)
+    })? {
+        Some(users) => {
+            tracing::info!(users, "cache seeded");
+            Ok(Startup::Ready)
+        }
+        None => Ok(Startup::ShutdownRequested),
+    }
+}
+
+/// Runs `attempt` until it succeeds, the deadline passes (the last error is
+/// returned), or shutdown is requested (`Ok(None)`).
+fn retry<T>(
+    what: &str,
+    deadline: Instant,
+    shutdown: &Receiver<()>,
+    mut attempt: impl FnMut() -> anyhow::Result<T>,
+) -> anyhow::Result<Option<T>> {
+    let mut backoff = Duration::from_millis(250);
+    loop {
+        let error = match attempt() {
+            Ok(value) => return Ok(Some(value)),
+            Err(e) => e,
+        };
+        if Instant::now() + backoff > deadline {
+            return Err(error.context(format!("{what} did not succeed within {STARTUP_TIMEOUT:?}")));
+        }
+        tracing::warn!(
+            error = format!("{error:#}"),
+            "{what} failed; retrying in {backoff:?}"
+        );
+        match shutdown.recv_timeout(backoff) {
+            Err(RecvTimeoutError::Timeout) => {}
+            Ok(()) | Err(RecvTimeoutError::Disconnected) => return Ok(None),
+        }
+        backoff = (backoff * 2).min(Duration::from_secs(2));
+    }
+}
+
+/// Every migration script in one transaction, after the advisory lock, so two
+/// servers starting at once on an empty database apply them one after the other.
+fn migrate(settings: &CommonSettings) -> anyhow::Result<()> {
+    let config = db::config(settings)?;
+    let mut conn = PgConnection::connect(&config, settings.acquire_timeout(), false)
+        .context("connecting to Postgres")?;
+    let mut scripts = vec![TAKE_MIGRATION_LOCK];
+    scripts.extend(MIGRATIONS.iter().map(|(_, sql)| *sql));
+    conn.execute_in_transaction(&scripts, STARTUP_TIMEOUT)
+        .context("applying migrations")?;
+    Ok(())
+}
+
+/// Sets both keys of every user, in pipelined batches of `SEED_BATCH` keys.
+fn seed_cache(settings: &CommonSettings) -> anyhow::Result<usize> {
+    let config = db::config(settings)?;
+    let mut pg = PgConnection::connect(&config, settings.acquire_timeout(), false)
+        .context("connecting to Postgres")?;
+    let users = pg
+        .all_user_cache_fields(STARTUP_TIMEOUT)
+        .context("reading users")?;
+    let mut redis = RedisManager::new(settings)?
+        .open()
+        .context("connecting to Redis")?;
+    let prefix = settings.redis_key_prefix.as_str();
+    for batch in users.chunks((SEED_BATCH / 2).max(1)) {
+        let mut pipe = redis::pipe();
+        for (id, name, email) in batch {
+            pipe.set(name_key(prefix, *id), name).ignore();
+            pipe.set(email_key(prefix, *id), email).ignore();
+        }
+        pipe.query::<()>(&mut redis).context("writing cache keys")?;
+    }
+    Ok(users.len())
+}
