@@ -1,0 +1,120 @@
+//! The router: which handler answers which route of `contract::routes::ROUTES`,
+//! the layers around them, and the shared state they reach through `State`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::routing::{get, post};
+use axum::Router;
+use contract::metrics::RequestCounters;
+
+use crate::cache::{RedisPool, SyncRedisPool};
+use crate::db::SyncDb;
+use crate::settings::Settings;
+use crate::{handlers, head_limit, metrics};
+
+/// What every handler may use. Cloned per request: every field is a cheap handle.
+#[derive(Clone)]
+pub struct AppState {
+    pub(crate) settings: Arc<Settings>,
+    /// sqlx: the non-blocking Postgres pool (R2DBC's place).
+    pub(crate) db: sqlx::PgPool,
+    /// The sync driver and its query threads (JDBC's place, for the variants).
+    pub(crate) sync_db: SyncDb,
+    /// Multiplexed async Redis connections (ReactiveRedisTemplate's place).
+    pub(crate) cache: RedisPool,
+    /// Sync Redis connections, for /users/{id}/cache/blocking.
+    pub(crate) sync_cache: SyncRedisPool,
+    /// The CPU pool behind /cpu/rayon (ParallelScheduler's place).
+    pub(crate) rayon: Arc<rayon::ThreadPool>,
+    pub(crate) counters: Arc<RequestCounters>,
+}
+
+impl AppState {
+    /// Creates every pool without connecting (connections open on first use;
+    /// start-up then makes the first ones) and starts the rayon pool and the
+    /// sync query threads. Must run inside the tokio runtime (sqlx and
+    /// deadpool start timers there).
+    pub fn new(settings: Settings) -> anyhow::Result<Self> {
+        let common = &settings.common;
+        let db = crate::db::connect_pool(common)?;
+        let sync_db = SyncDb::start(
+            crate::db::connect_sync_pool(common)?,
+            common.db_pool_size as usize,
+            common.acquire_timeout(),
+        )?;
+        let cache = crate::cache::connect_pool(common)?;
+        let sync_cache = crate::cache::connect_sync_pool(common)?;
+        let rayon = rayon::ThreadPoolBuilder::new()
+            .num_threads(settings.rayon_threads())
+            .thread_name(|i| format!("rayon-cpu-{i}"))
+            .build()?;
+        Ok(AppState {
+            settings: Arc::new(settings),
+            db,
+            sync_db,
+            cache,
+            sync_cache,
+            rayon: Arc::new(rayon),
+            counters: Arc::new(RequestCounters::default()),
+        })
+    }
+
+    pub(crate) fn acquire_timeout(&self) -> Duration {
+        self.settings.common.acquire_timeout()
+    }
+}
+
+/// Every route of the contract, plus the async-only variants.
+///
+/// `get` also answers HEAD (without a body). Layers: the request counter sees
+/// every request first, then the head-size check, then routing.
+pub fn app(state: AppState) -> Router {
+    Router::new()
+        .route("/health", get(handlers::health))
+        .route("/cpu", get(handlers::cpu))
+        .route("/cpu/spawn-blocking", get(handlers::cpu_spawn_blocking))
+        .route("/cpu/rayon", get(handlers::cpu_rayon))
+        .route("/users/{id}", get(handlers::user))
+        .route("/users/{id}/blocking", get(handlers::user_blocking))
+        .route(
+            "/users/{id}/spawn-blocking",
+            get(handlers::user_spawn_blocking),
+        )
+        .route("/users/{id}/cache", get(handlers::user_cache))
+        .route(
+            "/users/{id}/cache/blocking",
+            get(handlers::user_cache_blocking),
+        )
+        .route("/posts/{id}", get(handlers::post))
+        .route("/posts/{id}/blocking", get(handlers::post_blocking))
+        .route("/echo", post(handlers::echo))
+        .route("/metrics", get(metrics::metrics))
+        // Must come after the routes: it applies to the routes added so far.
+        .method_not_allowed_fallback(handlers::method_not_allowed)
+        .fallback(handlers::no_route)
+        .layer(axum::middleware::from_fn(head_limit::reject_oversized_head))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            metrics::count_requests,
+        ))
+        .with_state(state)
+}
+
+#[cfg(test)]
+mod tests {
+    use contract::routes::ROUTES;
+
+    /// The router above and the contract's table must list the same routes.
+    #[test]
+    fn every_contract_route_is_routed_here() {
+        let source = include_str!("app.rs");
+        for route in ROUTES {
+            assert!(
+                source.contains(&format!(".route(\"{}\"", route.pattern)),
+                "{} is not routed",
+                route.pattern
+            );
+        }
+    }
+}

@@ -1,0 +1,302 @@
+//! Redis, two ways: a deadpool pool of multiplexed async connections (the
+//! ReactiveRedisTemplate column) and the sync redis client behind r2d2 (a
+//! blocking RedisTemplate called from the event loop).
+//!
+//! The twin on the blocking server is crates/blocking-server/src/cache.rs,
+//! which uses only the sync client, from its handler threads.
+//!
+//! Why our own deadpool manager instead of deadpool-redis's: deadpool-redis
+//! 0.22 recycles every connection on every checkout with an `UNWATCH` + `PING`
+//! round trip, and offers no setting to turn that off. Both servers promise
+//! the same pool policy — no round trip per checkout unless
+//! `--pool-test-on-checkout` — so [`RedisManager`] pings only when told to,
+//! and retires connections idle past `--pool-idle-timeout-s` instead.
+
+use std::time::Duration;
+
+use anyhow::Context as _;
+use contract::cache::{email_key, name_key};
+use contract::model::CachedUser;
+use contract::settings::CommonSettings;
+use deadpool::managed::{self, Metrics, Object, RecycleError, RecycleResult};
+use redis::aio::MultiplexedConnection;
+use redis::{AsyncCommands as _, AsyncConnectionConfig, ConnectionLike as _, RedisError};
+
+use crate::error::AppError;
+
+// ---------------------------------------------------------------------------
+// The async pool
+// ---------------------------------------------------------------------------
+
+/// Opens multiplexed connections and decides, on each checkout, whether a
+/// pooled one may be handed out as it is.
+pub(crate) struct RedisManager {
+    client: redis::Client,
+    config: AsyncConnectionConfig,
+    test_on_checkout: bool,
+    idle_timeout: Option<Duration>,
+}
+
+impl managed::Manager for RedisManager {
+    type Type = MultiplexedConnection;
+    type Error = RedisError;
+
+    async fn create(&self) -> Result<MultiplexedConnection, RedisError> {
+        self.client
+            .get_multiplexed_async_connection_with_config(&self.config)
+            .await
+    }
+
+    async fn recycle(
+        &self,
+        conn: &mut MultiplexedConnection,
+        metrics: &Metrics,
+    ) -> RecycleResult<RedisError> {
+        // deadpool records when a connection was last handed out; one unused
+        // for longer than the idle timeout is dropped and a fresh one opened,
+        // as r2d2 and sqlx do with their idle timeout.
+        if let Some(limit) = self.idle_timeout {
+            if metrics.last_used() > limit {
+                return Err(RecycleError::message(
+                    "idle for longer than the idle timeout",
+                ));
+            }
+        }
+        if self.test_on_checkout {
+            let _: String = redis::cmd("PING").query_async(conn).await?;
+        }
+        Ok(())
+    }
+}
+
+pub(crate) type RedisPool = managed::Pool<RedisManager>;
+
+/// Builds the async pool without connecting.
+pub(crate) fn connect_pool(common: &CommonSettings) -> anyhow::Result<RedisPool> {
+    let client = redis::Client::open(common.redis_url.as_str()).context("parsing REDIS_URL")?;
+    let timeout = common.acquire_timeout();
+    let manager = RedisManager {
+        client,
+        config: AsyncConnectionConfig::new()
+            .set_connection_timeout(timeout)
+            .set_response_timeout(timeout),
+        test_on_checkout: common.pool_test_on_checkout,
+        idle_timeout: Some(common.pool_idle_timeout()).filter(|d| !d.is_zero()),
+    };
+    managed::Pool::builder(manager)
+        .max_size(common.redis_pool_size as usize)
+        .runtime(deadpool::Runtime::Tokio1)
+        .wait_timeout(Some(timeout))
+        .create_timeout(Some(timeout))
+        .recycle_timeout(Some(timeout))
+        .build()
+        .context("building the redis pool")
+}
+
+/// Whether a Redis error means "Redis is not there or not answering" (503)
+/// rather than a bug of ours, such as a value of the wrong type (500).
+fn redis_error(e: RedisError) -> AppError {
+    if e.kind() == redis::ErrorKind::TypeError {
+        AppError::internal(format_args!("redis: {e}"))
+    } else {
+        AppError::unavailable("cache", format_args!("redis: {e}"))
+    }
+}
+
+fn pool_error(e: managed::PoolError<RedisError>) -> AppError {
+    match e {
+        managed::PoolError::Backend(e) => redis_error(e),
+        managed::PoolError::Timeout(_) => {
+            AppError::unavailable("cache", format_args!("redis pool: {e}"))
+        }
+        other => AppError::internal(format_args!("redis pool: {other}")),
+    }
+}
+
+/// Checks a connection out, runs `work` on it, bounded by `timeout`.
+///
+/// A connection whose command failed on the socket or timed out is taken out
+/// of the pool rather than handed to the next request: with no ping per
+/// checkout, this is how a broken connection is noticed.
+async fn with_connection<T, F>(pool: &RedisPool, timeout: Duration, work: F) -> Result<T, AppError>
+where
+    F: AsyncFnOnce(&mut MultiplexedConnection) -> Result<T, RedisError>,
+{
+    let mut conn = pool.get().await.map_err(pool_error)?;
+    match tokio::time::timeout(timeout, work(&mut conn)).await {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(e)) => {
+            if e.is_io_error() || e.is_unrecoverable_error() || e.is_timeout() {
+                drop(Object::take(conn));
+            }
+            Err(redis_error(e))
+        }
+        Err(_) => {
+            drop(Object::take(conn));
+            Err(AppError::unavailable(
+                "cache",
+                format_args!("redis: no answer within {timeout:?}"),
+            ))
+        }
+    }
+}
+
+/// Both cached fields, or `None` if either is missing.
+///
+/// The two GETs go out at once on one multiplexed connection and the task
+/// waits for both answers — `Mono.zip` of seed 001. The worker thread runs
+/// other tasks meanwhile.
+pub(crate) async fn get_cached_user(
+    pool: &RedisPool,
+    prefix: &str,
+    id: i64,
+    timeout: Duration,
+) -> Result<Option<CachedUser>, AppError> {
+    let (name_key, email_key) = (name_key(prefix, id), email_key(prefix, id));
+    with_connection(pool, timeout, async |conn| {
+        // A multiplexed connection is a cheap handle to one socket; a second
+        // handle lets both commands be in flight together.
+        let mut second = conn.clone();
+        let (name, email): (Option<String>, Option<String>) =
+            tokio::try_join!(conn.get(&name_key), second.get(&email_key))?;
+        Ok(name
+            .zip(email)
+            .map(|(name, email)| CachedUser { name, email }))
+    })
+    .await
+}
+
+/// Sets both cached fields (the write half of cache-aside), in one pipeline.
+pub(crate) async fn set_cached_user(
+    pool: &RedisPool,
+    prefix: &str,
+    id: i64,
+    user: &CachedUser,
+    timeout: Duration,
+) -> Result<(), AppError> {
+    let mut pipe = redis::pipe();
+    pipe.set(name_key(prefix, id), &user.name)
+        .ignore()
+        .set(email_key(prefix, id), &user.email)
+        .ignore();
+    with_connection(pool, timeout, async |conn| {
+        pipe.query_async::<()>(conn).await
+    })
+    .await
+}
+
+/// Writes `(id, name, email)` rows into the cache in pipelined batches of
+/// [`contract::cache::SEED_BATCH`] keys. Used at start-up.
+pub(crate) async fn seed(
+    pool: &RedisPool,
+    prefix: &str,
+    users: &[(i64, String, String)],
+    timeout: Duration,
+) -> Result<(), AppError> {
+    let users_per_batch = (contract::cache::SEED_BATCH / 2).max(1);
+    for batch in users.chunks(users_per_batch) {
+        let mut pipe = redis::pipe();
+        for (id, name, email) in batch {
+            pipe.set(name_key(prefix, *id), name)
+                .ignore()
+                .set(email_key(prefix, *id), email)
+                .ignore();
+        }
+        with_connection(pool, timeout, async |conn| {
+            pipe.query_async::<()>(conn).await
+        })
+        .await?;
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// The sync client, for /users/{id}/cache/blocking
+// ---------------------------------------------------------------------------
+
+/// Opens sync connections with read and write timeouts, so a stalled Redis
+/// fails a command after the acquire timeout instead of holding a thread forever.
+pub(crate) struct SyncRedisManager {
+    client: redis::Client,
+    timeout: Duration,
+}
+
+impl r2d2::ManageConnection for SyncRedisManager {
+    type Connection = redis::Connection;
+    type Error = RedisError;
+
+    fn connect(&self) -> Result<redis::Connection, RedisError> {
+        let conn = self.client.get_connection_with_timeout(self.timeout)?;
+        conn.set_read_timeout(Some(self.timeout))?;
+        conn.set_write_timeout(Some(self.timeout))?;
+        Ok(conn)
+    }
+
+    /// A `PING` round trip; r2d2 calls it only with test-on-checkout on.
+    fn is_valid(&self, conn: &mut redis::Connection) -> Result<(), RedisError> {
+        redis::cmd("PING").query::<String>(conn).map(drop)
+    }
+
+    fn has_broken(&self, conn: &mut redis::Connection) -> bool {
+        !conn.is_open()
+    }
+}
+
+pub(crate) type SyncRedisPool = r2d2::Pool<SyncRedisManager>;
+
+/// Builds the sync pool without connecting (`min_idle` 0: no connection until used).
+pub(crate) fn connect_sync_pool(common: &CommonSettings) -> anyhow::Result<SyncRedisPool> {
+    let client = redis::Client::open(common.redis_url.as_str()).context("parsing REDIS_URL")?;
+    Ok(r2d2::Pool::builder()
+        .max_size(common.redis_pool_size)
+        .min_idle(Some(0))
+        .connection_timeout(common.acquire_timeout())
+        .test_on_check_out(common.pool_test_on_checkout)
+        .idle_timeout(Some(common.pool_idle_timeout()).filter(|d| !d.is_zero()))
+        .build_unchecked(SyncRedisManager {
+            client,
+            timeout: common.acquire_timeout(),
+        }))
+}
+
+/// Both cached fields with the sync client, one GET after the other.
+/// BLOCKS THE CALLING THREAD on checkout and on each reply.
+pub(crate) fn get_cached_user_sync(
+    pool: &SyncRedisPool,
+    prefix: &str,
+    id: i64,
+) -> Result<Option<CachedUser>, AppError> {
+    let mut conn = pool
+        .get()
+        .map_err(|e| AppError::unavailable("cache", format_args!("redis (sync) pool: {e}")))?;
+    let name: Option<String> = redis::cmd("GET")
+        .arg(name_key(prefix, id))
+        .query(&mut *conn)
+        .map_err(redis_error)?;
+    let email: Option<String> = redis::cmd("GET")
+        .arg(email_key(prefix, id))
+        .query(&mut *conn)
+        .map_err(redis_error)?;
+    Ok(name
+        .zip(email)
+        .map(|(name, email)| CachedUser { name, email }))
+}
+
+/// Sets both cached fields with the sync client. BLOCKS THE CALLING THREAD.
+pub(crate) fn set_cached_user_sync(
+    pool: &SyncRedisPool,
+    prefix: &str,
+    id: i64,
+    user: &CachedUser,
+) -> Result<(), AppError> {
+    let mut conn = pool
+        .get()
+        .map_err(|e| AppError::unavailable("cache", format_args!("redis (sync) pool: {e}")))?;
+    redis::pipe()
+        .set(name_key(prefix, id), &user.name)
+        .ignore()
+        .set(email_key(prefix, id), &user.email)
+        .ignore()
+        .query::<()>(&mut *conn)
+        .map_err(redis_error)
+}

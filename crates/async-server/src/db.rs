@@ -1,0 +1,330 @@
+//! Postgres, two ways: sqlx's non-blocking pool (the R2DBC column) and the sync
+//! `postgres` driver behind r2d2 (the JDBC columns), with the thread plumbing
+//! each async-only variant needs.
+//!
+//! The twin on the blocking server is crates/blocking-server/src/db.rs, which
+//! uses only the sync driver, from its handler threads.
+
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use chrono::{DateTime, Utc};
+use contract::model::User;
+use contract::settings::CommonSettings;
+use contract::sql::SELECT_USER_BY_ID;
+use postgres::NoTls;
+use r2d2_postgres::PostgresConnectionManager;
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+
+use crate::error::AppError;
+
+/// A `users` row as sqlx decodes it, before it becomes the contract's [`User`].
+type UserRow = (i64, String, String, DateTime<Utc>, DateTime<Utc>);
+
+fn user_from_row((id, name, email, created_at, updated_at): UserRow) -> User {
+    User {
+        id,
+        name,
+        email,
+        created_at,
+        updated_at,
+    }
+}
+
+/// `None` for "leave it unset": zero means "never" to our settings, while the
+/// pool libraries reject a zero idle timeout.
+fn idle_timeout(common: &CommonSettings) -> Option<Duration> {
+    Some(common.pool_idle_timeout()).filter(|d| !d.is_zero())
+}
+
+// ---------------------------------------------------------------------------
+// sqlx: the non-blocking driver
+// ---------------------------------------------------------------------------
+
+/// The sqlx pool, created lazily: no connection is opened until start-up asks.
+///
+/// sqlx keeps a per-connection cache of prepared statements (100 by default),
+/// so `SELECT_USER_BY_ID` is parsed and planned once per connection, not per request.
+pub(crate) fn connect_pool(common: &CommonSettings) -> anyhow::Result<PgPool> {
+    let options = PgConnectOptions::from_str(&common.database_url)
+        .context("parsing DATABASE_URL for sqlx")?;
+    Ok(PgPoolOptions::new()
+        .max_connections(common.db_pool_size)
+        .min_connections(0)
+        .acquire_timeout(common.acquire_timeout())
+        // Off by default: a `SELECT 1` round trip on every checkout cost ~27% of
+        // throughput here. A broken connection still shows up as an error on
+        // the query, and sqlx drops it then.
+        .test_before_acquire(common.pool_test_on_checkout)
+        .idle_timeout(idle_timeout(common))
+        .connect_lazy_with(options))
+}
+
+/// Whether a sqlx error means "Postgres is not there or not answering" (503)
+/// rather than a bug of ours (500).
+fn sqlx_error_is_unavailability(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::Protocol(_)
+        | sqlx::Error::WorkerCrashed => true,
+        sqlx::Error::Database(db) => db.code().is_some_and(|c| sqlstate_is_unavailability(&c)),
+        _ => false,
+    }
+}
+
+/// SQLSTATE classes that mean the server is going away or full: 08 connection
+/// exception, 53 insufficient resources (too many connections), 57 operator
+/// intervention (shutdown, terminated backend).
+fn sqlstate_is_unavailability(code: &str) -> bool {
+    ["08", "53", "57"]
+        .iter()
+        .any(|class| code.starts_with(class))
+}
+
+pub(crate) fn sqlx_error(e: sqlx::Error) -> AppError {
+    if sqlx_error_is_unavailability(&e) {
+        AppError::unavailable("database", format_args!("postgres (sqlx): {e}"))
+    } else {
+        AppError::internal(format_args!("postgres (sqlx): {e}"))
+    }
+}
+
+/// `SELECT_USER_BY_ID` through sqlx. The calling task is parked while Postgres
+/// works; its worker thread runs other tasks meanwhile.
+///
+/// The whole checkout-plus-query is bounded by the acquire timeout, so a
+/// Postgres that accepts connections but never answers gives a 503, not a hang.
+pub(crate) async fn find_user(
+    pool: &PgPool,
+    id: i64,
+    timeout: Duration,
+) -> Result<Option<User>, AppError> {
+    let query = sqlx::query_as::<_, UserRow>(SELECT_USER_BY_ID)
+        .bind(id)
+        .fetch_optional(pool);
+    match tokio::time::timeout(timeout, query).await {
+        Ok(Ok(row)) => Ok(row.map(user_from_row)),
+        Ok(Err(e)) => Err(sqlx_error(e)),
+        Err(_) => Err(AppError::unavailable(
+            "database",
+            format_args!("postgres (sqlx): no answer within {timeout:?}"),
+        )),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The sync driver (postgres + r2d2), for the JDBC-like variants
+// ---------------------------------------------------------------------------
+
+/// A sync connection with its prepared `SELECT_USER_BY_ID`.
+///
+/// `postgres::Client` has no statement cache of its own, so each pooled
+/// connection prepares the one statement once, when it is opened, and keeps it.
+pub(crate) struct SyncPgConnection {
+    client: postgres::Client,
+    select_user: postgres::Statement,
+}
+
+/// r2d2_postgres's manager, plus preparing the statement on connect.
+pub(crate) struct SyncPgManager {
+    inner: PostgresConnectionManager<NoTls>,
+}
+
+impl r2d2::ManageConnection for SyncPgManager {
+    type Connection = SyncPgConnection;
+    type Error = postgres::Error;
+
+    fn connect(&self) -> Result<SyncPgConnection, postgres::Error> {
+        let mut client = self.inner.connect()?;
+        let select_user = client.prepare(SELECT_USER_BY_ID)?;
+        Ok(SyncPgConnection {
+            client,
+            select_user,
+        })
+    }
+
+    /// A `SELECT ''` round trip; r2d2 calls it only with test-on-checkout on.
+    fn is_valid(&self, conn: &mut SyncPgConnection) -> Result<(), postgres::Error> {
+        self.inner.is_valid(&mut conn.client)
+    }
+
+    fn has_broken(&self, conn: &mut SyncPgConnection) -> bool {
+        self.inner.has_broken(&mut conn.client)
+    }
+}
+
+/// What a sync-driver lookup needs: the r2d2 pool and the acquire timeout.
+pub(crate) type SyncPgPool = r2d2::Pool<SyncPgManager>;
+
+/// Builds the sync pool without connecting: connections open on first use
+/// (`min_idle` 0), so the variants cost no Postgres connection until used.
+pub(crate) fn connect_sync_pool(common: &CommonSettings) -> anyhow::Result<SyncPgPool> {
+    let mut config = postgres::Config::from_str(&common.database_url)
+        .context("parsing DATABASE_URL for the sync postgres driver")?;
+    config.connect_timeout(common.acquire_timeout());
+    let manager = SyncPgManager {
+        inner: PostgresConnectionManager::new(config, NoTls),
+    };
+    Ok(r2d2::Pool::builder()
+        .max_size(common.db_pool_size)
+        .min_idle(Some(0))
+        .connection_timeout(common.acquire_timeout())
+        .test_on_check_out(common.pool_test_on_checkout)
+        .idle_timeout(idle_timeout(common))
+        .build_unchecked(manager))
+}
+
+fn postgres_error(e: postgres::Error) -> AppError {
+    let unavailable = e.is_closed()
+        || match e.code() {
+            Some(code) => sqlstate_is_unavailability(code.code()),
+            // No SQLSTATE: the error came from the socket, not from Postgres.
+            None => e.as_db_error().is_none(),
+        };
+    if unavailable {
+        AppError::unavailable("database", format_args!("postgres (sync): {e}"))
+    } else {
+        AppError::internal(format_args!("postgres (sync): {e}"))
+    }
+}
+
+/// `SELECT_USER_BY_ID` on the sync driver. Blocks the calling thread: first
+/// on r2d2's checkout (up to the acquire timeout), then on the socket.
+///
+/// Never call this on a runtime worker: `postgres::Client` drives its own
+/// small tokio runtime and panics there ("Cannot start a runtime from within
+/// a runtime"). Call it from a plain thread or from `spawn_blocking`.
+pub(crate) fn find_user_sync(pool: &SyncPgPool, id: i64) -> Result<Option<User>, AppError> {
+    let mut conn = pool.get().map_err(|e| {
+        AppError::unavailable("database", format_args!("postgres (sync) pool: {e}"))
+    })?;
+    let SyncPgConnection {
+        client,
+        select_user,
+    } = &mut *conn;
+    let row = client
+        .query_opt(&*select_user, &[&id])
+        .map_err(postgres_error)?;
+    let Some(row) = row else {
+        return Ok(None);
+    };
+    let decoded: Result<UserRow, postgres::Error> = (|| {
+        Ok((
+            row.try_get(0)?,
+            row.try_get(1)?,
+            row.try_get(2)?,
+            row.try_get(3)?,
+            row.try_get(4)?,
+        ))
+    })();
+    decoded
+        .map(|row| Some(user_from_row(row)))
+        .map_err(|e| AppError::internal(format_args!("decoding a users row: {e}")))
+}
+
+// ---------------------------------------------------------------------------
+// Dedicated query threads, for /users/{id}/blocking
+// ---------------------------------------------------------------------------
+
+/// One lookup handed to a query thread, and where to send its answer.
+struct SyncQuery {
+    id: i64,
+    /// When the asking worker stops waiting; a thread skips queries already past it.
+    give_up_at: Instant,
+    reply: std::sync::mpsc::SyncSender<Result<Option<User>, AppError>>,
+}
+
+/// How many lookups may queue for the query threads before new ones get 503.
+const QUERY_QUEUE: usize = 1024;
+
+/// How much longer than the pool's acquire timeout a worker waits for the
+/// answer: the query itself, plus the thread hop.
+const REPLY_MARGIN: Duration = Duration::from_millis(250);
+
+/// The sync pool and the threads that use it on behalf of runtime workers.
+///
+/// Why threads at all: `/users/{id}/blocking` must show a runtime worker
+/// blocked on a JDBC-style driver (seed 000's "WebFlux + JDBC without
+/// scheduler"), but the sync `postgres` client cannot run on a worker — it
+/// panics, and with r2d2's checkout test on, that panic during unwinding
+/// aborts the whole process (measured). So the query runs on one of these
+/// plain threads and the worker blocks on a std channel until the answer
+/// comes. The worker does nothing else meanwhile, so each worker has at most
+/// one query in flight — which is exactly the lesson.
+#[derive(Clone)]
+pub(crate) struct SyncDb {
+    // Field order matters: `pool` drops before `queries`. Dropping the last
+    // handle of the pool closes its connections, and closing a
+    // `postgres::Client` on a runtime worker would panic like querying does.
+    // While any `queries` sender lives, the query threads live and hold pool
+    // handles, so the last handle always drops on a plain thread.
+    pool: SyncPgPool,
+    queries: crossbeam_channel::Sender<SyncQuery>,
+    acquire_timeout: Duration,
+}
+
+impl SyncDb {
+    /// Starts `threads` query threads (one per pool connection) over `pool`.
+    pub(crate) fn start(
+        pool: SyncPgPool,
+        threads: usize,
+        acquire_timeout: Duration,
+    ) -> std::io::Result<Self> {
+        let (queries, inbox) = crossbeam_channel::bounded::<SyncQuery>(QUERY_QUEUE);
+        for i in 0..threads {
+            let inbox = inbox.clone();
+            let pool = pool.clone();
+            std::thread::Builder::new()
+                .name(format!("sync-db-{i}"))
+                .spawn(move || {
+                    // Ends when every `SyncDb` handle (every sender) is gone.
+                    for query in inbox {
+                        if Instant::now() >= query.give_up_at {
+                            continue;
+                        }
+                        // The worker may have given up meanwhile; then nobody listens.
+                        let _ = query.reply.send(find_user_sync(&pool, query.id));
+                    }
+                })?;
+        }
+        Ok(SyncDb {
+            pool,
+            queries,
+            acquire_timeout,
+        })
+    }
+
+    pub(crate) fn pool(&self) -> &SyncPgPool {
+        &self.pool
+    }
+
+    pub(crate) fn acquire_timeout(&self) -> Duration {
+        self.acquire_timeout
+    }
+
+    /// Looks a user up and BLOCKS THE CALLING THREAD until the answer comes.
+    /// Called from an async handler, this blocks a runtime worker on purpose.
+    pub(crate) fn find_user_blocking_the_caller(&self, id: i64) -> Result<Option<User>, AppError> {
+        let wait = self.acquire_timeout + REPLY_MARGIN;
+        let (reply, answer) = std::sync::mpsc::sync_channel(1);
+        let query = SyncQuery {
+            id,
+            give_up_at: Instant::now() + wait,
+            reply,
+        };
+        self.queries.try_send(query).map_err(|e| {
+            AppError::unavailable("database", format_args!("sync query queue: {e}"))
+        })?;
+        match answer.recv_timeout(wait) {
+            Ok(result) => result,
+            Err(e) => Err(AppError::unavailable(
+                "database",
+                format_args!("postgres (sync): no answer within {wait:?}: {e}"),
+            )),
+        }
+    }
+}

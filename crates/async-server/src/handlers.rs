@@ -1,0 +1,248 @@
+//! The handlers of the async server, one per route of `contract::routes::ROUTES`.
+//!
+//! Each says what its runtime worker thread does while the request waits, and
+//! names its twin in crates/blocking-server/src/handlers.rs. A runtime worker
+//! is one of a few event-loop threads (as many as cores, like Netty's): while
+//! it is blocked, every other connection it would serve waits too. The
+//! `/blocking` variants block it on purpose, to show that.
+
+use axum::body::Body;
+use axum::extract::{RawQuery, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use contract::model::{to_json, CachedUser, CpuResult, EchoRequest, Health, User};
+use contract::params::{is_json_content_type, parse_cpu_n, parse_id, MAX_BODY_BYTES};
+use contract::posts::{post_after_delay, POST_DELAY};
+use contract::workload::sqrt_sum;
+use contract::ApiError;
+use http_body_util::{BodyExt as _, LengthLimitError, Limited};
+use serde::Serialize;
+
+use crate::error::AppError;
+use crate::AppState;
+
+type Answer = Result<Response, AppError>;
+
+/// A 200 with a contract body, serialised by the contract so both servers
+/// send the same bytes.
+fn json<T: Serialize>(value: &T) -> Response {
+    (
+        StatusCode::OK,
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        to_json(value),
+    )
+        .into_response()
+}
+
+/// The `{id}` of `/users/{id}...` and `/posts/{id}...`: the second path
+/// segment, raw (not percent-decoded), as the blocking server sees it.
+fn path_id(uri: &Uri) -> Result<i64, AppError> {
+    let raw = uri.path().split('/').nth(2).unwrap_or("");
+    Ok(parse_id(raw)?)
+}
+
+/// GET /health — the worker answers at once.
+/// Twin: `health` in crates/blocking-server/src/handlers.rs.
+pub(crate) async fn health() -> Response {
+    json(&Health::ok())
+}
+
+/// GET /cpu — the worker computes inline and serves nobody else until done
+/// (WebFlux without a scheduler). Twin: `cpu`, which computes on a pool thread.
+pub(crate) async fn cpu(RawQuery(query): RawQuery) -> Answer {
+    let n = parse_cpu_n(query.as_deref())?;
+    Ok(json(&CpuResult {
+        n,
+        result: sqrt_sum(n),
+    }))
+}
+
+/// GET /cpu/spawn-blocking — the worker is free: the task awaits while a
+/// tokio blocking-pool thread computes (BoundedElasticScheduler).
+/// Twin: `cpu` (the blocking server has no variants).
+pub(crate) async fn cpu_spawn_blocking(RawQuery(query): RawQuery) -> Answer {
+    let n = parse_cpu_n(query.as_deref())?;
+    let result = tokio::task::spawn_blocking(move || sqrt_sum(n))
+        .await
+        .map_err(|e| AppError::internal(format_args!("cpu task on the blocking pool: {e}")))?;
+    Ok(json(&CpuResult { n, result }))
+}
+
+/// GET /cpu/rayon — the worker is free: the task awaits a oneshot while one
+/// of the rayon pool's threads (one per core) computes (ParallelScheduler).
+/// Twin: `cpu`.
+pub(crate) async fn cpu_rayon(State(state): State<AppState>, RawQuery(query): RawQuery) -> Answer {
+    let n = parse_cpu_n(query.as_deref())?;
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    state.rayon.spawn(move || {
+        // The request may have been abandoned; then nobody listens.
+        let _ = tx.send(sqrt_sum(n));
+    });
+    let result = rx
+        .await
+        .map_err(|e| AppError::internal(format_args!("cpu task on the rayon pool: {e}")))?;
+    Ok(json(&CpuResult { n, result }))
+}
+
+fn found(id: i64, user: Option<User>) -> Answer {
+    match user {
+        Some(user) => Ok(json(&user)),
+        None => Err(ApiError::user_not_found(id).into()),
+    }
+}
+
+/// GET /users/{id} — the worker is free while sqlx waits for Postgres; the
+/// task is parked on the socket (WebFlux + R2DBC). Twin: `user`, whose pool
+/// thread blocks on the socket.
+pub(crate) async fn user(State(state): State<AppState>, uri: Uri) -> Answer {
+    let id = path_id(&uri)?;
+    let user = crate::db::find_user(&state.db, id, state.acquire_timeout()).await?;
+    found(id, user)
+}
+
+/// GET /users/{id}/blocking — the worker BLOCKS until the sync driver's query
+/// returns (WebFlux + JDBC without a scheduler). The query itself runs on a
+/// dedicated thread (see `db::SyncDb` for why); the worker waits on a std
+/// channel and serves nobody else meanwhile. Twin: `user`.
+pub(crate) async fn user_blocking(State(state): State<AppState>, uri: Uri) -> Answer {
+    let id = path_id(&uri)?;
+    let user = state.sync_db.find_user_blocking_the_caller(id)?;
+    found(id, user)
+}
+
+/// GET /users/{id}/spawn-blocking — the worker is free: a tokio blocking-pool
+/// thread checks a sync connection out and blocks on the query (JDBC on
+/// BoundedElasticScheduler). Twin: `user`.
+pub(crate) async fn user_spawn_blocking(State(state): State<AppState>, uri: Uri) -> Answer {
+    let id = path_id(&uri)?;
+    let pool = state.sync_db.pool().clone();
+    // The pool's checkout is bounded by the acquire timeout; the extra second
+    // bounds a query on a Postgres that accepted the connection but stalls.
+    let wait = state.sync_db.acquire_timeout() + std::time::Duration::from_secs(1);
+    let task = tokio::task::spawn_blocking(move || crate::db::find_user_sync(&pool, id));
+    let user = match tokio::time::timeout(wait, task).await {
+        Ok(Ok(result)) => result?,
+        Ok(Err(e)) => {
+            return Err(AppError::internal(format_args!(
+                "query task on the blocking pool: {e}"
+            )))
+        }
+        Err(_) => {
+            return Err(AppError::unavailable(
+                "database",
+                format_args!("postgres (sync): no answer within {wait:?}"),
+            ))
+        }
+    };
+    found(id, user)
+}
+
+/// GET /users/{id}/cache — the worker is free: two GETs go out at once on a
+/// pooled multiplexed connection and the task awaits both (Mono.zip). On a
+/// miss, the user is read through sqlx and both keys are set (cache-aside).
+/// Twin: `user_cache`, whose pool thread sends the GETs one after the other.
+pub(crate) async fn user_cache(State(state): State<AppState>, uri: Uri) -> Answer {
+    let id = path_id(&uri)?;
+    let timeout = state.acquire_timeout();
+    let prefix = &state.settings.common.redis_key_prefix;
+    if let Some(cached) = crate::cache::get_cached_user(&state.cache, prefix, id, timeout).await? {
+        return Ok(json(&cached));
+    }
+    let Some(user) = crate::db::find_user(&state.db, id, timeout).await? else {
+        return Err(ApiError::user_not_found(id).into());
+    };
+    let cached = CachedUser {
+        name: user.name,
+        email: user.email,
+    };
+    crate::cache::set_cached_user(&state.cache, prefix, id, &cached, timeout).await?;
+    Ok(json(&cached))
+}
+
+/// GET /users/{id}/cache/blocking — the worker BLOCKS on the sync redis
+/// client, one GET after the other (a blocking RedisTemplate called on the
+/// event loop); on a miss it also blocks on the sync Postgres lookup and the
+/// sync SETs. Twin: `user_cache`.
+pub(crate) async fn user_cache_blocking(State(state): State<AppState>, uri: Uri) -> Answer {
+    let id = path_id(&uri)?;
+    let prefix = &state.settings.common.redis_key_prefix;
+    if let Some(cached) = crate::cache::get_cached_user_sync(&state.sync_cache, prefix, id)? {
+        return Ok(json(&cached));
+    }
+    let Some(user) = state.sync_db.find_user_blocking_the_caller(id)? else {
+        return Err(ApiError::user_not_found(id).into());
+    };
+    let cached = CachedUser {
+        name: user.name,
+        email: user.email,
+    };
+    crate::cache::set_cached_user_sync(&state.sync_cache, prefix, id, &cached)?;
+    Ok(json(&cached))
+}
+
+/// GET /posts/{id} — the worker is free: the task waits on a tokio timer for
+/// the slow "downstream call" (Mono.delay). Twin: `post`, whose thread sleeps.
+pub(crate) async fn post(uri: Uri) -> Answer {
+    let id = path_id(&uri)?;
+    tokio::time::sleep(POST_DELAY).await;
+    Ok(json(&post_after_delay(id)?))
+}
+
+/// GET /posts/{id}/blocking — the worker SLEEPS (std::thread::sleep): nothing
+/// else runs on it for 300 ms (Thread.sleep on the event loop). Twin: `post`.
+pub(crate) async fn post_blocking(uri: Uri) -> Answer {
+    let id = path_id(&uri)?;
+    std::thread::sleep(POST_DELAY);
+    Ok(json(&post_after_delay(id)?))
+}
+
+/// POST /echo — the worker reads the body (awaiting the socket), parses and
+/// writes JSON (seed 003). Order of checks, as on the twin `echo`: Content-Type
+/// (415), declared length (413, before reading), length while reading (413),
+/// then the JSON itself (400).
+pub(crate) async fn echo(request: Request) -> Answer {
+    let headers: &HeaderMap = request.headers();
+    let json_body = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(is_json_content_type);
+    if !json_body {
+        return Err(ApiError::unsupported_media_type().into());
+    }
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|len| len > MAX_BODY_BYTES as u64) {
+        return Err(ApiError::payload_too_large().into());
+    }
+    let body: Body = request.into_body();
+    let bytes = match Limited::new(body, MAX_BODY_BYTES).collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => {
+            return Err(ApiError::payload_too_large().into())
+        }
+        // The client went away or sent a broken chunked body.
+        Err(e) => {
+            return Err(
+                ApiError::bad_request(format!("could not read the request body: {e}")).into(),
+            )
+        }
+    };
+    let answer = EchoRequest::from_json(&bytes)?.answer()?;
+    Ok(json(&answer))
+}
+
+/// Unknown path: the contract's 404.
+pub(crate) async fn no_route() -> AppError {
+    ApiError::no_route().into()
+}
+
+/// Known path, wrong method: the contract's 405. axum adds the `Allow` header
+/// listing the path's methods.
+pub(crate) async fn method_not_allowed() -> AppError {
+    ApiError::method_not_allowed().into()
+}

@@ -1,0 +1,64 @@
+//! The 431 answer for a request head over `contract::params::MAX_HEADER_BYTES`,
+//! with the contract's JSON body.
+//!
+//! hyper can enforce a head limit itself, but its 431 has no body, and both
+//! servers must answer the same bytes. So hyper is given a larger hard limit
+//! ([`HYPER_MAX_HEAD_BYTES`]) and this middleware, the first to see each
+//! request, measures the head and answers the contract's 431. Beyond hyper's
+//! limit (or past hyper's 100 header fields), hyper itself answers a bare 431
+//! without a body and closes the connection; such heads never reach us. The
+//! twin is the blocking server's own head check while it parses.
+
+use axum::extract::Request;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use contract::params::MAX_HEADER_BYTES;
+use contract::ApiError;
+
+use crate::error::AppError;
+
+/// hyper's own limit on a request head: four times the contract's, so heads a
+/// little over the contract's limit still reach [`reject_oversized_head`].
+pub(crate) const HYPER_MAX_HEAD_BYTES: usize = 4 * MAX_HEADER_BYTES;
+
+/// The size of the request head as it was on the wire, give or take the
+/// optional spaces around header values, which hyper does not keep:
+/// `METHOD SP target SP HTTP/1.1 CRLF`, each `name: value CRLF`, final CRLF.
+fn head_size(request: &Request) -> usize {
+    let uri = request.uri();
+    let target = uri.path_and_query().map_or(1, |pq| pq.as_str().len())
+        + uri.authority().map_or(0, |a| {
+            a.as_str().len() + uri.scheme_str().map_or(0, str::len) + 3
+        });
+    let request_line = request.method().as_str().len() + 1 + target + 1 + "HTTP/1.1".len() + 2;
+    let headers: usize = request
+        .headers()
+        .iter()
+        .map(|(name, value)| name.as_str().len() + 2 + value.len() + 2)
+        .sum();
+    request_line + headers + 2
+}
+
+/// Answers 431 for a head over the contract's limit; passes the rest on.
+pub(crate) async fn reject_oversized_head(request: Request, next: Next) -> Response {
+    if head_size(&request) > MAX_HEADER_BYTES {
+        return AppError::from(ApiError::headers_too_large()).into_response();
+    }
+    next.run(request).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn head_size_counts_the_request_line_and_every_header() {
+        let request = Request::builder()
+            .uri("/health")
+            .header("host", "x")
+            .body(axum::body::Body::empty())
+            .unwrap();
+        // "GET /health HTTP/1.1\r\n" + "host: x\r\n" + "\r\n"
+        assert_eq!(head_size(&request), 22 + 9 + 2);
+    }
+}

@@ -1,0 +1,116 @@
+//! `/metrics` and the middleware that counts requests by route and status.
+//!
+//! The route label is the matched route's pattern from axum's `MatchedPath`
+//! ("/users/{id}", as in `contract::routes::ROUTES`), or `unmatched`, so a
+//! scan of random ids does not create one series per id. The twin is
+//! crates/blocking-server/src/metrics.rs.
+
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::{header, HeaderValue};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use contract::metrics::{render, MetricsSnapshot, PoolGauges, RequestCounters, CONTENT_TYPE};
+use contract::routes::{ROUTES, UNMATCHED};
+
+use crate::error::AppError;
+use crate::AppState;
+
+/// The status recorded for a request whose client went away before the
+/// answer was ready (nginx's convention), so `in_flight` still comes back down.
+const CLIENT_CLOSED_REQUEST: u16 = 499;
+
+/// Decrements `in_flight` exactly once, even if the request future is dropped.
+struct InFlight<'a> {
+    counters: &'a RequestCounters,
+    route: &'static str,
+    status: Option<u16>,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.counters
+            .finished(self.route, self.status.unwrap_or(CLIENT_CLOSED_REQUEST));
+    }
+}
+
+/// The `&'static` pattern of the route axum matched, if it is one of ours.
+fn route_label(request: &Request) -> &'static str {
+    request
+        .extensions()
+        .get::<MatchedPath>()
+        .and_then(|matched| ROUTES.iter().find(|r| r.pattern == matched.as_str()))
+        .map_or(UNMATCHED, |r| r.pattern)
+}
+
+/// Middleware around every route and the fallback.
+pub(crate) async fn count_requests(
+    State(state): State<AppState>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let mut in_flight = InFlight {
+        counters: &state.counters,
+        route: route_label(&request),
+        status: None,
+    };
+    state.counters.started();
+    let response = next.run(request).await;
+    in_flight.status = Some(response.status().as_u16());
+    response
+}
+
+/// GET /metrics — the worker reads /proc and the counters (a few syscalls).
+/// Twin: `metrics` in crates/blocking-server/src/handlers.rs.
+pub(crate) async fn metrics(State(state): State<AppState>) -> Result<Response, AppError> {
+    let process = process_stats::sample_self()
+        .map_err(|e| AppError::internal(format_args!("reading /proc/self: {e}")))?;
+    let sqlx_pool = &state.db;
+    let redis = state.cache.status();
+    let sync_db = state.sync_db.pool().state();
+    let sync_cache = state.sync_cache.state();
+    let common = &state.settings.common;
+    let pools = vec![
+        PoolGauges {
+            pool: "postgres",
+            max_size: u64::from(common.db_pool_size),
+            size: u64::from(sqlx_pool.size()),
+            idle: sqlx_pool.num_idle() as u64,
+            waiters: None,
+        },
+        PoolGauges {
+            pool: "redis",
+            max_size: redis.max_size as u64,
+            size: redis.size as u64,
+            idle: redis.available as u64,
+            waiters: Some(redis.waiting as u64),
+        },
+        PoolGauges {
+            pool: "postgres_sync",
+            max_size: u64::from(state.sync_db.pool().max_size()),
+            size: u64::from(sync_db.connections),
+            idle: u64::from(sync_db.idle_connections),
+            waiters: None,
+        },
+        PoolGauges {
+            pool: "redis_sync",
+            max_size: u64::from(state.sync_cache.max_size()),
+            size: u64::from(sync_cache.connections),
+            idle: u64::from(sync_cache.idle_connections),
+            waiters: None,
+        },
+    ];
+    let text = render(&MetricsSnapshot {
+        server: "async",
+        os_threads: process.threads,
+        rss_bytes: process.rss_bytes,
+        cpu_seconds: process.cpu_seconds,
+        in_flight: state.counters.in_flight(),
+        requests: state.counters.counts(),
+        pools,
+    });
+    Ok((
+        [(header::CONTENT_TYPE, HeaderValue::from_static(CONTENT_TYPE))],
+        text,
+    )
+        .into_response())
+}

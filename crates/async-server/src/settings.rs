@@ -1,0 +1,87 @@
+//! The async server's settings: the shared [`CommonSettings`] plus the sizes of
+//! its three kinds of threads (event-loop workers, tokio's blocking pool, rayon).
+//!
+//! Defaults follow the WebFlux columns of seed 000: as many event-loop threads
+//! as cores (Netty), a blocking pool of ten per core (BoundedElasticScheduler)
+//! and a CPU pool of one per core (ParallelScheduler).
+
+use std::net::SocketAddr;
+
+use clap::Parser;
+use contract::settings::{cores, parse_bind, CommonSettings, DEFAULT_ASYNC_BIND};
+
+/// Everything `async-server` can be told, from defaults, the environment and flags.
+#[derive(Debug, Clone, Parser)]
+#[command(
+    name = "async-server",
+    about = "Event-loop reference server: axum on tokio, sqlx and a Redis pool (the WebFlux side)."
+)]
+pub struct Settings {
+    /// Address to listen on.
+    #[arg(long, env = "BIND", default_value = DEFAULT_ASYNC_BIND, value_parser = parse_bind)]
+    pub bind: SocketAddr,
+
+    /// Runtime worker threads, the event loop [default: cores].
+    #[arg(long, env = "WORKER_THREADS", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub worker_threads: Option<u32>,
+
+    /// Most threads tokio's blocking pool may start (spawn_blocking) [default: 10 x cores].
+    #[arg(long, env = "BLOCKING_THREADS", value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub blocking_threads: Option<u32>,
+
+    /// Threads of the rayon pool behind /cpu/rayon [default: cores].
+    #[arg(long, env = "RAYON_THREADS", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub rayon_threads: Option<u32>,
+
+    #[command(flatten)]
+    pub common: CommonSettings,
+}
+
+impl Settings {
+    pub fn worker_threads(&self) -> usize {
+        self.worker_threads.map_or_else(cores, |n| n as usize)
+    }
+
+    pub fn blocking_threads(&self) -> usize {
+        self.blocking_threads
+            .map_or_else(|| 10 * cores(), |n| n as usize)
+    }
+
+    pub fn rayon_threads(&self) -> usize {
+        self.rayon_threads.map_or_else(cores, |n| n as usize)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thread_sizes_default_to_the_webflux_columns() {
+        let s = Settings::try_parse_from(["async-server"]).unwrap();
+        assert_eq!(s.worker_threads(), cores());
+        assert_eq!(s.blocking_threads(), 10 * cores());
+        assert_eq!(s.rayon_threads(), cores());
+    }
+
+    #[test]
+    fn flags_override_the_defaults() {
+        let s = Settings::try_parse_from([
+            "async-server",
+            "--bind",
+            "127.0.0.1:0",
+            "--worker-threads",
+            "1",
+            "--blocking-threads",
+            "3",
+            "--rayon-threads",
+            "2",
+        ])
+        .unwrap();
+        assert_eq!(s.bind.port(), 0);
+        assert_eq!(s.worker_threads(), 1);
+        assert_eq!(s.blocking_threads(), 3);
+        assert_eq!(s.rayon_threads(), 2);
+        assert!(Settings::try_parse_from(["async-server", "--worker-threads", "0"]).is_err());
+    }
+}

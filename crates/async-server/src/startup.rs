@@ -1,0 +1,97 @@
+//! Start-up work before the first request is served: apply the schema
+//! (migrations) and fill the Redis cache from Postgres.
+//!
+//! Both may find their dependency still starting (`docker compose up` starts
+//! everything at once), so each step retries until [`STARTUP_DEADLINE`] and
+//! then fails with a message naming what did not answer. The twin is
+//! crates/blocking-server/src/startup.rs: same SQL, same keys, same order.
+
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use contract::settings::redact_url;
+use contract::sql::{MIGRATIONS, SELECT_ALL_USER_CACHE_FIELDS, TAKE_MIGRATION_LOCK};
+use sqlx::PgPool;
+
+use crate::cache::RedisPool;
+
+/// How long start-up keeps retrying a dependency that does not answer.
+pub const STARTUP_DEADLINE: Duration = Duration::from_secs(30);
+
+/// Pause between attempts.
+const RETRY_PAUSE: Duration = Duration::from_millis(500);
+
+/// Runs `attempt` until it succeeds or `deadline` has passed, logging each failure.
+async fn retry<T, F, Fut>(what: &str, deadline: Duration, mut attempt: F) -> anyhow::Result<T>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = anyhow::Result<T>>,
+{
+    let started = Instant::now();
+    loop {
+        match attempt().await {
+            Ok(value) => return Ok(value),
+            Err(e) if started.elapsed() + RETRY_PAUSE < deadline => {
+                tracing::warn!(error = %format!("{e:#}"), "{what} failed; retrying");
+                tokio::time::sleep(RETRY_PAUSE).await;
+            }
+            Err(e) => {
+                return Err(e.context(format!("{what} still failing after {deadline:?}")));
+            }
+        }
+    }
+}
+
+/// Applies every script of `contract::sql::MIGRATIONS` in one transaction,
+/// holding the advisory lock, so two servers starting at once on an empty
+/// database apply them one after the other. Each script is idempotent.
+pub(crate) async fn migrate(pool: &PgPool, database_url: &str) -> anyhow::Result<()> {
+    tracing::info!(url = %redact_url(database_url), "applying migrations");
+    retry("applying migrations", STARTUP_DEADLINE, || async {
+        let mut tx = pool
+            .begin()
+            .await
+            .context("opening a transaction on postgres")?;
+        sqlx::query(TAKE_MIGRATION_LOCK)
+            .execute(&mut *tx)
+            .await
+            .context("taking the migration lock")?;
+        for (name, script) in MIGRATIONS {
+            sqlx::raw_sql(script)
+                .execute(&mut *tx)
+                .await
+                .with_context(|| format!("applying migration {name}"))?;
+        }
+        tx.commit().await.context("committing migrations")?;
+        Ok(())
+    })
+    .await
+}
+
+/// Sets both cache keys of every user, so `/users/{id}/cache` starts warm.
+pub(crate) async fn seed_cache(
+    db: &PgPool,
+    cache: &RedisPool,
+    redis_url: &str,
+    prefix: &str,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    tracing::info!(url = %redact_url(redis_url), "seeding the redis cache");
+    let users: Vec<(i64, String, String)> =
+        retry("reading users to cache", STARTUP_DEADLINE, || async {
+            sqlx::query_as(SELECT_ALL_USER_CACHE_FIELDS)
+                .fetch_all(db)
+                .await
+                .context("reading users from postgres")
+        })
+        .await?;
+    retry("seeding the redis cache", STARTUP_DEADLINE, || async {
+        crate::cache::seed(cache, prefix, &users, timeout)
+            .await
+            .map_err(|e| anyhow::anyhow!("{}: {}", e.error.message, e.cause.unwrap_or_default()))
+    })
+    .await?;
+    tracing::info!(users = users.len(), "redis cache seeded");
+    Ok(())
+}
