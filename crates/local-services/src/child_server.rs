@@ -9,6 +9,7 @@
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::net::TcpListener;
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, PoisonError};
@@ -206,7 +207,14 @@ fn send_output_to(command: &mut Command, log_path: &Path) -> anyhow::Result<()> 
         .with_context(|| format!("open log {}", log_path.display()))?;
     // Not inherited: a server holding our stdout pipe would keep whoever
     // reads it (a test harness, a shell) waiting after we exit.
-    command.stdin(Stdio::null()).stdout(stdout).stderr(stderr);
+    command
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(stderr)
+        // A process group of its own, so a Ctrl-C at the terminal reaches
+        // only us: the bench can still finish its clean-up with the servers
+        // up, and they go when we go (parent-death signal) or when stopped.
+        .process_group(0);
     Ok(())
 }
 

@@ -56,8 +56,12 @@ fn throwaway_servers_die_when_their_parent_is_killed() {
         .env(CHILD_ROLE, "1")
         .env("LOCAL_SERVICES_FORCE_THROWAWAY", "1")
         .stdin(Stdio::null())
-        .output()
-        .expect("run the child");
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the child");
+    let child_pid = child.id();
+    let child = child.wait_with_output().expect("run the child");
     let stdout = String::from_utf8_lossy(&child.stdout);
     let stderr = String::from_utf8_lossy(&child.stderr);
     let output = format!("{stdout}\n--- stderr ---\n{stderr}");
@@ -78,4 +82,25 @@ fn throwaway_servers_die_when_their_parent_is_killed() {
         !answers(redis_port),
         "redis outlived its parent on {redis_port}"
     );
+    remove_service_dirs_of(child_pid);
+}
+
+/// The killed child could not remove its directories (the next start in any
+/// process would); remove them now so the test leaves nothing behind.
+fn remove_service_dirs_of(pid: u32) {
+    let owner = pid.to_string();
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for path in entries.flatten().map(|entry| entry.path()) {
+        let named_ours = path
+            .file_name()
+            .and_then(|name| name.to_str())
+            .is_some_and(|name| name.starts_with("local-services-"));
+        let owned =
+            std::fs::read_to_string(path.join("owner.pid")).is_ok_and(|text| text.trim() == owner);
+        if named_ours && owned {
+            let _ = std::fs::remove_dir_all(&path);
+        }
+    }
 }

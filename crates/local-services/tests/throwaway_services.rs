@@ -56,6 +56,7 @@ fn forced_throwaway_services_start_answer_and_stop() {
     drop(connection);
     let (pg_port, redis_port) = (port_of(pg.admin_url()), port_of(cache.url()));
     assert!(answers(pg_port) && answers(redis_port));
+    assert_eq!(our_service_dirs().len(), 2, "one directory per server");
 
     // Act
     stop_started_services();
@@ -63,4 +64,24 @@ fn forced_throwaway_services_start_answer_and_stop() {
     // Assert: stop waits for both to exit, so the ports are closed at once.
     assert!(!answers(pg_port), "postgres still answers on {pg_port}");
     assert!(!answers(redis_port), "redis still answers on {redis_port}");
+    let ours = our_service_dirs();
+    assert!(ours.is_empty(), "directories left behind: {ours:?}");
+}
+
+/// Service directories in the temp dir whose owner file names this process.
+fn our_service_dirs() -> Vec<std::path::PathBuf> {
+    let me = std::process::id().to_string();
+    std::fs::read_dir(std::env::temp_dir())
+        .expect("read the temp dir")
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| {
+            path.file_name()
+                .and_then(|name| name.to_str())
+                .is_some_and(|name| name.starts_with("local-services-"))
+        })
+        .filter(|path| {
+            std::fs::read_to_string(path.join("owner.pid")).is_ok_and(|pid| pid.trim() == me)
+        })
+        .collect()
 }
