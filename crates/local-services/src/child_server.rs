@@ -66,7 +66,7 @@ pub(crate) fn start(spec: &ServerSpec<'_>, dir: TempDir) -> anyhow::Result<u16> 
         send_output_to(&mut command, &log_path)?;
         parent_death::die_with_parent(&mut command, spec.death_signal);
         let mut child = spawner::spawn(command).with_context(|| format!("start {}", spec.name))?;
-        match wait_until_ready(spec, port, &mut child, &log_path) {
+        match wait_until_ready(spec, port, &mut child) {
             Ok(()) => {
                 lock_started().push(ChildServer {
                     name: spec.name,
@@ -86,11 +86,12 @@ pub(crate) fn start(spec: &ServerSpec<'_>, dir: TempDir) -> anyhow::Result<u16> 
                     attempt += 1;
                     continue;
                 }
-                return Err(error.context(format!(
-                    "{} did not start; the end of {}:\n{tail}",
-                    spec.name,
-                    log_path.display()
-                )));
+                // The log goes with the directory, so quote it here; the
+                // server's own last words come last, where a reader looks.
+                return Err(anyhow::anyhow!(
+                    "{error:#}; the end of the {} log:\n{tail}",
+                    spec.name
+                ));
             }
         }
     }
@@ -119,8 +120,7 @@ pub(crate) fn run_to_completion(
             let _ = child.kill();
             let _ = child.wait();
             bail!(
-                "{name} did not finish within {timeout:?}; the end of {}:\n{}",
-                log_path.display(),
+                "{name} did not finish within {timeout:?}; the end of its log:\n{}",
                 log_tail(log_path)
             );
         }
@@ -128,8 +128,7 @@ pub(crate) fn run_to_completion(
     };
     if !status.success() {
         bail!(
-            "{name} failed ({status}); the end of {}:\n{}",
-            log_path.display(),
+            "{name} failed ({status}); the end of its log:\n{}",
             log_tail(log_path)
         );
     }
@@ -167,12 +166,7 @@ impl ChildServer {
     }
 }
 
-fn wait_until_ready(
-    spec: &ServerSpec<'_>,
-    port: u16,
-    child: &mut Child,
-    log_path: &Path,
-) -> anyhow::Result<()> {
+fn wait_until_ready(spec: &ServerSpec<'_>, port: u16, child: &mut Child) -> anyhow::Result<()> {
     let deadline = Instant::now() + READY_TIMEOUT;
     loop {
         if let Some(status) = child.try_wait().context("check on the starting server")? {
@@ -182,9 +176,8 @@ fn wait_until_ready(
             Ok(()) => return Ok(()),
             Err(error) if Instant::now() >= deadline => {
                 return Err(error.context(format!(
-                    "{} on port {port} did not answer within {READY_TIMEOUT:?} (log: {})",
-                    spec.name,
-                    log_path.display()
+                    "{} on port {port} did not answer within {READY_TIMEOUT:?}",
+                    spec.name
                 )));
             }
             Err(_) => thread::sleep(POLL),
