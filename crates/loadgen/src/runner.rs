@@ -361,6 +361,11 @@ async fn drive_load(shared: &Arc<Shared>, load: &LoadModel, origin: Instant) -> 
 /// The arrival clock of open mode: request `i` is due at `start + i / rate`,
 /// whether or not earlier ones have answered. The pool grows when no worker
 /// is free so that arrivals do not wait on responses, up to the cap.
+///
+/// The clock runs on a blocking thread with `std::thread::sleep`, not on a
+/// tokio timer: tokio's timer wheel has millisecond granularity and would
+/// make most sends leave up to a millisecond late, which the corrected
+/// latency would then (rightly) charge to the server.
 async fn drive_open(
     shared: &Arc<Shared>,
     rate_rps: f64,
@@ -368,46 +373,22 @@ async fn drive_open(
     initial_connections: usize,
     max_connections: usize,
 ) -> LoadPhase {
-    let (ticket_tx, ticket_rx) = mpsc::unbounded_channel::<Instant>();
-    let tickets = Arc::new(AsyncMutex::new(ticket_rx));
-    let spare = Arc::new(AtomicI64::new(0));
-    let pacing = || Pacing::Open {
-        tickets: Arc::clone(&tickets),
-        spare: Arc::clone(&spare),
-    };
-    let mut handles: Vec<_> = (0..initial_connections.min(max_connections))
-        .map(|i| spawn(shared, i, pacing()))
-        .collect();
+    let runtime = tokio::runtime::Handle::current();
+    let shared_for_clock = Arc::clone(shared);
     let start = Instant::now();
-    let mut scheduled: u64 = 0;
-    let mut pool_cap_hits: u64 = 0;
-    loop {
-        let intended = start + Duration::from_secs_f64(scheduled as f64 / rate_rps);
-        let over = match stop {
-            StopAt::Duration(d) => intended >= start + d,
-            StopAt::Requests(n) => scheduled >= n,
-        };
-        if over {
-            break;
-        }
-        if intended > Instant::now() {
-            tokio::time::sleep_until(intended.into()).await;
-        }
-        if spare.load(Ordering::Acquire) <= 0 {
-            if handles.len() < max_connections {
-                let index = handles.len();
-                handles.push(spawn(shared, index, pacing()));
-            } else {
-                pool_cap_hits += 1;
-            }
-        }
-        spare.fetch_sub(1, Ordering::AcqRel);
-        if ticket_tx.send(intended).is_err() {
-            break;
-        }
-        scheduled += 1;
-    }
-    drop(ticket_tx);
+    let clock = tokio::task::spawn_blocking(move || {
+        arrival_clock(
+            &runtime,
+            &shared_for_clock,
+            start,
+            rate_rps,
+            stop,
+            initial_connections.min(max_connections),
+            max_connections,
+        )
+    })
+    .await;
+    let (handles, scheduled, pool_cap_hits) = clock.unwrap_or_default();
     let connections_used = handles.len();
     join_all(handles).await;
     LoadPhase {
@@ -423,6 +404,61 @@ async fn drive_open(
         }),
         burst: None,
     }
+}
+
+/// Hands out tickets on schedule; returns the workers it started, the
+/// tickets scheduled and how often the pool cap was hit.
+fn arrival_clock(
+    runtime: &tokio::runtime::Handle,
+    shared: &Arc<Shared>,
+    start: Instant,
+    rate_rps: f64,
+    stop: StopAt,
+    initial_connections: usize,
+    max_connections: usize,
+) -> (Vec<JoinHandle<()>>, u64, u64) {
+    let (ticket_tx, ticket_rx) = mpsc::unbounded_channel::<Instant>();
+    let tickets = Arc::new(AsyncMutex::new(ticket_rx));
+    let spare = Arc::new(AtomicI64::new(0));
+    let start_worker = |index: usize| {
+        spare.fetch_add(1, Ordering::AcqRel);
+        let pacing = Pacing::Open {
+            tickets: Arc::clone(&tickets),
+            spare: Arc::clone(&spare),
+            counted_as_spare: true,
+        };
+        runtime.spawn(run_worker(Arc::clone(shared), index, pacing))
+    };
+    let mut handles: Vec<_> = (0..initial_connections).map(start_worker).collect();
+    let mut scheduled: u64 = 0;
+    let mut pool_cap_hits: u64 = 0;
+    loop {
+        let intended = start + Duration::from_secs_f64(scheduled as f64 / rate_rps);
+        let over = match stop {
+            StopAt::Duration(d) => intended >= start + d,
+            StopAt::Requests(n) => scheduled >= n,
+        };
+        if over {
+            break;
+        }
+        let now = Instant::now();
+        if intended > now {
+            std::thread::sleep(intended - now);
+        }
+        if spare.load(Ordering::Acquire) <= 0 {
+            if handles.len() < max_connections {
+                handles.push(start_worker(handles.len()));
+            } else {
+                pool_cap_hits += 1;
+            }
+        }
+        spare.fetch_sub(1, Ordering::AcqRel);
+        if ticket_tx.send(intended).is_err() {
+            break;
+        }
+        scheduled += 1;
+    }
+    (handles, scheduled, pool_cap_hits)
 }
 
 fn load_info(load: &LoadModel) -> LoadInfo {

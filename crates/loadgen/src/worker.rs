@@ -46,9 +46,13 @@ pub(crate) enum Pacing {
     },
     /// Tickets carry their intended send time; `spare` is idle workers minus
     /// tickets already queued, so the dispatcher knows when to grow the pool.
+    /// A new worker starts counted as spare (`counted_as_spare`), so that the
+    /// dispatcher does not start another one for every ticket that arrives
+    /// before this worker's task first runs.
     Open {
         tickets: Arc<AsyncMutex<mpsc::UnboundedReceiver<Instant>>>,
         spare: Arc<AtomicI64>,
+        counted_as_spare: bool,
     },
 }
 
@@ -124,8 +128,14 @@ async fn next_ticket(
             *connection = None;
             active.changed().await.ok()?;
         },
-        Pacing::Open { tickets, spare } => {
-            spare.fetch_add(1, Ordering::AcqRel);
+        Pacing::Open {
+            tickets,
+            spare,
+            counted_as_spare,
+        } => {
+            if !std::mem::take(counted_as_spare) {
+                spare.fetch_add(1, Ordering::AcqRel);
+            }
             let ticket = tickets.lock().await.recv().await;
             if ticket.is_none() {
                 spare.fetch_sub(1, Ordering::AcqRel);

@@ -1,0 +1,91 @@
+//! `-n 1000 -c 10` sends exactly 1000 requests: the server counts them and
+//! the report agrees, through the library and through the binary.
+
+mod common;
+
+use std::process::Command;
+
+use common::{Behaviour, TestServer};
+use loadgen::{LoadModel, Plan, StopAt};
+
+#[test]
+fn n_1000_on_10_connections_sends_exactly_1000_requests() {
+    let server = TestServer::start(Behaviour::default());
+    let plan = Plan::builder(server.url("/items/{rand:1-100}"))
+        .load(LoadModel::Closed {
+            connections: 10,
+            stop: StopAt::Requests(1000),
+        })
+        .threads(2)
+        .build()
+        .expect("valid plan");
+
+    let report = loadgen::run_blocking(&plan).expect("run");
+
+    assert_eq!(server.requests(), 1000, "requests the server saw");
+    assert_eq!(report.requests.total, 1000);
+    assert_eq!(report.requests.ok, 1000);
+    assert_eq!(report.status_codes.get("200"), Some(&1000));
+    assert_eq!(report.latency_ms.count, 1000);
+    assert!(
+        server.connections() <= 10,
+        "keep-alive reuses connections: {}",
+        server.connections()
+    );
+    let timeline_total: u64 = report.timeline.iter().map(|r| r.requests).sum();
+    assert_eq!(
+        timeline_total, 1000,
+        "the timeline accounts for every request"
+    );
+}
+
+#[test]
+fn the_binary_reports_the_same_count_in_json() {
+    let server = TestServer::start(Behaviour::default());
+    let output = Command::new(env!("CARGO_BIN_EXE_loadgen"))
+        .args([
+            "-n",
+            "1000",
+            "-c",
+            "10",
+            "-t",
+            "2",
+            "--json",
+            &server.url("/health"),
+        ])
+        .output()
+        .expect("run loadgen");
+
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(output.stderr.is_empty(), "no progress output on a pipe");
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON report");
+    assert_eq!(json["requests"]["total"], 1000);
+    assert_eq!(json["schema_version"], 1);
+    assert!(json["latency_ms"]["p99"].as_f64().is_some());
+    assert_eq!(server.requests(), 1000);
+}
+
+#[test]
+fn keep_alive_off_opens_a_connection_per_request() {
+    let server = TestServer::start(Behaviour::default());
+    let plan = Plan::builder(server.url("/health"))
+        .keep_alive(false)
+        .load(LoadModel::Closed {
+            connections: 4,
+            stop: StopAt::Requests(200),
+        })
+        .threads(2)
+        .build()
+        .expect("valid plan");
+
+    let report = loadgen::run_blocking(&plan).expect("run");
+
+    assert_eq!(report.requests.ok, 200);
+    assert_eq!(server.requests(), 200);
+    assert_eq!(server.connections(), 200);
+}

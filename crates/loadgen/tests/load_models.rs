@@ -1,0 +1,118 @@
+//! Burst, stages and the error split, each against the in-process server.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Behaviour, TestServer};
+use loadgen::{parse_stages, LoadModel, Plan, StopAt};
+
+#[test]
+fn a_burst_opens_every_connection_then_sends_one_request_on_each() {
+    let server = TestServer::start(Behaviour::default());
+    let plan = Plan::builder(server.url("/health"))
+        .load(LoadModel::Burst { connections: 300 })
+        .threads(2)
+        .build()
+        .expect("valid plan");
+
+    let report = loadgen::run_blocking(&plan).expect("run");
+
+    let burst = report.burst.expect("burst details");
+    assert_eq!(burst.connected_before_release, 300);
+    assert_eq!(report.requests.total, 300);
+    assert_eq!(report.requests.errors, 0);
+    assert_eq!(server.requests(), 300);
+    assert_eq!(server.connections(), 300);
+    assert_eq!(
+        server.peak_open_connections(),
+        300,
+        "all connections were open at once"
+    );
+}
+
+#[test]
+fn stages_ramp_the_connection_count_up_and_down() {
+    // Every response takes 20 ms, so active connections stay busy and open.
+    let server = TestServer::start(Behaviour {
+        delay_every_response: Duration::from_millis(20),
+        ..Behaviour::default()
+    });
+    let stages = parse_stages("400ms:6,600ms:6,400ms:0").expect("valid stages");
+    let plan = Plan::builder(server.url("/health"))
+        .load(LoadModel::Stages { stages })
+        .threads(2)
+        .build()
+        .expect("valid plan");
+
+    let report = loadgen::run_blocking(&plan).expect("run");
+
+    assert_eq!(report.load.model, "stages");
+    assert_eq!(
+        server.peak_open_connections(),
+        6,
+        "never more than the peak stage"
+    );
+    assert!(
+        report.requests.total >= 100,
+        "requests {}",
+        report.requests.total
+    );
+    assert_eq!(report.requests.errors, 0);
+    assert!(
+        (1.3..3.0).contains(&(report.elapsed_ms / 1000.0)),
+        "elapsed {} ms",
+        report.elapsed_ms
+    );
+}
+
+#[test]
+fn errors_are_split_by_kind() {
+    let server = TestServer::start(Behaviour::default());
+    let run = |url: String, timeout: Duration| {
+        let plan = Plan::builder(url)
+            .load(LoadModel::Closed {
+                connections: 2,
+                stop: StopAt::Requests(10),
+            })
+            .timeout(timeout)
+            .threads(1)
+            .build()
+            .expect("valid plan");
+        loadgen::run_blocking(&plan).expect("run")
+    };
+
+    let status = run(server.url("/fail"), Duration::from_secs(5));
+    assert_eq!(status.errors.status, 10);
+    assert_eq!(status.errors.by_status.get("503"), Some(&10));
+    assert_eq!(status.error_rate_percent, 100.0);
+
+    // A port that was just free: nothing listens there any more.
+    let closed_port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port")
+        .port();
+    let connect = run(
+        format!("http://127.0.0.1:{closed_port}/"),
+        Duration::from_secs(5),
+    );
+    assert_eq!(connect.errors.connect, 10);
+    assert_eq!(connect.latency_ms.count, 0);
+
+    let stalling = TestServer::start(Behaviour {
+        delay_every_response: Duration::from_secs(5),
+        ..Behaviour::default()
+    });
+    let plan = Plan::builder(stalling.url("/"))
+        .load(LoadModel::Closed {
+            connections: 2,
+            stop: StopAt::Requests(2),
+        })
+        .timeout(Duration::from_millis(200))
+        .threads(1)
+        .build()
+        .expect("valid plan");
+    let timeout = loadgen::run_blocking(&plan).expect("run");
+    assert_eq!(timeout.errors.timeout, 2);
+    assert_eq!(timeout.requests.errors, 2);
+}
