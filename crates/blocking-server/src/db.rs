@@ -93,7 +93,7 @@ impl PgConnection {
             .build()
             .map_err(|e| DbError::Internal(format!("building the connection's runtime: {e}")))?;
         let (client, connection) = runtime
-            .block_on(tokio::time::timeout(timeout, config.connect(NoTls)))
+            .block_on(async { tokio::time::timeout(timeout, config.connect(NoTls)).await })
             .map_err(|_| DbError::Unavailable(format!("connect took longer than {timeout:?}")))??;
         // The connection task does the socket I/O; it runs whenever a call
         // below is in `block_on`, and ends when `client` is dropped.
@@ -124,9 +124,11 @@ impl PgConnection {
         F: std::future::Future<Output = Result<T, tokio_postgres::Error>>,
     {
         let timeout = self.call_timeout;
+        let call = make(&self.client);
+        // The timer is created inside `block_on`, where the runtime is current.
         let outcome = self
             .runtime
-            .block_on(tokio::time::timeout(timeout, make(&self.client)));
+            .block_on(async { tokio::time::timeout(timeout, call).await });
         let result = match outcome {
             Ok(result) => result.map_err(DbError::from),
             Err(_) => Err(DbError::Unavailable(format!(

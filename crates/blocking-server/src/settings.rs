@@ -9,7 +9,9 @@ use contract::settings::{parse_bind, CommonSettings, DEFAULT_BLOCKING_BIND};
 /// Thread-per-request reference server (Spring MVC on Tomcat's shape): a fixed
 /// pool of handler threads, each blocking on Postgres and Redis.
 #[derive(Debug, Clone, Parser)]
-#[command(name = "blocking-server", version, about)]
+// A flag given twice takes its last value, so a test harness can append
+// overrides to a default argument list.
+#[command(name = "blocking-server", version, about, args_override_self = true)]
 pub struct Settings {
     /// Address to listen on.
     #[arg(long, env = "BIND", default_value = DEFAULT_BLOCKING_BIND, value_parser = parse_bind)]
@@ -33,6 +35,19 @@ mod tests {
         let s = Settings::try_parse_from(["blocking-server"]).unwrap();
         assert_eq!(s.handler_threads, 200);
         assert_eq!(s.bind.port(), 8080);
+    }
+
+    #[test]
+    fn a_later_flag_overrides_an_earlier_one() {
+        let s = Settings::try_parse_from([
+            "blocking-server",
+            "--handler-threads",
+            "32",
+            "--handler-threads",
+            "200",
+        ])
+        .unwrap();
+        assert_eq!(s.handler_threads, 200);
     }
 
     #[test]

@@ -1,0 +1,40 @@
+//! Issue 2's cold-start check on the blocking server: a freshly started server
+//! must answer every one of 64 keep-alive connections opened back to back
+//! within 1 s, on every one of several cold starts. tiny_http 0.12 fails this
+//! (see examples/tiny_http_cold_start.rs); our connector must not.
+
+mod common;
+
+use std::time::Duration;
+
+use common::cold_start_probe::probe;
+
+const CONNECTIONS: usize = 64;
+const RUN_FOR: Duration = Duration::from_millis(1500);
+const FIRST_ANSWER_WITHIN: Duration = Duration::from_secs(1);
+const COLD_STARTS: usize = 4;
+
+#[test]
+fn every_connection_of_a_burst_is_served_on_every_cold_start() {
+    let mut failures = Vec::new();
+    for start in 1..=COLD_STARTS {
+        // A new server each time (fresh database, threads and pools), at
+        // Tomcat's default thread count: the configuration a benchmark runs.
+        let server = common::spawn(&["--handler-threads", "200"]);
+        let report = probe(server.addr, CONNECTIONS, RUN_FOR).expect("probe connects");
+        let late = report.late(FIRST_ANSWER_WITHIN);
+        let slowest = report.first_answer.iter().flatten().max();
+        eprintln!(
+            "cold start {start}: {late} late connections, slowest first answer {slowest:?}, {} answers",
+            report.total_answers()
+        );
+        if late > 0 {
+            failures.push(format!(
+                "cold start {start}: {late} of {CONNECTIONS} connections had no answer within {FIRST_ANSWER_WITHIN:?} (first answers: {:?})",
+                report.first_answer
+            ));
+        }
+        assert!(report.total_answers() >= CONNECTIONS as u64);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
