@@ -358,3 +358,66 @@ fn redis_going_away_gives_503_in_time_and_health_stays_up() {
         "the database still works"
     );
 }
+
+#[test]
+fn a_stalled_dependency_gives_503_by_timeout_not_a_hang() {
+    let fixtures = common::fixtures();
+    let db_proxy = Proxy::start(url_addr(fixtures.database.url()));
+    let redis_proxy = Proxy::start(url_addr(&fixtures.redis_url));
+    let database_url = url_with_addr(fixtures.database.url(), db_proxy.addr);
+    let redis_url = url_with_addr(&fixtures.redis_url, redis_proxy.addr);
+    let server = common::spawn_with(
+        fixtures,
+        common::Options {
+            database_url: Some(database_url),
+            redis_url: Some(redis_url),
+            ..common::Options::default()
+        },
+    );
+    assert_eq!(server.get("/users/3").status, 200);
+    assert_eq!(server.get("/users/3/cache").status, 200);
+    db_proxy.stall();
+    redis_proxy.stall();
+    // First on a pooled connection that stops answering, then while a new
+    // connection cannot finish its handshake.
+    expect_unavailable(&server, "/users/3", "database");
+    expect_unavailable(&server, "/users/3", "database");
+    expect_unavailable(&server, "/users/3/cache", "cache");
+    assert_eq!(server.get("/health").status, 200);
+    db_proxy.restore();
+    redis_proxy.restore();
+    for path in ["/users/3", "/users/3/cache"] {
+        let back = Instant::now();
+        while server.get(path).status != 200 {
+            assert!(
+                back.elapsed() < Duration::from_secs(10),
+                "{path}: no recovery"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+#[test]
+fn a_client_that_sends_half_a_head_gets_408_after_the_header_timeout() {
+    let server = common::spawn(&["--header-read-timeout-ms", "500"]);
+    let mut conn = Conn::open(server.addr).expect("connect");
+    let started = Instant::now();
+    std::io::Write::write_all(&mut conn.stream, b"GET /health HTTP/1.1\r\nhost: t\r\n")
+        .expect("send half a head");
+    let reply = conn
+        .read_reply(false, Instant::now() + Duration::from_secs(10))
+        .expect("an answer");
+    assert_reply(
+        &reply,
+        408,
+        &ApiError::request_timeout().body_json(),
+        "half a head",
+    );
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_millis(450) && took < Duration::from_secs(5),
+        "408 after {took:?}"
+    );
+    assert_eq!(server.get("/health").status, 200);
+}

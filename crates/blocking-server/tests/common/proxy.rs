@@ -1,6 +1,7 @@
-//! A TCP proxy in front of Postgres or Redis that a test can cut: every open
-//! connection is closed and new ones are closed on arrival (the dependency is
-//! down), until it is restored.
+//! A TCP proxy in front of Postgres or Redis that a test can cut (every open
+//! connection is closed and new ones are closed on arrival: the dependency is
+//! down) or stall (connections stay open, new ones are accepted, but no byte
+//! moves: the dependency hangs), until it is restored.
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
@@ -10,6 +11,7 @@ use std::sync::{Arc, Mutex};
 pub struct Proxy {
     pub addr: SocketAddr,
     down: Arc<AtomicBool>,
+    stalled: Arc<AtomicBool>,
     open: Arc<Mutex<Vec<TcpStream>>>,
 }
 
@@ -18,8 +20,9 @@ impl Proxy {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind proxy");
         let addr = listener.local_addr().expect("proxy addr");
         let down = Arc::new(AtomicBool::new(false));
+        let stalled = Arc::new(AtomicBool::new(false));
         let open = Arc::new(Mutex::new(Vec::new()));
-        let (down2, open2) = (Arc::clone(&down), Arc::clone(&open));
+        let (down2, stalled2, open2) = (Arc::clone(&down), Arc::clone(&stalled), Arc::clone(&open));
         std::thread::spawn(move || {
             for client in listener.incoming().flatten() {
                 if down2.load(Ordering::SeqCst) {
@@ -35,11 +38,16 @@ impl Proxy {
                     }
                 }
                 drop(tracked);
-                pump(&client, &server);
-                pump(&server, &client);
+                pump(&client, &server, &stalled2);
+                pump(&server, &client, &stalled2);
             }
         });
-        Proxy { addr, down, open }
+        Proxy {
+            addr,
+            down,
+            stalled,
+            open,
+        }
     }
 
     /// The dependency goes away: open connections are cut, new ones refused.
@@ -51,21 +59,31 @@ impl Proxy {
         }
     }
 
+    /// The dependency hangs: bytes are read but not passed on.
+    pub fn stall(&self) {
+        self.stalled.store(true, Ordering::SeqCst);
+    }
+
     pub fn restore(&self) {
         self.down.store(false, Ordering::SeqCst);
+        self.stalled.store(false, Ordering::SeqCst);
     }
 }
 
-fn pump(from: &TcpStream, to: &TcpStream) {
+fn pump(from: &TcpStream, to: &TcpStream, stalled: &Arc<AtomicBool>) {
     let (Ok(mut from), Ok(mut to)) = (from.try_clone(), to.try_clone()) else {
         return;
     };
+    let stalled = Arc::clone(stalled);
     std::thread::spawn(move || {
         let mut buf = [0u8; 16 * 1024];
         loop {
             match from.read(&mut buf) {
                 Ok(0) | Err(_) => break,
                 Ok(n) => {
+                    while stalled.load(Ordering::SeqCst) {
+                        std::thread::sleep(std::time::Duration::from_millis(10));
+                    }
                     if to.write_all(&buf[..n]).is_err() {
                         break;
                     }
