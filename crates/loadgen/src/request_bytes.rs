@@ -124,6 +124,13 @@ impl RequestTemplate {
         template
     }
 
+    /// The whole request when it never changes. Workers borrow it rather
+    /// than clone the `Bytes`, so that no reference count shared by every
+    /// thread is touched per request.
+    pub(crate) fn fixed_bytes(&self) -> Option<&[u8]> {
+        self.fixed.as_deref()
+    }
+
     /// The bytes of the next request: shared when fixed, fresh with new
     /// random ids otherwise.
     pub(crate) fn next_request(&self) -> Bytes {

@@ -150,7 +150,14 @@ async fn next_ticket(
 /// response byte is retried once on a new connection: that is the server
 /// reaping an idle connection, not a failed request.
 async fn exchange(shared: &Shared, connection: &mut Option<Connection>) -> Outcome {
-    let request = shared.template.next_request();
+    let built;
+    let request: &[u8] = match shared.template.fixed_bytes() {
+        Some(bytes) => bytes,
+        None => {
+            built = shared.template.next_request();
+            &built
+        }
+    };
     let attempt = async {
         let mut retried = false;
         loop {
@@ -164,7 +171,7 @@ async fn exchange(shared: &Shared, connection: &mut Option<Connection>) -> Outco
                 return Outcome::Failed(FailureKind::Connect);
             };
             let reused = conn.completed > 0;
-            let result = match conn.send(&request).await {
+            let result = match conn.send(request).await {
                 Ok(()) => conn.read_response(shared.template.expects_no_body).await,
                 Err(e) => Err(ReadError::Io(e)),
             };
