@@ -67,8 +67,8 @@ impl AppState {
 
 /// Every route of the contract, plus the async-only variants.
 ///
-/// `get` also answers HEAD (without a body). Layers: the request counter sees
-/// every request first, then the head-size check, then routing.
+/// `get` also answers HEAD (without a body). Layers, outermost first: the
+/// request counter, the panic catcher, the head-size check, then the route.
 pub fn app(state: AppState) -> Router {
     Router::new()
         .route("/health", get(handlers::health))
@@ -94,6 +94,11 @@ pub fn app(state: AppState) -> Router {
         .method_not_allowed_fallback(handlers::method_not_allowed)
         .fallback(handlers::no_route)
         .layer(axum::middleware::from_fn(head_limit::reject_oversized_head))
+        // A panicking handler is our bug: answer the contract's 500 (and log
+        // it) instead of dropping the connection without a word.
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(
+            crate::error::panic_to_response,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             metrics::count_requests,

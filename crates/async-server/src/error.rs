@@ -73,6 +73,17 @@ impl IntoResponse for AppError {
     }
 }
 
+/// The answer when a handler panicked: a 500 with the contract's body, the
+/// panic message logged.
+pub(crate) fn panic_to_response(panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    let message = panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_owned());
+    AppError::internal(format_args!("handler panicked: {message}")).into_response()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

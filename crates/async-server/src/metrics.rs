@@ -59,6 +59,33 @@ pub(crate) async fn count_requests(
     response
 }
 
+/// Gauges only the async server has: what the tokio runtime is doing.
+fn append_runtime_gauges(out: &mut String) {
+    use std::fmt::Write as _;
+    let runtime = tokio::runtime::Handle::current().metrics();
+    for (name, help, value) in [
+        (
+            "tokio_workers",
+            "Runtime worker threads (the event loop).",
+            runtime.num_workers(),
+        ),
+        (
+            "tokio_alive_tasks",
+            "Tasks alive now: one per open connection, plus a few.",
+            runtime.num_alive_tasks(),
+        ),
+        (
+            "tokio_global_queue_depth",
+            "Tasks waiting in the runtime's shared queue.",
+            runtime.global_queue_depth(),
+        ),
+    ] {
+        let _ = writeln!(out, "# HELP {name} {help}");
+        let _ = writeln!(out, "# TYPE {name} gauge");
+        let _ = writeln!(out, "{name}{{server=\"async\"}} {value}");
+    }
+}
+
 /// GET /metrics — the worker reads /proc and the counters (a few syscalls).
 /// Twin: `metrics` in crates/blocking-server/src/handlers.rs.
 pub(crate) async fn metrics(State(state): State<AppState>) -> Result<Response, AppError> {
@@ -99,7 +126,7 @@ pub(crate) async fn metrics(State(state): State<AppState>) -> Result<Response, A
             waiters: None,
         },
     ];
-    let text = render(&MetricsSnapshot {
+    let mut text = render(&MetricsSnapshot {
         server: "async",
         os_threads: process.threads,
         rss_bytes: process.rss_bytes,
@@ -108,6 +135,7 @@ pub(crate) async fn metrics(State(state): State<AppState>) -> Result<Response, A
         requests: state.counters.counts(),
         pools,
     });
+    append_runtime_gauges(&mut text);
     Ok((
         [(header::CONTENT_TYPE, HeaderValue::from_static(CONTENT_TYPE))],
         text,

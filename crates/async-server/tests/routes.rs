@@ -253,6 +253,7 @@ fn metrics_count_requests_by_route_pattern_and_show_pools() {
         r#"pool_max_connections{server="async",pool="postgres_sync"} 2"#,
         r#"pool_max_connections{server="async",pool="redis_sync"} 2"#,
         r#"pool_waiters{server="async",pool="redis"} 0"#,
+        r#"tokio_workers{server="async"} 2"#,
     ] {
         assert!(
             text.lines().any(|l| l == line),
