@@ -5,6 +5,8 @@
 //! Each handler names its twin in crates/async-server/src/handlers.rs and says
 //! what this thread does while it waits; that is the whole lesson.
 
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
 use contract::model::{to_json, CachedUser, CpuResult, EchoRequest, Health};
 use contract::params::{is_json_content_type, parse_cpu_n, parse_id};
 use contract::posts::{post_after_delay, POST_DELAY};
@@ -28,7 +30,16 @@ pub(crate) fn respond(state: &AppState, incoming: Result<&Request, ApiError>) ->
         }
     };
     let (label, result) = match route(&request.method, &request.path) {
-        Routing::Matched { route, pattern } => (pattern, run(state, route, request)),
+        Routing::Matched { route, pattern } => {
+            // A bug in a handler answers 500 and keeps the thread, as Tomcat
+            // does with an exception, instead of shrinking the pool by one.
+            let outcome = catch_unwind(AssertUnwindSafe(|| run(state, route, request)));
+            let result = outcome.unwrap_or_else(|_| {
+                tracing::error!(route = pattern, "handler panicked");
+                Err(ApiError::internal())
+            });
+            (pattern, result)
+        }
         Routing::WrongMethod { pattern, allow } => {
             let mut response = Response::error(&ApiError::method_not_allowed());
             response.allow = Some(allow);

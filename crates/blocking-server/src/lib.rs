@@ -9,9 +9,13 @@
 //! a few event-loop threads that never wait.
 //!
 //! Threads: `--handler-threads` handlers + 1 acceptor + 1 poller + r2d2's
-//! helper threads (3 per pool) + one signal thread in the binary. The number is
-//! fixed at start-up and does not grow with open connections; see
-//! [`connector`] for why the connection layer is ours and not tiny_http's.
+//! helper threads (3 per pool) + the main and signal threads of the binary:
+//! 210 with the defaults, as `/metrics` shows. The number is fixed at start-up
+//! and does not grow with open connections (tiny_http's would: one reader
+//! thread per connection); see [`connector`] for why the connection layer is
+//! ours and not tiny_http's. (When `DATABASE_URL` names a host rather than an
+//! IP address, each new Postgres connection also resolves it on a short-lived
+//! helper thread, as tokio-postgres does.)
 //!
 //! Files, mirrored in the async server where they do the same job:
 //! settings.rs, startup.rs (migrations + cache seeding), db.rs, cache.rs,
