@@ -48,7 +48,9 @@ fn idle_timeout(common: &CommonSettings) -> Option<Duration> {
 /// so `SELECT_USER_BY_ID` is parsed and planned once per connection, not per request.
 pub(crate) fn connect_pool(common: &CommonSettings) -> anyhow::Result<PgPool> {
     let options = PgConnectOptions::from_str(&common.database_url)
-        .context("parsing DATABASE_URL for sqlx")?;
+        .context("parsing DATABASE_URL for sqlx")?
+        // The migrations' `IF NOT EXISTS` notices are not news at every start.
+        .options([("client_min_messages", "warning")]);
     Ok(PgPoolOptions::new()
         .max_connections(common.db_pool_size)
         .min_connections(0)

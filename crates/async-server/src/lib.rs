@@ -82,7 +82,7 @@ pub async fn run(
 
     let prepare = async {
         let common = &state.settings.common;
-        startup::migrate(&state.db, &common.database_url).await?;
+        startup::migrate(&state.db, &common.database_url, common.acquire_timeout()).await?;
         startup::seed_cache(
             &state.db,
             &state.cache,

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use contract::settings::redact_url;
 use contract::sql::{MIGRATIONS, SELECT_ALL_USER_CACHE_FIELDS, TAKE_MIGRATION_LOCK};
-use sqlx::PgPool;
+use sqlx::{Connection as _, PgConnection, PgPool};
 
 use crate::cache::RedisPool;
 
@@ -46,10 +46,25 @@ where
 /// Applies every script of `contract::sql::MIGRATIONS` in one transaction,
 /// holding the advisory lock, so two servers starting at once on an empty
 /// database apply them one after the other. Each script is idempotent.
-pub(crate) async fn migrate(pool: &PgPool, database_url: &str) -> anyhow::Result<()> {
+///
+/// It runs on a connection of its own rather than one from the pool, so a
+/// failure names its cause ("connection refused") instead of the pool's
+/// "timed out waiting for a connection".
+pub(crate) async fn migrate(
+    pool: &PgPool,
+    database_url: &str,
+    connect_timeout: Duration,
+) -> anyhow::Result<()> {
     tracing::info!(url = %redact_url(database_url), "applying migrations");
+    let options = pool.connect_options();
     retry("applying migrations", STARTUP_DEADLINE, || async {
-        let mut tx = pool
+        let mut conn = tokio::time::timeout(connect_timeout, PgConnection::connect_with(&options))
+            .await
+            .with_context(|| {
+                format!("connecting to postgres: no answer within {connect_timeout:?}")
+            })?
+            .context("connecting to postgres")?;
+        let mut tx = conn
             .begin()
             .await
             .context("opening a transaction on postgres")?;
@@ -64,6 +79,8 @@ pub(crate) async fn migrate(pool: &PgPool, database_url: &str) -> anyhow::Result
                 .with_context(|| format!("applying migration {name}"))?;
         }
         tx.commit().await.context("committing migrations")?;
+        // Closing politely; if it fails, the connection is dropped anyway.
+        let _ = conn.close().await;
         Ok(())
     })
     .await
