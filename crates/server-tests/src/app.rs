@@ -108,7 +108,9 @@ fn try_spawn_app(server: Server, options: AppOptions) -> anyhow::Result<TestApp>
     .collect();
     match server {
         Server::Blocking => args.extend(["--handler-threads", "32"].map(String::from)),
-        Server::Async => args.extend(["--worker-threads", "2", "--blocking-threads", "8"].map(String::from)),
+        Server::Async => {
+            args.extend(["--worker-threads", "2", "--blocking-threads", "8"].map(String::from))
+        }
     }
     args.extend(options.extra_args);
 
@@ -124,7 +126,12 @@ fn try_spawn_app(server: Server, options: AppOptions) -> anyhow::Result<TestApp>
                 .spawn(move || {
                     let _ = done_tx.send(blocking_server::run(listener, settings, rx));
                 })?;
-            (Box::new(move || drop(tx.send(()))), thread)
+            (
+                Box::new(move || {
+                    let _ = tx.send(());
+                }),
+                thread,
+            )
         }
         Server::Async => {
             let settings = async_server::Settings::try_parse_from(&args)?;
@@ -145,7 +152,12 @@ fn try_spawn_app(server: Server, options: AppOptions) -> anyhow::Result<TestApp>
                     })();
                     let _ = done_tx.send(result);
                 })?;
-            (Box::new(move || drop(tx.send(()))), thread)
+            (
+                Box::new(move || {
+                    let _ = tx.send(());
+                }),
+                thread,
+            )
         }
     };
 
@@ -193,7 +205,13 @@ impl TestApp {
         self.request("POST", path, &[("Content-Type", "application/json")], body)
     }
 
-    pub fn request(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Response {
+    pub fn request(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+    ) -> Response {
         http::send(self.addr, method, path, headers, body)
             .unwrap_or_else(|e| panic!("{} {method} {path}: {e}", self.server.name()))
     }
@@ -205,7 +223,9 @@ impl TestApp {
 
     /// A direct Redis connection (not through any proxy), for arranging and checking keys.
     pub fn redis(&self) -> redis::Connection {
-        let url = local_services::redis().map(|r| r.url().to_owned()).unwrap_or_else(|_| self.redis_url.clone());
+        let url = local_services::redis()
+            .map(|r| r.url().to_owned())
+            .unwrap_or_else(|_| self.redis_url.clone());
         redis::Client::open(url)
             .and_then(|c| c.get_connection())
             .unwrap_or_else(|e| panic!("test redis connection: {e}"))

@@ -51,7 +51,10 @@ impl Shared {
 
     fn keep(&self, s: &TcpStream) {
         if let Ok(clone) = s.try_clone() {
-            self.sockets.lock().unwrap_or_else(|p| p.into_inner()).push(clone);
+            self.sockets
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(clone);
         }
     }
 
@@ -131,16 +134,20 @@ fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
             // Accepted, kept open, never answered.
             Mode::Stall => shared.keep(&client),
             Mode::Pass => {
-                let upstream = match TcpStream::connect_timeout(&shared.target, Duration::from_secs(2)) {
-                    Ok(u) => u,
-                    Err(_) => {
-                        let _ = client.shutdown(Shutdown::Both);
-                        continue;
-                    }
-                };
+                let upstream =
+                    match TcpStream::connect_timeout(&shared.target, Duration::from_secs(2)) {
+                        Ok(u) => u,
+                        Err(_) => {
+                            let _ = client.shutdown(Shutdown::Both);
+                            continue;
+                        }
+                    };
                 shared.keep(&client);
                 shared.keep(&upstream);
-                for (from, to) in [(client.try_clone(), upstream.try_clone()), (Ok(upstream), Ok(client))] {
+                for (from, to) in [
+                    (client.try_clone(), upstream.try_clone()),
+                    (Ok(upstream), Ok(client)),
+                ] {
                     if let (Ok(from), Ok(to)) = (from, to) {
                         let shared = Arc::clone(&shared);
                         let _ = thread::Builder::new()
@@ -189,7 +196,10 @@ pub fn url_with_addr(url: &str, addr: SocketAddr) -> String {
     let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
     let authority_end = rest.find('/').unwrap_or(rest.len());
     let (authority, path) = rest.split_at(authority_end);
-    let userinfo = authority.rsplit_once('@').map(|(u, _)| format!("{u}@")).unwrap_or_default();
+    let userinfo = authority
+        .rsplit_once('@')
+        .map(|(u, _)| format!("{u}@"))
+        .unwrap_or_default();
     format!("{scheme}://{userinfo}{addr}{path}")
 }
 
@@ -198,7 +208,10 @@ pub fn url_addr(url: &str) -> std::io::Result<SocketAddr> {
     use std::net::ToSocketAddrs;
     let rest = url.split_once("://").map(|(_, r)| r).unwrap_or(url);
     let authority = &rest[..rest.find('/').unwrap_or(rest.len())];
-    let host_port = authority.rsplit_once('@').map(|(_, h)| h).unwrap_or(authority);
+    let host_port = authority
+        .rsplit_once('@')
+        .map(|(_, h)| h)
+        .unwrap_or(authority);
     let with_port = if host_port.contains(':') {
         host_port.to_owned()
     } else if url.starts_with("redis") {
@@ -206,10 +219,9 @@ pub fn url_addr(url: &str) -> std::io::Result<SocketAddr> {
     } else {
         format!("{host_port}:5432")
     };
-    with_port
-        .to_socket_addrs()?
-        .next()
-        .ok_or_else(|| std::io::Error::new(ErrorKind::NotFound, format!("no address for {with_port}")))
+    with_port.to_socket_addrs()?.next().ok_or_else(|| {
+        std::io::Error::new(ErrorKind::NotFound, format!("no address for {with_port}"))
+    })
 }
 
 #[cfg(test)]
@@ -223,8 +235,14 @@ mod tests {
             url_with_addr("postgres://postgres@127.0.0.1:5432/t_1", addr),
             "postgres://postgres@127.0.0.1:4000/t_1"
         );
-        assert_eq!(url_with_addr("redis://127.0.0.1:6379", addr), "redis://127.0.0.1:4000");
-        assert_eq!(url_addr("postgres://u:p@127.0.0.1:5433/x").unwrap().port(), 5433);
+        assert_eq!(
+            url_with_addr("redis://127.0.0.1:6379", addr),
+            "redis://127.0.0.1:4000"
+        );
+        assert_eq!(
+            url_addr("postgres://u:p@127.0.0.1:5433/x").unwrap().port(),
+            5433
+        );
         assert_eq!(url_addr("redis://127.0.0.1").unwrap().port(), 6379);
     }
 
@@ -260,7 +278,10 @@ mod tests {
         assert!(roundtrip(2000).is_err());
         proxy.set_mode(Mode::Stall);
         let err = roundtrip(300).unwrap_err();
-        assert!(matches!(err.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut), "{err}");
+        assert!(
+            matches!(err.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut),
+            "{err}"
+        );
         proxy.set_mode(Mode::Pass);
         assert_eq!(roundtrip(2000).unwrap(), b"ping");
     }

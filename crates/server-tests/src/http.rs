@@ -80,7 +80,8 @@ fn parse_response(raw: &[u8]) -> std::io::Result<Response> {
         .windows(4)
         .position(|w| w == b"\r\n\r\n")
         .ok_or_else(|| bad(&format!("no complete response head in {} bytes", raw.len())))?;
-    let head = std::str::from_utf8(&raw[..head_end]).map_err(|_| bad("response head is not UTF-8"))?;
+    let head =
+        std::str::from_utf8(&raw[..head_end]).map_err(|_| bad("response head is not UTF-8"))?;
     let mut lines = head.split("\r\n");
     let status_line = lines.next().ok_or_else(|| bad("empty response"))?;
     let status = status_line
@@ -99,7 +100,11 @@ fn parse_response(raw: &[u8]) -> std::io::Result<Response> {
     if chunked {
         body = dechunk(&body).ok_or_else(|| bad("bad chunked body"))?;
     }
-    Ok(Response { status, headers, body })
+    Ok(Response {
+        status,
+        headers,
+        body,
+    })
 }
 
 fn dechunk(mut data: &[u8]) -> Option<Vec<u8>> {
@@ -123,7 +128,10 @@ mod tests {
 
     #[test]
     fn parses_content_length_and_chunked_answers() {
-        let r = parse_response(b"HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\n\r\n{\"error\":\"x\"}").unwrap();
+        let r = parse_response(
+            b"HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\n\r\n{\"error\":\"x\"}",
+        )
+        .unwrap();
         assert_eq!(r.status, 404);
         assert_eq!(r.header("content-type"), Some("application/json"));
         assert_eq!(r.body, b"{\"error\":\"x\"}");

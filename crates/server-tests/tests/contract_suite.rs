@@ -29,7 +29,14 @@ struct Case {
 }
 
 fn get(name: &'static str, path: &str, expect: Expect) -> Case {
-    Case { name, method: "GET", path: path.to_owned(), headers: vec![], body: vec![], expect }
+    Case {
+        name,
+        method: "GET",
+        path: path.to_owned(),
+        headers: vec![],
+        body: vec![],
+        expect,
+    }
 }
 
 fn user_1_json() -> Vec<u8> {
@@ -42,7 +49,9 @@ fn cases() -> Vec<Case> {
         name,
         method: "POST",
         path: "/echo".into(),
-        headers: content_type.map(|c| vec![("Content-Type", c.to_owned())]).unwrap_or_default(),
+        headers: content_type
+            .map(|c| vec![("Content-Type", c.to_owned())])
+            .unwrap_or_default(),
         body: body.to_vec(),
         expect,
     };
@@ -90,7 +99,15 @@ fn run_case(app: &TestApp, case: &Case) -> Response {
 }
 
 fn check(server: Server, case: &Case, got: &Response) -> Result<(), String> {
-    let fail = |what: String| Err(format!("{} server, case {:?}: {what}; got {} {}", server.name(), case.name, got.status, got.text()));
+    let fail = |what: String| {
+        Err(format!(
+            "{} server, case {:?}: {what}; got {} {}",
+            server.name(),
+            case.name,
+            got.status,
+            got.text()
+        ))
+    };
     let (status, body) = match &case.expect {
         Expect::Json(s, b) => (*s, Some(b.clone())),
         Expect::Error(e) => (e.status(), Some(e.body_json())),
@@ -100,17 +117,29 @@ fn check(server: Server, case: &Case, got: &Response) -> Result<(), String> {
         return fail(format!("expected status {status}"));
     }
     match body {
-        Some(b) if got.body != b => return fail(format!("expected body {}", String::from_utf8_lossy(&b))),
+        Some(b) if got.body != b => {
+            return fail(format!("expected body {}", String::from_utf8_lossy(&b)))
+        }
         None => {
             let v = got.json();
-            if v.as_object().map(|o| o.len() == 1 && o.get("error").is_some_and(|m| m.is_string())) != Some(true) {
+            if v.as_object()
+                .map(|o| o.len() == 1 && o.get("error").is_some_and(|m| m.is_string()))
+                != Some(true)
+            {
                 return fail("expected the {\"error\":..} shape".into());
             }
         }
         _ => {}
     }
-    if !got.body.is_empty() && !got.header("content-type").is_some_and(|c| c.starts_with("application/json")) {
-        return fail(format!("expected Content-Type application/json, got {:?}", got.header("content-type")));
+    if !got.body.is_empty()
+        && !got
+            .header("content-type")
+            .is_some_and(|c| c.starts_with("application/json"))
+    {
+        return fail(format!(
+            "expected Content-Type application/json, got {:?}",
+            got.header("content-type")
+        ));
     }
     Ok(())
 }
@@ -129,11 +158,20 @@ fn every_case_gets_the_contracts_answer_from_both_servers() {
         if answers[0].status != answers[1].status || answers[0].body != answers[1].body {
             failures.push(format!(
                 "case {:?}: servers differ: blocking {} {} / async {} {}",
-                case.name, answers[0].status, answers[0].text(), answers[1].status, answers[1].text()
+                case.name,
+                answers[0].status,
+                answers[0].text(),
+                answers[1].status,
+                answers[1].text()
             ));
         }
     }
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -165,13 +203,27 @@ fn the_async_only_variants_answer_like_their_plain_routes() {
         ("/posts/12/blocking", "/posts/12"),
     ] {
         let (a, b) = (app.get(variant), app.get(plain));
-        assert_eq!((a.status, a.text()), (b.status, b.text()), "{variant} vs {plain}");
+        assert_eq!(
+            (a.status, a.text()),
+            (b.status, b.text()),
+            "{variant} vs {plain}"
+        );
     }
     // The blocking server has no variants: they are unknown routes there.
     let blocking = spawn_app(Server::Blocking);
-    for variant in ["/cpu/rayon", "/cpu/spawn-blocking", "/users/1/blocking", "/users/1/cache/blocking", "/posts/1/blocking"] {
+    for variant in [
+        "/cpu/rayon",
+        "/cpu/spawn-blocking",
+        "/users/1/blocking",
+        "/users/1/cache/blocking",
+        "/posts/1/blocking",
+    ] {
         let r = blocking.get(variant);
-        assert_eq!((r.status, r.body.clone()), (404, ApiError::no_route().body_json()), "{variant}");
+        assert_eq!(
+            (r.status, r.body.clone()),
+            (404, ApiError::no_route().body_json()),
+            "{variant}"
+        );
     }
 }
 
@@ -185,18 +237,42 @@ fn a_cache_miss_reads_the_database_and_heals_the_cache() {
         let email_key = contract::cache::email_key(app.redis_prefix(), 42);
         // Seeded at start-up.
         let seeded: Option<String> = redis.get(&name_key).expect("redis get");
-        assert_eq!(seeded.as_deref(), Some("user42"), "{} seeds the cache", server.name());
+        assert_eq!(
+            seeded.as_deref(),
+            Some("user42"),
+            "{} seeds the cache",
+            server.name()
+        );
 
         let _: () = redis.del(&[&name_key, &email_key]).expect("redis del");
         let r = app.get("/users/42/cache");
         assert_eq!(r.status, 200, "{}: {}", server.name(), r.text());
-        assert_eq!(r.body, to_json(&CachedUser { name: "user42".into(), email: "user42@example.com".into() }));
-        let healed: (Option<String>, Option<String>) = (redis.get(&name_key).expect("get"), redis.get(&email_key).expect("get"));
-        assert_eq!(healed, (Some("user42".into()), Some("user42@example.com".into())), "{} refills both keys", server.name());
+        assert_eq!(
+            r.body,
+            to_json(&CachedUser {
+                name: "user42".into(),
+                email: "user42@example.com".into()
+            })
+        );
+        let healed: (Option<String>, Option<String>) = (
+            redis.get(&name_key).expect("get"),
+            redis.get(&email_key).expect("get"),
+        );
+        assert_eq!(
+            healed,
+            (Some("user42".into()), Some("user42@example.com".into())),
+            "{} refills both keys",
+            server.name()
+        );
 
         // The answer comes from the cache when the cache has it.
         let _: () = redis.set(&name_key, "from-cache").expect("redis set");
-        assert_eq!(app.get("/users/42/cache").json()["name"], "from-cache", "{}", server.name());
+        assert_eq!(
+            app.get("/users/42/cache").json()["name"],
+            "from-cache",
+            "{}",
+            server.name()
+        );
     }
 }
 
@@ -208,7 +284,12 @@ fn metrics_report_threads_requests_and_pools() {
         assert_eq!(app.get("/nope").status, 404);
         let r = app.get("/metrics");
         assert_eq!(r.status, 200);
-        assert!(r.header("content-type").is_some_and(|c| c.starts_with("text/plain")), "{:?}", r.headers);
+        assert!(
+            r.header("content-type")
+                .is_some_and(|c| c.starts_with("text/plain")),
+            "{:?}",
+            r.headers
+        );
         let text = r.text();
         let value = |prefix: &str| -> f64 {
             text.lines()
@@ -218,11 +299,22 @@ fn metrics_report_threads_requests_and_pools() {
                 .unwrap_or_else(|| panic!("{}: no {prefix} in\n{text}", server.name()))
         };
         assert!(value("process_threads{") >= 2.0, "{}", server.name());
-        assert!(value("process_resident_memory_bytes{") > 1e6, "{}", server.name());
-        let label = format!("http_requests_total{{server=\"{}\",route=\"/users/{{id}}\",status=\"200\"}}", server.name());
+        assert!(
+            value("process_resident_memory_bytes{") > 1e6,
+            "{}",
+            server.name()
+        );
+        let label = format!(
+            "http_requests_total{{server=\"{}\",route=\"/users/{{id}}\",status=\"200\"}}",
+            server.name()
+        );
         assert_eq!(value(&label), 1.0, "{}", server.name());
         assert!(text.contains("status=\"404\""), "{}: {text}", server.name());
-        assert!(text.contains("pool_max_connections{"), "{}: {text}", server.name());
+        assert!(
+            text.contains("pool_max_connections{"),
+            "{}: {text}",
+            server.name()
+        );
         for secret in ["postgres://", "redis://", "password"] {
             assert!(!text.contains(secret), "{} leaks {secret}", server.name());
         }

@@ -16,7 +16,13 @@ const ANSWER_WITHIN: Duration = Duration::from_millis(1000 + 3000);
 const RECOVER_WITHIN: Duration = Duration::from_secs(5);
 
 fn app(server: Server) -> TestApp {
-    spawn_app_with(server, AppOptions { through_proxies: true, ..AppOptions::default() })
+    spawn_app_with(
+        server,
+        AppOptions {
+            through_proxies: true,
+            ..AppOptions::default()
+        },
+    )
 }
 
 fn expect_unavailable(app: &TestApp, path: &str, dependency: &str) {
@@ -31,12 +37,26 @@ fn expect_unavailable(app: &TestApp, path: &str, dependency: &str) {
         r.status,
         r.text()
     );
-    assert!(took < ANSWER_WITHIN, "{} {path}: 503 took {took:?}", app.server.name());
+    assert!(
+        took < ANSWER_WITHIN,
+        "{} {path}: 503 took {took:?}",
+        app.server.name()
+    );
 }
 
 fn expect_still_serving(app: &TestApp) {
-    assert_eq!(app.get("/health").status, 200, "{} /health", app.server.name());
-    assert_eq!(app.get("/cpu?n=1000").status, 200, "{} /cpu", app.server.name());
+    assert_eq!(
+        app.get("/health").status,
+        200,
+        "{} /health",
+        app.server.name()
+    );
+    assert_eq!(
+        app.get("/cpu?n=1000").status,
+        200,
+        "{} /cpu",
+        app.server.name()
+    );
 }
 
 fn expect_recovery(app: &TestApp, path: &str) {
@@ -92,7 +112,12 @@ fn redis_down_gives_503_then_recovers() {
             expect_unavailable(&app, "/users/2/cache/blocking", "cache");
         }
         expect_still_serving(&app);
-        assert_eq!(app.get("/users/2").status, 200, "{}: the database still works", server.name());
+        assert_eq!(
+            app.get("/users/2").status,
+            200,
+            "{}: the database still works",
+            server.name()
+        );
         proxy.set_mode(Mode::Pass);
         expect_recovery(&app, "/users/2/cache");
     }
@@ -104,13 +129,25 @@ fn a_stalled_dependency_times_out_instead_of_hanging() {
         let app = app(server);
         assert_eq!(app.get("/users/3").status, 200);
         assert_eq!(app.get("/users/3/cache").status, 200);
-        app.db_proxy.as_ref().expect("db proxy").set_mode(Mode::Stall);
-        app.redis_proxy.as_ref().expect("redis proxy").set_mode(Mode::Stall);
+        app.db_proxy
+            .as_ref()
+            .expect("db proxy")
+            .set_mode(Mode::Stall);
+        app.redis_proxy
+            .as_ref()
+            .expect("redis proxy")
+            .set_mode(Mode::Stall);
         expect_unavailable(&app, "/users/3", "database");
         expect_unavailable(&app, "/users/3/cache", "cache");
         expect_still_serving(&app);
-        app.db_proxy.as_ref().expect("db proxy").set_mode(Mode::Pass);
-        app.redis_proxy.as_ref().expect("redis proxy").set_mode(Mode::Pass);
+        app.db_proxy
+            .as_ref()
+            .expect("db proxy")
+            .set_mode(Mode::Pass);
+        app.redis_proxy
+            .as_ref()
+            .expect("redis proxy")
+            .set_mode(Mode::Pass);
         expect_recovery(&app, "/users/3");
         expect_recovery(&app, "/users/3/cache");
     }
