@@ -24,6 +24,20 @@ pub(crate) struct Shared {
     pub(crate) aggregator: Aggregator,
     /// Set when a duration-bound run is over; workers stop taking tickets.
     pub(crate) stop: AtomicBool,
+    /// Runtimes that workers are spread over, round-robin by worker index.
+    pub(crate) runtimes: Vec<tokio::runtime::Handle>,
+}
+
+impl Shared {
+    /// Starts worker `index` on its runtime.
+    pub(crate) fn spawn_worker(
+        self: &Arc<Self>,
+        index: usize,
+        pacing: Pacing,
+    ) -> tokio::task::JoinHandle<()> {
+        let runtime = &self.runtimes[index % self.runtimes.len()];
+        runtime.spawn(run_worker(Arc::clone(self), index, pacing))
+    }
 }
 
 /// Where a worker's tickets come from.

@@ -89,3 +89,20 @@ fn keep_alive_off_opens_a_connection_per_request() {
     assert_eq!(server.requests(), 200);
     assert_eq!(server.connections(), 200);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_works_inside_the_callers_runtime() {
+    let server = TestServer::start(Behaviour::default());
+    let plan = Plan::builder(server.url("/health"))
+        .load(LoadModel::Closed {
+            connections: 3,
+            stop: StopAt::Requests(300),
+        })
+        .build()
+        .expect("valid plan");
+
+    let report = loadgen::run(&plan).await.expect("run");
+
+    assert_eq!(report.requests.total, 300);
+    assert_eq!(server.requests(), 300);
+}
