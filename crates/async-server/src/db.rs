@@ -159,7 +159,7 @@ impl r2d2::ManageConnection for SyncPgManager {
     }
 }
 
-/// What a sync-driver lookup needs: the r2d2 pool and the acquire timeout.
+/// The r2d2 pool of sync connections, shared by the query threads and spawn_blocking.
 pub(crate) type SyncPgPool = r2d2::Pool<SyncPgManager>;
 
 /// Builds the sync pool without connecting: connections open on first use
