@@ -421,3 +421,28 @@ fn a_client_that_sends_half_a_head_gets_408_after_the_header_timeout() {
     );
     assert_eq!(server.get("/health").status, 200);
 }
+
+#[test]
+fn clients_sending_their_head_slowly_do_not_hold_handler_threads() {
+    // Two handler threads and ten clients stuck in the middle of their head:
+    // the heads wait in the poller, so a normal request is still served at once.
+    let server = common::spawn(&["--handler-threads", "2"]);
+    let mut stuck = Vec::new();
+    for _ in 0..10 {
+        let mut conn = Conn::open(server.addr).expect("connect");
+        std::io::Write::write_all(
+            &mut conn.stream,
+            b"GET /health HTTP/1.1\r\nhost: t\r\nx-slow: ",
+        )
+        .expect("send part of a head");
+        stuck.push(conn);
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    let started = Instant::now();
+    assert_eq!(server.get("/health").status, 200);
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_secs(2),
+        "/health took {took:?} behind slow heads"
+    );
+}

@@ -31,6 +31,7 @@ pub(super) fn run(listener: TcpListener, poller: &Poller, shared: &Shared) {
                 poller.park(Connection {
                     stream,
                     buf: Vec::new(),
+                    head_deadline: None,
                 });
             }
             Err(e) => match e.kind() {

@@ -72,6 +72,8 @@ pub(crate) struct ConnectorConfig {
 pub(crate) struct Connection {
     stream: TcpStream,
     buf: Vec<u8>,
+    /// When the head being received must be complete (set at its first byte).
+    head_deadline: Option<Instant>,
 }
 
 /// What every connector thread reads.

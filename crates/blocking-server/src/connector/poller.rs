@@ -20,10 +20,10 @@ use rustix::fd::OwnedFd;
 
 use super::{Connection, Shared};
 
-/// How often the poller looks at the shutdown flag and, every few ticks,
-/// for connections idle too long.
+/// How often the poller looks at the shutdown flag and for connections idle
+/// too long or with a head that is late.
 const TICK: Duration = Duration::from_millis(100);
-const SWEEP_EVERY: Duration = Duration::from_secs(1);
+const SWEEP_EVERY: Duration = TICK;
 
 pub(super) struct Poller {
     epoll: OwnedFd,
@@ -121,23 +121,40 @@ impl Poller {
             }
             if last_sweep.elapsed() >= SWEEP_EVERY {
                 last_sweep = Instant::now();
-                self.close_idle();
+                self.sweep(queue);
             }
         }
     }
 
-    /// Closes connections that sent nothing for the idle timeout.
-    fn close_idle(&self) {
-        let mut parked = self.lock();
-        let timeout = self.idle_timeout;
-        let epoll = &self.epoll;
-        parked.connections.retain(|_, (connection, since)| {
-            let keep = since.elapsed() < timeout;
-            if !keep {
-                let _ = epoll::delete(epoll, &connection.stream);
+    /// Closes connections that sent nothing for the idle timeout, and hands
+    /// back to a handler thread those whose partial head ran out of time (it
+    /// answers 408).
+    fn sweep(&self, queue: &Sender<Connection>) {
+        let now = Instant::now();
+        let head_late = |c: &Connection| c.head_deadline.is_some_and(|d| now >= d);
+        let mut expired = Vec::new();
+        {
+            let mut parked = self.lock();
+            let due: Vec<u64> = parked
+                .connections
+                .iter()
+                .filter(|(_, (c, since))| {
+                    head_late(c) || now.duration_since(*since) >= self.idle_timeout
+                })
+                .map(|(key, _)| *key)
+                .collect();
+            for key in due {
+                if let Some((connection, _)) = parked.connections.remove(&key) {
+                    let _ = epoll::delete(&self.epoll, &connection.stream);
+                    if head_late(&connection) {
+                        expired.push(connection);
+                    } // else dropped: closed
+                }
             }
-            keep
-        });
+        }
+        for connection in expired {
+            let _ = queue.send(connection);
+        }
     }
 
     fn close_all(&self) {

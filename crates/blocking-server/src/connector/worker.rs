@@ -27,19 +27,36 @@ pub(super) fn run(
     }
 }
 
-/// Serves requests on one connection until it is idle (then parked), closed,
-/// or refused.
+/// Serves requests on one connection until it has nothing complete to read
+/// (then it is parked), is closed, or is refused.
 fn serve(mut connection: Connection, poller: &Poller, shared: &Shared, handler: &Handler) {
     loop {
         let timeout = shared.config.header_read_timeout;
-        let request = match read_request(&mut connection.stream, &mut connection.buf, timeout) {
+        let read = read_request(
+            &mut connection.stream,
+            &mut connection.buf,
+            &mut connection.head_deadline,
+            timeout,
+        );
+        let request = match read {
             ReadOutcome::Request(request) => request,
             ReadOutcome::Closed => return,
+            ReadOutcome::NeedMore => {
+                // The (rest of the) head is not here yet: wait for it in the
+                // poller, not on this thread.
+                poller.park(connection);
+                return;
+            }
             ReadOutcome::Reject(error) => {
+                let timed_out = error.kind == contract::error::ErrorKind::RequestTimeout;
                 let response = handler(Err(error));
                 let _ =
                     write_response(&mut connection.stream, &response, false, Persistence::Close);
-                linger_close(connection.stream);
+                // A slow client is not sending a large body: no need to hold
+                // this thread for a lingering close.
+                if !timed_out {
+                    linger_close(connection.stream);
+                }
                 return;
             }
         };
@@ -60,12 +77,8 @@ fn serve(mut connection: Connection, poller: &Poller, shared: &Shared, handler: 
         if !keep_alive {
             return;
         }
-        if connection.buf.is_empty() {
-            // Nothing more to do until the client sends again: the thread goes
-            // back to the queue and the connection to the poller.
-            poller.park(connection);
-            return;
-        }
-        // The next request is already read (pipelining): serve it right here.
+        // Round again: if the next request is already here (pipelining) it is
+        // served on this thread; if not, `read_request` says `NeedMore`
+        // without waiting, and the connection goes to the poller.
     }
 }

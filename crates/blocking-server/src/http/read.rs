@@ -1,11 +1,16 @@
-//! Reading one request from a blocking socket, with every wait bounded.
+//! Reading one request from a socket, with every wait bounded.
 //!
-//! The thread that calls [`read_request`] blocks in `read(2)` until bytes come.
-//! Each read gets the time left before a deadline (`--header-read-timeout-ms`
-//! for the head, the same again for the body), so a client that sends a byte
-//! a second cannot hold the thread longer than that: this is the blocking
-//! server's only defence against slow clients, and it still costs one handler
-//! thread per slow client for up to the timeout.
+//! The head is read the way Tomcat's NIO connector reads it: only the bytes
+//! already there (`recv` with `MSG_DONTWAIT`). If the head is not complete,
+//! [`read_request`] says [`ReadOutcome::NeedMore`] and the connection goes
+//! back to the poller with the bytes so far, so a client that sends its head
+//! slowly waits in the poller, not on a handler thread. The head must be
+//! complete within `--header-read-timeout-ms` of its first byte, else 408.
+//!
+//! The body, once the head is in, is read with blocking reads (as a servlet's
+//! `InputStream` does on Tomcat): the thread waits in `read(2)`, each read
+//! bounded by the time left before the same timeout. So a slow upload does
+//! hold a handler thread, for at most that long.
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
@@ -32,12 +37,16 @@ pub(crate) enum ReadOutcome {
     Closed,
     /// Answer this error, then close: the rest of the input cannot be trusted.
     Reject(ApiError),
+    /// The head is not complete and no more bytes are there yet: wait for
+    /// them in the poller (the bytes so far stay in the connection's buffer).
+    NeedMore,
 }
 
-/// Why reading stopped short of a request (the two non-request outcomes).
+/// Why reading stopped short of a request (the non-request outcomes).
 enum Stop {
     Closed,
     Reject(ApiError),
+    NeedMore,
 }
 
 impl From<Stop> for ReadOutcome {
@@ -45,6 +54,7 @@ impl From<Stop> for ReadOutcome {
         match stop {
             Stop::Closed => ReadOutcome::Closed,
             Stop::Reject(error) => ReadOutcome::Reject(error),
+            Stop::NeedMore => ReadOutcome::NeedMore,
         }
     }
 }
@@ -58,17 +68,29 @@ enum ReadFailure {
 }
 
 /// Reads the next request. `buf` holds bytes already read from this
-/// connection and not yet used (a pipelined request); on return it holds the
-/// bytes after this request.
+/// connection and not yet used (a pipelined request, or the start of a head);
+/// on return it holds the bytes after this request. `head_deadline` is when
+/// the head being read must be complete: set at its first byte, cleared once
+/// the head is in.
 pub(crate) fn read_request(
     stream: &mut TcpStream,
     buf: &mut Vec<u8>,
+    head_deadline: &mut Option<Instant>,
     timeout: Duration,
 ) -> ReadOutcome {
-    let head = match read_head(stream, buf, Instant::now() + timeout) {
+    if head_deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+        return ReadOutcome::Reject(ApiError::request_timeout());
+    }
+    let head = match read_head(stream, buf) {
         Ok(head) => head,
-        Err(stop) => return stop.into(),
+        Err(stop) => {
+            if matches!(stop, Stop::NeedMore) && !buf.is_empty() {
+                head_deadline.get_or_insert_with(|| Instant::now() + timeout);
+            }
+            return stop.into();
+        }
     };
+    *head_deadline = None;
     let body = match read_body(stream, buf, &head, timeout) {
         Ok(body) => body,
         Err(stop) => return stop.into(),
@@ -102,7 +124,9 @@ enum BodyFraming {
     Chunked,
 }
 
-fn read_head(stream: &mut TcpStream, buf: &mut Vec<u8>, deadline: Instant) -> Result<Head, Stop> {
+/// Parses the head from the bytes there are, reading only what is already
+/// in the socket: never waits.
+fn read_head(stream: &mut TcpStream, buf: &mut Vec<u8>) -> Result<Head, Stop> {
     loop {
         if !buf.is_empty() {
             if let Some((head, head_len)) = parse_head(buf)? {
@@ -113,12 +137,31 @@ fn read_head(stream: &mut TcpStream, buf: &mut Vec<u8>, deadline: Instant) -> Re
                 return Err(Stop::Reject(ApiError::headers_too_large()));
             }
         }
-        match read_more(stream, buf, deadline) {
-            Ok(()) => {}
-            // Nothing of a new request came: a quiet end, no answer owed.
-            Err(_) if buf.is_empty() => return Err(Stop::Closed),
-            Err(ReadFailure::TimedOut) => return Err(Stop::Reject(ApiError::request_timeout())),
-            Err(ReadFailure::Gone) => return Err(Stop::Closed),
+        let filled = buf.len();
+        buf.resize(filled + READ_CHUNK, 0);
+        let received = rustix::net::recv(
+            &*stream,
+            &mut buf[filled..],
+            rustix::net::RecvFlags::DONTWAIT,
+        );
+        match received {
+            Ok((_, n)) if n > 0 => buf.truncate(filled + n),
+            // The peer closed. Before a byte of a new request that is the
+            // quiet end of a keep-alive connection; in mid-head, nobody is
+            // left to read an answer either.
+            Ok(_) => {
+                buf.truncate(filled);
+                return Err(Stop::Closed);
+            }
+            Err(rustix::io::Errno::AGAIN) => {
+                buf.truncate(filled);
+                return Err(Stop::NeedMore);
+            }
+            Err(rustix::io::Errno::INTR) => buf.truncate(filled),
+            Err(_) => {
+                buf.truncate(filled);
+                return Err(Stop::Closed);
+            }
         }
     }
 }
