@@ -5,6 +5,15 @@
 //! Margins are wide: a blocked worker delays `/health` by hundreds of
 //! milliseconds, a free one answers in a few. The CPU work is sized by timing
 //! `sqrt_sum` here, in the same build as the server, rather than hard-coded.
+//!
+//! Why ONE worker: with two, a blocked worker usually leaves the other free,
+//! but not always. In this harness, with `--worker-threads 2`, `/health`
+//! still waited for an inline `/cpu` in 2 runs of 2 (2.2 s and 3.5 s), while
+//! against the binary with curl it did not (0 of 7). Our reading: tokio's I/O
+//! driver is polled by a parked worker; if the worker that last held it is
+//! the one now blocked and the other sleeps without being woken, readiness
+//! events wait. That is a lesson of its own (blocking a worker can stall more
+//! than that worker), but not one to assert on with timing margins.
 
 mod common;
 
