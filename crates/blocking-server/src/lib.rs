@@ -12,7 +12,7 @@
 //! helper threads (3 per pool) + the main and signal threads of the binary:
 //! 210 with the defaults, as `/metrics` shows. The number is fixed at start-up
 //! and does not grow with open connections (tiny_http's would: one reader
-//! thread per connection); see [`connector`] for why the connection layer is
+//! thread per connection); see `src/connector` for why the connection layer is
 //! ours and not tiny_http's. (When `DATABASE_URL` names a host rather than an
 //! IP address, each new Postgres connection also resolves it on a short-lived
 //! helper thread, as tokio-postgres does.)
@@ -49,7 +49,7 @@ pub(crate) struct AppState {
 }
 
 /// Runs the server on `listener` until `shutdown` receives a message or its
-/// sender is dropped, then drains (see [`connector`]) and returns.
+/// sender is dropped, then drains (see `src/connector`) and returns.
 ///
 /// Start-up (migrations, cache seeding) happens first; meanwhile clients wait
 /// in the listen backlog. Blocks the calling thread throughout.
