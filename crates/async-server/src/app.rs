@@ -100,7 +100,7 @@ pub fn app(state: AppState) -> Router {
             crate::error::panic_to_response,
         ))
         .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
+            state.counters.clone(),
             metrics::count_requests,
         ))
         .with_state(state)

@@ -5,6 +5,8 @@
 //! scan of random ids does not create one series per id. The twin is
 //! crates/blocking-server/src/metrics.rs.
 
+use std::sync::Arc;
+
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::{header, HeaderValue};
 use axum::middleware::Next;
@@ -44,16 +46,16 @@ fn route_label(request: &Request) -> &'static str {
 
 /// Middleware around every route and the fallback.
 pub(crate) async fn count_requests(
-    State(state): State<AppState>,
+    State(counters): State<Arc<RequestCounters>>,
     request: Request,
     next: Next,
 ) -> Response {
     let mut in_flight = InFlight {
-        counters: &state.counters,
+        counters: &counters,
         route: route_label(&request),
         status: None,
     };
-    state.counters.started();
+    counters.started();
     let response = next.run(request).await;
     in_flight.status = Some(response.status().as_u16());
     response
