@@ -4,7 +4,7 @@
 //! Handlers return `Result<_, AppError>`; every rejection of ours (bad id, bad
 //! body, unknown route, wrong method) goes through here too, so no answer of
 //! this server has any other error shape. The twin on the blocking server is
-//! its `error_response` path in crates/blocking-server.
+//! `respond` in crates/blocking-server/src/handlers.rs.
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};

@@ -7,7 +7,8 @@
 //! request, measures the head and answers the contract's 431. Beyond hyper's
 //! limit (or past hyper's 100 header fields), hyper itself answers a bare 431
 //! without a body and closes the connection; such heads never reach us. The
-//! twin is the blocking server's own head check while it parses.
+//! twin is the head check in crates/blocking-server/src/http/read.rs, which
+//! counts the bytes as it reads them.
 
 use axum::extract::Request;
 use axum::middleware::Next;

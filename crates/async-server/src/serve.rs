@@ -6,7 +6,8 @@
 //! sends its head a byte a second holds a connection forever (the slow-client
 //! case of the reliability issue). Every connection is a task on the runtime,
 //! not a thread: 10,000 open connections cost 10,000 small tasks. The twin is
-//! the blocking server's connection layer, which spends a thread per connection.
+//! the blocking server's connector (crates/blocking-server/src/connector/),
+//! where each request being handled holds a pool thread until it is answered.
 
 use std::future::Future;
 use std::pin::Pin;

@@ -70,10 +70,11 @@ fn every_get_route_and_variant_answers_the_contract() {
             400,
             r#"{"error":"id must be a positive integer, got \"0\""}"#,
         ),
+        ("/users/%31", 200, USER_1),
         (
-            "/users/%31",
+            "/users/%zz",
             400,
-            r#"{"error":"id must be a positive integer, got \"%31\""}"#,
+            r#"{"error":"id must be a positive integer, got \"%zz\""}"#,
         ),
         ("/posts/1", 200, r#"{"id":1,"content":"Post content is 1"}"#),
         (
