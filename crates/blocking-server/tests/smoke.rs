@@ -446,3 +446,54 @@ fn clients_sending_their_head_slowly_do_not_hold_handler_threads() {
         "/health took {took:?} behind slow heads"
     );
 }
+
+#[test]
+fn http_framing_edge_cases() {
+    let server = common::spawn(&[]);
+    let deadline = || Instant::now() + Duration::from_secs(10);
+
+    // HTTP/1.0 closes unless asked to keep alive; asked, it says so.
+    let reply = server.send(b"GET /health HTTP/1.0\r\n\r\n");
+    assert_eq!(
+        (reply.status, reply.header("connection")),
+        (200, Some("close"))
+    );
+    let mut conn = Conn::open(server.addr).expect("connect");
+    for _ in 0..2 {
+        let reply = conn
+            .exchange(
+                b"GET /health HTTP/1.0\r\nconnection: keep-alive\r\n\r\n",
+                deadline(),
+            )
+            .expect("HTTP/1.0 keep-alive answer");
+        assert_eq!(
+            (reply.status, reply.header("connection")),
+            (200, Some("keep-alive"))
+        );
+    }
+
+    // Both framings at once is refused (request smuggling starts there).
+    let reply = server.send(b"POST /echo HTTP/1.1\r\nhost: t\r\ncontent-type: application/json\r\ncontent-length: 3\r\ntransfer-encoding: chunked\r\n\r\n0\r\n\r\n");
+    assert_eq!(reply.status, 400, "{}", reply.text());
+    assert_eq!(reply.header("connection"), Some("close"));
+
+    // A chunked body is refused as soon as it grows past the limit.
+    let mut raw = b"POST /echo HTTP/1.1\r\nhost: t\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n".to_vec();
+    for _ in 0..3 {
+        raw.extend_from_slice(format!("{:x}\r\n", 30 * 1024).as_bytes());
+        raw.extend_from_slice(&vec![b' '; 30 * 1024]);
+        raw.extend_from_slice(b"\r\n");
+    }
+    raw.extend_from_slice(b"0\r\n\r\n");
+    let reply = server.send(&raw);
+    assert_reply(
+        &reply,
+        413,
+        &ApiError::payload_too_large().body_json(),
+        "chunked 90 KiB",
+    );
+
+    // `Connection: close` from an HTTP/1.1 client is honoured.
+    let reply = server.get("/health");
+    assert_eq!(reply.header("connection"), Some("close"));
+}

@@ -1,5 +1,7 @@
-//! A handler thread: takes a connection from the queue, reads ONE request,
-//! runs the handler, writes the answer, and gives the connection back.
+//! A handler thread: takes a connection from the queue, reads ONE request
+//! (its head from the bytes already there, else the connection goes back to
+//! the poller), runs the handler, writes the answer, and gives the connection
+//! back.
 //!
 //! This is where a thread-per-request server spends its threads. While the
 //! handler waits on Postgres, Redis, a sleep or the CPU loop, this thread is
