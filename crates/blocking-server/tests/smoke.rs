@@ -497,3 +497,33 @@ fn http_framing_edge_cases() {
     let reply = server.get("/health");
     assert_eq!(reply.header("connection"), Some("close"));
 }
+
+#[test]
+fn shutdown_returns_after_the_drain_timeout_even_with_a_request_stuck() {
+    // A client that promises a body and never sends it holds a handler thread
+    // in a blocking read (up to the 20 s header timeout here); shutdown must
+    // not wait for it longer than the 1 s drain timeout.
+    let mut server = common::spawn(&[
+        "--drain-timeout-s",
+        "1",
+        "--header-read-timeout-ms",
+        "20000",
+    ]);
+    let mut stuck = Conn::open(server.addr).expect("connect");
+    std::io::Write::write_all(
+        &mut stuck.stream,
+        b"POST /echo HTTP/1.1\r\nhost: t\r\ncontent-type: application/json\r\ncontent-length: 10\r\n\r\n",
+    )
+    .expect("send a head without its body");
+    std::thread::sleep(Duration::from_millis(200));
+    let started = Instant::now();
+    server.signal_shutdown();
+    server
+        .wait_stopped(Duration::from_secs(8))
+        .expect("run returns after the drain timeout");
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_millis(900),
+        "returned after {took:?}, before the drain timeout"
+    );
+}
