@@ -23,6 +23,7 @@
 //! reading, response writing) and connector/ (acceptor, poller, handler threads).
 
 mod cache;
+mod cli;
 mod connector;
 mod db;
 mod handlers;
@@ -38,6 +39,7 @@ use std::sync::Arc;
 use contract::metrics::RequestCounters;
 use crossbeam_channel::Receiver;
 
+pub use cli::main_with_args;
 pub use settings::Settings;
 
 /// What every handler can reach: the two pools, the key prefix and the counters.

@@ -1,0 +1,77 @@
+//! What the `blocking-server` binary does, as a library function, so bench can
+//! run the very same server as a child process of its own executable.
+//!
+//! Parses settings, raises the open-file limit, binds, and runs the server
+//! until SIGTERM or Ctrl-C. The first signal starts a graceful shutdown (stop
+//! accepting, finish the requests in progress, at most `--drain-timeout-s`);
+//! the exit code is then 0 (1 if the server failed). A second signal exits at
+//! once with 128 + the signal number (130 for SIGINT, 143 for SIGTERM), as a
+//! shell would report.
+
+use std::ffi::OsString;
+use std::net::TcpListener;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::Parser;
+use signal_hook::consts::{SIGINT, SIGTERM};
+use signal_hook::iterator::Signals;
+
+use crate::Settings;
+
+/// Runs the server from command-line arguments (`args[0]` is the program name).
+pub fn main_with_args<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    let settings = Settings::parse_from(args);
+    match serve(settings) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!(error = format!("{e:#}"), "blocking server failed");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn serve(settings: Settings) -> anyhow::Result<()> {
+    // One file descriptor per connection: a burst of thousands of clients
+    // needs more than the usual soft limit of 1024.
+    match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(limit) => tracing::info!(limit, "open-file limit raised"),
+        Err(e) => tracing::warn!(error = %e, "could not raise the open-file limit"),
+    }
+    let listener =
+        TcpListener::bind(settings.bind).with_context(|| format!("binding {}", settings.bind))?;
+
+    let (stop, shutdown) = crossbeam_channel::bounded::<()>(1);
+    let mut signals = Signals::new([SIGTERM, SIGINT]).context("installing signal handlers")?;
+    std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || {
+            let mut seen = 0;
+            for signal in signals.forever() {
+                seen += 1;
+                if seen == 1 {
+                    tracing::info!(
+                        signal,
+                        "signal received: shutting down gracefully (again to exit at once)"
+                    );
+                    let _ = stop.try_send(());
+                } else {
+                    tracing::warn!(signal, "second signal: exiting now");
+                    std::process::exit(128 + signal);
+                }
+            }
+        })
+        .context("spawning the signal thread")?;
+
+    crate::run(listener, settings, shutdown)
+}
