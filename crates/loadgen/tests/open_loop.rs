@@ -51,8 +51,8 @@ fn open_mode_sends_at_the_requested_rate() {
 #[test]
 fn corrected_latency_includes_a_stall_that_uncorrected_latency_hides() {
     // One connection at most, 100 req/s for 3 s; the server stalls request 50
-    // for 500 ms. The ~50 requests due during the stall wait in the client.
-    let stall = Duration::from_millis(500);
+    // for 800 ms. The ~80 requests due during the stall wait in the client.
+    let stall = Duration::from_millis(800);
     let server = TestServer::start(Behaviour {
         stall_request: Some(50),
         stall_for: stall,
@@ -69,23 +69,25 @@ fn corrected_latency_includes_a_stall_that_uncorrected_latency_hides() {
     assert_eq!(report.requests.total, 300);
 
     // Both see the stalled request itself...
-    assert!(corrected.max >= 450.0, "corrected max {}", corrected.max);
+    assert!(corrected.max >= 700.0, "corrected max {}", corrected.max);
     assert!(
-        uncorrected.max >= 450.0,
+        uncorrected.max >= 700.0,
         "uncorrected max {}",
         uncorrected.max
     );
-    // ...but only the corrected figures count the requests queued behind it.
-    assert!(corrected.p99 >= 300.0, "corrected p99 {}", corrected.p99);
-    assert!(corrected.p95 >= 150.0, "corrected p95 {}", corrected.p95);
+    // ...but only the corrected figures count the requests queued behind it:
+    // by hand, p99 is the 3rd worst (~780 ms) and p95 the 15th (~660 ms),
+    // while uncorrected they are ordinary round trips of a millisecond or so.
+    assert!(corrected.p99 >= 500.0, "corrected p99 {}", corrected.p99);
+    assert!(corrected.p95 >= 300.0, "corrected p95 {}", corrected.p95);
     assert!(
-        uncorrected.p99 < 100.0,
+        uncorrected.p99 < 250.0,
         "uncorrected p99 {}",
         uncorrected.p99
     );
-    assert!(open.late_sends >= 30, "late sends {}", open.late_sends);
+    assert!(open.late_sends >= 50, "late sends {}", open.late_sends);
     assert!(
-        open.pool_cap_hits >= 30,
+        open.pool_cap_hits >= 50,
         "pool cap hits {}",
         open.pool_cap_hits
     );
