@@ -104,9 +104,11 @@ pub async fn run(
         Ok(addr) => tracing::info!(%addr, "serving"),
         Err(e) => tracing::warn!(error = %e, "serving (local address unknown)"),
     }
+    let counters = state.counters.clone();
     serve::serve(
         listener,
         app(state),
+        counters,
         header_read_timeout,
         drain_timeout,
         shutdown,

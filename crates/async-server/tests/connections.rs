@@ -50,8 +50,16 @@ fn closed_by_server(stream: &mut TcpStream, within: Duration) -> bool {
     }
 }
 
+/// Everything the server sends until it closes, waiting at most `within`.
+fn read_until_closed(stream: &mut TcpStream, within: Duration) -> std::io::Result<String> {
+    stream.set_read_timeout(Some(within))?;
+    let mut bytes = Vec::new();
+    stream.read_to_end(&mut bytes)?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
 #[test]
-fn slow_clients_are_cut_off_and_do_not_hold_up_others() {
+fn slow_clients_get_408_and_do_not_hold_up_others() {
     let server = TestServer::start(&["--header-read-timeout-ms", "500"]);
     let mut slow: Vec<TcpStream> = (0..100)
         .map(|_| {
@@ -71,15 +79,30 @@ fn slow_clients_are_cut_off_and_do_not_hold_up_others() {
         );
     }
 
-    // Each slow client is closed soon after the header read timeout.
+    // Each slow client gets the contract's 408 soon after the header read
+    // timeout, and the connection is closed.
     let started = Instant::now();
     for s in &mut slow {
+        let answer =
+            read_until_closed(s, Duration::from_secs(5)).expect("a slow client was not cut off");
+        assert!(answer.starts_with("HTTP/1.1 408 "), "{answer}");
         assert!(
-            closed_by_server(s, Duration::from_secs(5)),
-            "a slow client was not cut off"
+            answer.ends_with(r#"{"error":"request head not received in time"}"#),
+            "{answer}"
         );
     }
     assert!(started.elapsed() < Duration::from_secs(5));
+
+    // An idle keep-alive connection is closed quietly after the same timeout.
+    let mut idle = TcpStream::connect(server.addr).unwrap();
+    idle.write_all(b"GET /health HTTP/1.1\r\nHost: t\r\n\r\n")
+        .unwrap();
+    idle.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    assert_eq!(read_one_answer(&mut idle).unwrap().0, 200);
+    assert_eq!(
+        read_until_closed(&mut idle, Duration::from_secs(5)).unwrap(),
+        ""
+    );
 }
 
 #[test]
