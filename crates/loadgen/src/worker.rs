@@ -89,7 +89,15 @@ pub(crate) async fn run_worker(shared: Arc<Shared>, worker: usize, mut pacing: P
                 None => break,
             };
         let started = Instant::now();
-        let outcome = exchange(&shared, &mut connection).await;
+        let outcome = if started.saturating_duration_since(intended) >= shared.timeout {
+            // An open-mode ticket that waited in the client longer than the
+            // timeout has already failed by the user's own definition.
+            // Sending it anyway would let a stalled server stretch the end
+            // of the run by one timeout per queued ticket.
+            Outcome::Failed(FailureKind::Timeout)
+        } else {
+            exchange(&shared, &mut connection).await
+        };
         let finished = Instant::now();
         shared.aggregator.record(
             worker,

@@ -93,3 +93,40 @@ fn corrected_latency_includes_a_stall_that_uncorrected_latency_hides() {
     );
     assert_eq!(open.connections_used, 1);
 }
+
+#[test]
+fn tickets_that_waited_past_the_timeout_fail_without_being_sent() {
+    // Every response takes 300 ms, one connection, 50 req/s for 1 s, 500 ms
+    // timeout: most tickets wait in the client longer than the timeout.
+    let server = TestServer::start(Behaviour {
+        delay_every_response: Duration::from_millis(300),
+        ..Behaviour::default()
+    });
+    let plan = Plan::builder(server.url("/health"))
+        .load(LoadModel::Open {
+            rate_rps: 50.0,
+            stop: StopAt::Duration(Duration::from_secs(1)),
+            initial_connections: 1,
+            max_connections: 1,
+        })
+        .timeout(Duration::from_millis(500))
+        .threads(2)
+        .build()
+        .expect("valid plan");
+
+    let report = loadgen::run_blocking(&plan).expect("run");
+
+    assert_eq!(report.requests.total, 50);
+    assert!(
+        report.errors.timeout >= 30,
+        "timeouts {}",
+        report.errors.timeout
+    );
+    assert!(server.requests() <= 10, "server saw {}", server.requests());
+    // The run ends about one timeout after the last ticket, not 50 x 300 ms later.
+    assert!(
+        report.elapsed_ms < 4000.0,
+        "elapsed {} ms",
+        report.elapsed_ms
+    );
+}
