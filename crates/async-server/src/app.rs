@@ -11,7 +11,7 @@ use contract::metrics::RequestCounters;
 use crate::cache::{RedisPool, SyncRedisPool};
 use crate::db::SyncDb;
 use crate::settings::Settings;
-use crate::{handlers, head_limit, metrics};
+use crate::{handlers, metrics, request_limits};
 
 /// What every handler may use. Cloned per request: every field is a cheap handle.
 #[derive(Clone)]
@@ -68,7 +68,7 @@ impl AppState {
 /// Every route of the contract, plus the async-only variants.
 ///
 /// `get` also answers HEAD (without a body). Layers, outermost first: the
-/// request counter, the panic catcher, the head-size check, then the route.
+/// request counter, the panic catcher, the size limits, then the route.
 pub fn app(state: AppState) -> Router {
     Router::new()
         .route("/health", get(handlers::health))
@@ -93,7 +93,9 @@ pub fn app(state: AppState) -> Router {
         // Must come after the routes: it applies to the routes added so far.
         .method_not_allowed_fallback(handlers::method_not_allowed)
         .fallback(handlers::no_route)
-        .layer(axum::middleware::from_fn(head_limit::reject_oversized_head))
+        .layer(axum::middleware::from_fn(
+            request_limits::reject_oversized_requests,
+        ))
         // A panicking handler is our bug: answer the contract's 500 (and log
         // it) instead of dropping the connection without a word.
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(

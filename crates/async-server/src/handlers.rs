@@ -8,7 +8,7 @@
 
 use axum::body::Body;
 use axum::extract::{RawQuery, Request, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
+use axum::http::{header, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use contract::model::{to_json, CachedUser, CpuResult, EchoRequest, Health, User};
 use contract::params::{is_json_content_type, parse_cpu_n, parse_id, MAX_BODY_BYTES};
@@ -226,24 +226,17 @@ pub(crate) async fn post_blocking(uri: Uri) -> Answer {
 }
 
 /// POST /echo — the worker reads the body (awaiting the socket), parses and
-/// writes JSON (seed 003). Order of checks, as on the twin `echo`: Content-Type
-/// (415), declared length (413, before reading), length while reading (413),
-/// then the JSON itself (400).
+/// writes JSON (seed 003). Order of checks, as on the twin `echo`: a declared
+/// length over the limit was refused before routing (413, `request_limits`),
+/// then Content-Type (415), the length while reading (413), the JSON (400).
 pub(crate) async fn echo(request: Request) -> Answer {
-    let headers: &HeaderMap = request.headers();
-    let json_body = headers
+    let json_body = request
+        .headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(is_json_content_type);
     if !json_body {
         return Err(ApiError::unsupported_media_type().into());
-    }
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|len| len > MAX_BODY_BYTES as u64) {
-        return Err(ApiError::payload_too_large().into());
     }
     let body: Body = request.into_body();
     let bytes = match Limited::new(body, MAX_BODY_BYTES).collect().await {

@@ -26,7 +26,7 @@ use tokio::io::AsyncWriteExt as _;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
 
-use crate::head_limit::HYPER_MAX_HEAD_BYTES;
+use crate::request_limits::HYPER_MAX_HEAD_BYTES;
 
 /// How long the accept loop pauses after an accept error. Under a connection
 /// burst the process can run out of file descriptors (EMFILE); accepting again

@@ -174,6 +174,15 @@ fn echo_answers_seed_003_and_rejects_bad_bodies() {
         r#"{"error":"request body is larger than 65536 bytes"}"#
     );
 
+    // The declared length is checked first, on any route, as on the blocking server.
+    let answer = post_json(server.addr, "/echo", "text/plain", &too_big);
+    assert_eq!(answer.status, 413);
+    let raw = format!(
+        "GET /health HTTP/1.1\r\nHost: test\r\nConnection: close\r\nContent-Length: {}\r\n\r\n",
+        contract::params::MAX_BODY_BYTES + 1
+    );
+    assert_eq!(exchange(server.addr, raw.as_bytes()).unwrap().status, 413);
+
     // Over the limit in chunks, with no Content-Length: refused while reading.
     let mut raw = b"POST /echo HTTP/1.1\r\nHost: test\r\nConnection: close\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
     for _ in 0..3 {

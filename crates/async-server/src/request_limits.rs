@@ -1,25 +1,30 @@
-//! The 431 answer for a request head over `contract::params::MAX_HEADER_BYTES`,
-//! with the contract's JSON body.
+//! The contract's size limits on a request, checked before routing: a head
+//! over `MAX_HEADER_BYTES` gets 431, a declared body over `MAX_BODY_BYTES` gets
+//! 413, each with the contract's JSON body, on every route.
 //!
 //! hyper can enforce a head limit itself, but its 431 has no body, and both
 //! servers must answer the same bytes. So hyper is given a larger hard limit
 //! ([`HYPER_MAX_HEAD_BYTES`]) and this middleware, the first to see each
 //! request, measures the head and answers the contract's 431. Beyond hyper's
 //! limit (or past hyper's 100 header fields), hyper itself answers a bare 431
-//! without a body and closes the connection; such heads never reach us. The
-//! twin is the head check in crates/blocking-server/src/http/read.rs, which
-//! counts the bytes as it reads them.
+//! without a body and closes the connection; such heads never reach us.
+//!
+//! The twin is crates/blocking-server/src/http/read.rs, which counts the head's
+//! bytes as it reads them and checks the declared length before reading a body
+//! for any route. A body without a declared length (chunked) is limited where
+//! it is read: `/echo` is the only route that reads one here.
 
 use axum::extract::Request;
+use axum::http::header;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use contract::params::MAX_HEADER_BYTES;
+use contract::params::{MAX_BODY_BYTES, MAX_HEADER_BYTES};
 use contract::ApiError;
 
 use crate::error::AppError;
 
 /// hyper's own limit on a request head: four times the contract's, so heads a
-/// little over the contract's limit still reach [`reject_oversized_head`].
+/// little over the contract's limit still reach [`reject_oversized_requests`].
 pub(crate) const HYPER_MAX_HEAD_BYTES: usize = 4 * MAX_HEADER_BYTES;
 
 /// The size of the request head as it was on the wire, give or take the
@@ -40,10 +45,24 @@ fn head_size(request: &Request) -> usize {
     request_line + headers + 2
 }
 
-/// Answers 431 for a head over the contract's limit; passes the rest on.
-pub(crate) async fn reject_oversized_head(request: Request, next: Next) -> Response {
+/// Whether the request declares a body longer than the contract allows.
+fn declares_too_long_a_body(request: &Request) -> bool {
+    request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .is_some_and(|len| len > MAX_BODY_BYTES as u64)
+}
+
+/// Answers 431 for a head over the limit, 413 for a declared body over the
+/// limit (before any of it is read); passes the rest on.
+pub(crate) async fn reject_oversized_requests(request: Request, next: Next) -> Response {
     if head_size(&request) > MAX_HEADER_BYTES {
         return AppError::from(ApiError::headers_too_large()).into_response();
+    }
+    if declares_too_long_a_body(&request) {
+        return AppError::from(ApiError::payload_too_large()).into_response();
     }
     next.run(request).await
 }
