@@ -15,6 +15,7 @@
 
 mod app;
 mod cache;
+mod cli;
 mod db;
 mod error;
 mod handlers;
@@ -28,6 +29,7 @@ use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub use app::{app, AppState};
+pub use cli::main_with_args;
 pub use error::AppError;
 pub use settings::Settings;
 pub use startup::STARTUP_DEADLINE;

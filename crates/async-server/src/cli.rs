@@ -1,0 +1,89 @@
+//! What the `async-server` binary does, as a library function, so bench can
+//! run the very same server as a child process of its own executable: parse
+//! settings, raise the open-file limit, build the runtime, bind, and hand over
+//! to [`crate::run`] until SIGTERM or Ctrl-C.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use crate::{build_runtime, run, Settings};
+use clap::Parser as _;
+use tracing_subscriber::EnvFilter;
+
+/// Runs the server from command-line arguments (`args[0]` is the program name).
+pub fn main_with_args<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+        )
+        .init();
+    let settings = Settings::parse_from(args);
+
+    // A 10,000-connection burst needs 10,000 descriptors; the usual soft
+    // limit is 1,024. Raise it to the hard limit and say what we got.
+    match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(limit) => tracing::info!(limit, "open-file limit raised"),
+        Err(e) => tracing::warn!(error = %e, "raising the open-file limit failed"),
+    }
+
+    let runtime = match build_runtime(&settings) {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            tracing::error!(error = %e, "building the tokio runtime failed");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(settings.bind)
+            .await
+            .with_context(|| format!("binding {}", settings.bind))?;
+        run(listener, settings, shutdown_signal()).await
+    });
+    // Blocking-pool threads may still sit in a sync driver call; do not wait long for them.
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!(error = %format!("{e:#}"), "async server failed");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Resolves on the first SIGTERM or Ctrl-C (the drain starts); a second one
+/// ends the process at once, for when the drain takes too long for someone.
+async fn shutdown_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = match signal(SignalKind::terminate()) {
+        Ok(term) => Some(term),
+        Err(e) => {
+            tracing::warn!(error = %e, "listening for SIGTERM failed; Ctrl-C only");
+            None
+        }
+    };
+    async fn next(term: &mut Option<tokio::signal::unix::Signal>) {
+        match term {
+            Some(term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            None => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    next(&mut term).await;
+    tracing::info!("shutdown signal received; draining (send it again to exit at once)");
+    tokio::spawn(async move {
+        next(&mut term).await;
+        tracing::warn!("second shutdown signal: exiting at once");
+        std::process::exit(1);
+    });
+}
