@@ -6,7 +6,7 @@
 //! connections in all, and tests run in parallel.
 
 use std::net::{SocketAddr, TcpListener};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -40,8 +40,49 @@ impl Server {
 pub struct AppOptions {
     /// Put a [`FaultProxy`] in front of Postgres and one in front of Redis.
     pub through_proxies: bool,
-    /// More command-line flags for the server, after the defaults (later flags win).
+    /// More command-line flags for the server; a flag given here replaces the
+    /// harness's default for it.
     pub extra_args: Vec<String>,
+    /// Use this database and key prefix instead of fresh ones, so two apps can
+    /// share their data (e.g. two servers starting at once on one empty
+    /// database). Made by [`fresh_data`]; cleaned up when the last holder drops.
+    pub shared_data: Option<Arc<AppData>>,
+}
+
+/// A fresh Postgres database and Redis key prefix, both removed on drop.
+pub struct AppData {
+    // Dropped in this order: keys first, then the database.
+    prefix: RedisPrefix,
+    db: TestDatabase,
+}
+
+impl std::fmt::Debug for AppData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppData")
+            .field("database", &self.db.url())
+            .field("prefix", &self.prefix.as_str())
+            .finish()
+    }
+}
+
+impl AppData {
+    /// The database's URL (direct, not through any proxy).
+    pub fn database_url(&self) -> &str {
+        self.db.url()
+    }
+
+    /// The Redis key prefix.
+    pub fn redis_prefix(&self) -> &str {
+        self.prefix.as_str()
+    }
+}
+
+/// A new empty database and a new key prefix, to share between apps through
+/// [`AppOptions::shared_data`].
+pub fn fresh_data() -> anyhow::Result<Arc<AppData>> {
+    let db = local_services::postgres()?.fresh_database()?;
+    let prefix = local_services::redis()?.fresh_prefix();
+    Ok(Arc::new(AppData { prefix, db }))
 }
 
 /// A running server and everything it owns; stops the server when dropped.
@@ -55,8 +96,7 @@ pub struct TestApp {
     finished: mpsc::Receiver<anyhow::Result<()>>,
     thread: Option<JoinHandle<()>>,
     // Dropped after the server has stopped (field order).
-    prefix: RedisPrefix,
-    db: TestDatabase,
+    data: Arc<AppData>,
 }
 
 /// Starts `server` with test defaults.
@@ -71,11 +111,13 @@ pub fn spawn_app_with(server: Server, options: AppOptions) -> TestApp {
 }
 
 fn try_spawn_app(server: Server, options: AppOptions) -> anyhow::Result<TestApp> {
-    let db = local_services::postgres()?.fresh_database()?;
+    let data = match options.shared_data {
+        Some(data) => data,
+        None => fresh_data()?,
+    };
     let redis = local_services::redis()?;
-    let prefix = redis.fresh_prefix();
 
-    let (mut database_url, mut redis_url) = (db.url().to_owned(), redis.url().to_owned());
+    let (mut database_url, mut redis_url) = (data.db.url().to_owned(), redis.url().to_owned());
     let (mut db_proxy, mut redis_proxy) = (None, None);
     if options.through_proxies {
         let p = FaultProxy::start(url_addr(&database_url)?)?;
@@ -93,7 +135,7 @@ fn try_spawn_app(server: Server, options: AppOptions) -> anyhow::Result<TestApp>
         "--redis-url",
         &redis_url,
         "--redis-key-prefix",
-        prefix.as_str(),
+        data.prefix.as_str(),
         "--db-pool-size",
         "3",
         "--redis-pool-size",
@@ -112,7 +154,23 @@ fn try_spawn_app(server: Server, options: AppOptions) -> anyhow::Result<TestApp>
             args.extend(["--worker-threads", "2", "--blocking-threads", "8"].map(String::from))
         }
     }
-    args.extend(options.extra_args);
+    // Not every server's parser accepts a flag twice, so drop a default the
+    // caller overrides instead of relying on "the last one wins".
+    let overridden: Vec<&str> = options
+        .extra_args
+        .iter()
+        .filter(|a| a.starts_with("--"))
+        .map(String::as_str)
+        .collect();
+    let mut defaults = std::mem::take(&mut args).into_iter();
+    // args[0] is the program name; the rest are `--flag value` pairs.
+    args.extend(defaults.next());
+    while let (Some(flag), Some(value)) = (defaults.next(), defaults.next()) {
+        if !overridden.contains(&flag.as_str()) {
+            args.extend([flag, value]);
+        }
+    }
+    args.extend(options.extra_args.iter().cloned());
 
     let listener = TcpListener::bind("127.0.0.1:0")?;
     let addr = listener.local_addr()?;
@@ -170,8 +228,7 @@ fn try_spawn_app(server: Server, options: AppOptions) -> anyhow::Result<TestApp>
         stop: Some(stop),
         finished,
         thread: Some(thread),
-        prefix,
-        db,
+        data,
     };
     app.wait_until_healthy(Duration::from_secs(90))?;
     Ok(app)
@@ -218,7 +275,7 @@ impl TestApp {
 
     /// The key prefix this app's server writes under.
     pub fn redis_prefix(&self) -> &str {
-        self.prefix.as_str()
+        self.data.prefix.as_str()
     }
 
     /// A direct Redis connection (not through any proxy), for arranging and checking keys.
@@ -233,7 +290,7 @@ impl TestApp {
 
     /// The URL of this app's own database (not through any proxy).
     pub fn database_url(&self) -> &str {
-        self.db.url()
+        self.data.db.url()
     }
 
     /// Signals shutdown and waits up to `limit` for `run` to return.

@@ -9,12 +9,17 @@
 //! - [`Mode::Stall`]: connections stay open but no byte moves, and new ones are
 //!   accepted and never answered (the dependency hangs).
 //!
+//!
+//! Independently of the mode, [`FaultProxy::set_delay`] holds every chunk of
+//! bytes for a while before forwarding it: a slow dependency rather than a
+//! dead one, to keep pooled connections busy (pool exhaustion tests).
+//!
 //! Plain threads, two per proxied connection: simple to read, and a test opens
 //! only a handful of connections.
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
@@ -39,6 +44,8 @@ impl Mode {
 struct Shared {
     target: SocketAddr,
     mode: AtomicU8,
+    /// Milliseconds each forwarded chunk is held (0: none).
+    delay_ms: AtomicU64,
     stopping: AtomicBool,
     /// Every socket the proxy holds, so a mode change can cut them all.
     sockets: Mutex<Vec<TcpStream>>,
@@ -80,6 +87,7 @@ impl FaultProxy {
         let shared = Arc::new(Shared {
             target,
             mode: AtomicU8::new(Mode::Pass as u8),
+            delay_ms: AtomicU64::new(0),
             stopping: AtomicBool::new(false),
             sockets: Mutex::new(Vec::new()),
         });
@@ -109,6 +117,16 @@ impl FaultProxy {
         if mode == Mode::Refuse || old == Mode::Stall {
             self.shared.cut_all();
         }
+    }
+}
+
+impl FaultProxy {
+    /// Holds every chunk read from either side for `delay` before forwarding
+    /// it (in `Pass` mode), so each query takes at least two delays.
+    /// `Duration::ZERO` turns it off.
+    pub fn set_delay(&self, delay: Duration) {
+        let ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);
+        self.shared.delay_ms.store(ms, Ordering::SeqCst);
     }
 }
 
@@ -175,6 +193,10 @@ fn pipe(mut from: TcpStream, mut to: TcpStream, shared: Arc<Shared>) {
         match from.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => {
+                let delay = shared.delay_ms.load(Ordering::SeqCst);
+                if delay > 0 {
+                    thread::sleep(Duration::from_millis(delay));
+                }
                 while shared.mode() == Mode::Stall && !shared.stopping.load(Ordering::SeqCst) {
                     thread::sleep(Duration::from_millis(20));
                 }

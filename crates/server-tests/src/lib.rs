@@ -10,5 +10,5 @@ pub mod app;
 pub mod fault_proxy;
 pub mod http;
 
-pub use app::{spawn_app, spawn_app_with, AppOptions, Server, TestApp};
+pub use app::{fresh_data, spawn_app, spawn_app_with, AppData, AppOptions, Server, TestApp};
 pub use http::Response;
