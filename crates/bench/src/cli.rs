@@ -107,8 +107,13 @@ pub fn parse_duration(raw: &str) -> Result<Duration, String> {
 impl Cli {
     /// The profile with every override applied, and the groups to run, or one line saying what is wrong.
     pub fn resolve(&self) -> Result<(Profile, Vec<&'static str>), String> {
-        let mut profile = plan::profile(&self.profile)
-            .ok_or_else(|| format!("unknown profile {:?}; expected one of {}", self.profile, PROFILE_NAMES.join(", ")))?;
+        let mut profile = plan::profile(&self.profile).ok_or_else(|| {
+            format!(
+                "unknown profile {:?}; expected one of {}",
+                self.profile,
+                PROFILE_NAMES.join(", ")
+            )
+        })?;
         let groups: Vec<&'static str> = match &self.groups {
             None => GROUP_IDS.to_vec(),
             Some(names) => {
@@ -117,7 +122,12 @@ impl Cli {
                     let id = GROUP_IDS
                         .iter()
                         .find(|g| **g == name.trim())
-                        .ok_or_else(|| format!("unknown group {name:?}; expected one of {}", GROUP_IDS.join(", ")))?;
+                        .ok_or_else(|| {
+                            format!(
+                                "unknown group {name:?}; expected one of {}",
+                                GROUP_IDS.join(", ")
+                            )
+                        })?;
                     if !out.contains(id) {
                         out.push(*id);
                     }
@@ -132,14 +142,19 @@ impl Cli {
             return Err("--requests and --connections must be at least 1".into());
         }
         for g in GROUP_IDS {
-            let Some(load) = profile.load_mut(g) else { continue };
+            let Some(load) = profile.load_mut(g) else {
+                continue;
+            };
             match load {
                 Load::Burst { requests } => {
                     if let Some(r) = self.requests {
                         *requests = r as usize;
                     }
                 }
-                Load::ClosedCount { connections, requests } => {
+                Load::ClosedCount {
+                    connections,
+                    requests,
+                } => {
                     if let Some(r) = self.requests {
                         *requests = r;
                     }
@@ -147,7 +162,10 @@ impl Cli {
                         *connections = c;
                     }
                 }
-                Load::Closed { connections, duration } => {
+                Load::Closed {
+                    connections,
+                    duration,
+                } => {
                     if let Some(d) = self.duration {
                         *duration = d;
                     }
@@ -155,7 +173,11 @@ impl Cli {
                         *connections = c;
                     }
                 }
-                Load::Mixed { background, duration, .. } => {
+                Load::Mixed {
+                    background,
+                    duration,
+                    ..
+                } => {
                     if let Some(d) = self.duration {
                         *duration = d;
                     }
@@ -198,12 +220,35 @@ mod tests {
 
     #[test]
     fn overrides_reach_every_matching_load() {
-        let (p, groups) = cli(&["--groups", "cpu,cache", "--requests", "7", "--duration", "2s", "--connections", "3", "--cpu-n", "99"])
-            .resolve()
-            .unwrap();
+        let (p, groups) = cli(&[
+            "--groups",
+            "cpu,cache",
+            "--requests",
+            "7",
+            "--duration",
+            "2s",
+            "--connections",
+            "3",
+            "--cpu-n",
+            "99",
+        ])
+        .resolve()
+        .unwrap();
         assert_eq!(groups, vec!["cpu", "cache"]);
         assert_eq!(p.cpu_n, 99);
-        assert_eq!(p.load("cpu"), Some(&Load::ClosedCount { connections: 3, requests: 7 }));
-        assert_eq!(p.load("cache"), Some(&Load::Closed { connections: 3, duration: Duration::from_secs(2) }));
+        assert_eq!(
+            p.load("cpu"),
+            Some(&Load::ClosedCount {
+                connections: 3,
+                requests: 7
+            })
+        );
+        assert_eq!(
+            p.load("cache"),
+            Some(&Load::Closed {
+                connections: 3,
+                duration: Duration::from_secs(2)
+            })
+        );
     }
 }

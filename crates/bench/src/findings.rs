@@ -105,7 +105,10 @@ pub fn check(results: &RunResults, t: &Thresholds) -> Vec<Finding> {
     out.push(finding(
         "cpu-offload-recovers",
         "seed 000",
-        format!("moving CPU work off the event loop brings async within {} of blocking's throughput", pct(t.offload_within)),
+        format!(
+            "moving CPU work off the event loop brings async within {} of blocking's throughput",
+            pct(t.offload_within)
+        ),
         (|| {
             let b = cx.col("cpu", "blocking-cpu")?;
             let best = ["async-cpu-rayon", "async-cpu-spawn-blocking"]
@@ -113,19 +116,38 @@ pub fn check(results: &RunResults, t: &Thresholds) -> Vec<Finding> {
                 .filter_map(|id| cx.col("cpu", id))
                 .max_by(|x, y| rps(x).total_cmp(&rps(y)))?;
             let ratio = rps(best) / rps(b);
-            Some((ratio >= 1.0 - t.offload_within, format!(
-                "{} {:.0} req/s = {:.2}x blocking's {:.0}", best.label, rps(best), ratio, rps(b)
-            )))
+            Some((
+                ratio >= 1.0 - t.offload_within,
+                format!(
+                    "{} {:.0} req/s = {:.2}x blocking's {:.0}",
+                    best.label,
+                    rps(best),
+                    ratio,
+                    rps(b)
+                ),
+            ))
         })(),
     ));
 
     out.push(finding(
         "db-async-driver-wins",
         "seed 000, 001, 002",
-        "with a non-blocking driver (sqlx, like R2DBC) async beats blocking on the database group".into(),
+        "with a non-blocking driver (sqlx, like R2DBC) async beats blocking on the database group"
+            .into(),
         (|| {
-            let (b, a) = (cx.col("database", "blocking-users")?, cx.col("database", "async-users")?);
-            Some((rps(a) > rps(b), format!("{:.0} vs {:.0} req/s = {:.2}x", rps(a), rps(b), rps(a) / rps(b))))
+            let (b, a) = (
+                cx.col("database", "blocking-users")?,
+                cx.col("database", "async-users")?,
+            );
+            Some((
+                rps(a) > rps(b),
+                format!(
+                    "{:.0} vs {:.0} req/s = {:.2}x",
+                    rps(a),
+                    rps(b),
+                    rps(a) / rps(b)
+                ),
+            ))
         })(),
     ));
 
@@ -157,29 +179,32 @@ pub fn check(results: &RunResults, t: &Thresholds) -> Vec<Finding> {
     out.push(finding(
         "async-far-fewer-threads",
         "seed 000",
-        format!("async peaks at no more than {} of blocking's thread count", pct(t.thread_fraction)),
-        (|| {
-            let pairs = [("cpu", "blocking-cpu", "async-cpu"), ("database", "blocking-users", "async-users")];
-            let mut worst: Option<(f64, String)> = None;
-            for (g, b, a) in pairs {
-                let (Some(b), Some(a)) = (cx.col(g, b), cx.col(g, a)) else { continue };
-                if b.server_process.samples == 0 || a.server_process.samples == 0 {
-                    continue;
-                }
-                let f = a.server_process.peak_threads as f64 / b.server_process.peak_threads.max(1) as f64;
-                let text = format!("{g}: {} vs {} threads ({:.2}x)", a.server_process.peak_threads, b.server_process.peak_threads, f);
-                if worst.as_ref().is_none_or(|(w, _)| f > *w) {
-                    worst = Some((f, text));
-                }
-            }
-            worst.map(|(f, text)| (f <= t.thread_fraction, text))
-        })(),
+        format!(
+            "async peaks at no more than {} of blocking's thread count",
+            pct(t.thread_fraction)
+        ),
+        thread_verdict(&cx, t),
     ));
 
     for (id, inline, offloaded, what) in [
-        ("mixed-cpu", "async-health-next-to-cpu", "async-health-next-to-cpu-rayon", "CPU work"),
-        ("mixed-db-driver", "async-health-next-to-users-blocking", "async-health-next-to-users", "a blocking database driver"),
-        ("mixed-sleep", "async-health-next-to-posts-blocking", "async-health-next-to-posts", "a blocking sleep"),
+        (
+            "mixed-cpu",
+            "async-health-next-to-cpu",
+            "async-health-next-to-cpu-rayon",
+            "CPU work",
+        ),
+        (
+            "mixed-db-driver",
+            "async-health-next-to-users-blocking",
+            "async-health-next-to-users",
+            "a blocking database driver",
+        ),
+        (
+            "mixed-sleep",
+            "async-health-next-to-posts-blocking",
+            "async-health-next-to-posts",
+            "a blocking sleep",
+        ),
     ] {
         out.push(finding(
             id,
@@ -195,9 +220,24 @@ pub fn check(results: &RunResults, t: &Thresholds) -> Vec<Finding> {
     }
 
     for (id, group, seed, what) in [
-        ("cache-async-wins", "cache", "seed 001", "Redis reads (two GETs)"),
-        ("baseline-async-wins", "baseline", "seed 001", "an immediate answer (/health)"),
-        ("ramp-async-wins", "ramp", "seed 002", "a database read under ramping load"),
+        (
+            "cache-async-wins",
+            "cache",
+            "seed 001",
+            "Redis reads (two GETs)",
+        ),
+        (
+            "baseline-async-wins",
+            "baseline",
+            "seed 001",
+            "an immediate answer (/health)",
+        ),
+        (
+            "ramp-async-wins",
+            "ramp",
+            "seed 002",
+            "a database read under ramping load",
+        ),
     ] {
         out.push(finding(
             id,
@@ -207,9 +247,43 @@ pub fn check(results: &RunResults, t: &Thresholds) -> Vec<Finding> {
                 let cols = cx.group(group)?;
                 let b = cols.iter().find(|c| c.server == "blocking")?;
                 let a = cols.iter().find(|c| c.server == "async")?;
-                Some((rps(a) > rps(b), format!("{:.0} vs {:.0} req/s = {:.2}x", rps(a), rps(b), rps(a) / rps(b))))
+                Some((
+                    rps(a) > rps(b),
+                    format!(
+                        "{:.0} vs {:.0} req/s = {:.2}x",
+                        rps(a),
+                        rps(b),
+                        rps(a) / rps(b)
+                    ),
+                ))
             })(),
         ));
     }
     out
+}
+
+/// The worst (highest) async/blocking peak-thread ratio over the CPU and database groups.
+fn thread_verdict(cx: &Ctx<'_>, t: &Thresholds) -> Option<(bool, String)> {
+    let pairs = [
+        ("cpu", "blocking-cpu", "async-cpu"),
+        ("database", "blocking-users", "async-users"),
+    ];
+    let mut worst: Option<(f64, String)> = None;
+    for (g, b, a) in pairs {
+        let (Some(b), Some(a)) = (cx.col(g, b), cx.col(g, a)) else {
+            continue;
+        };
+        if b.server_process.samples == 0 || a.server_process.samples == 0 {
+            continue;
+        }
+        let f = a.server_process.peak_threads as f64 / b.server_process.peak_threads.max(1) as f64;
+        let text = format!(
+            "{g}: {} vs {} threads ({:.2}x)",
+            a.server_process.peak_threads, b.server_process.peak_threads, f
+        );
+        if worst.as_ref().is_none_or(|(w, _)| f > *w) {
+            worst = Some((f, text));
+        }
+    }
+    worst.map(|(f, text)| (f <= t.thread_fraction, text))
 }

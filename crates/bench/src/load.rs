@@ -20,28 +20,58 @@ pub struct LoadOptions {
 }
 
 fn url(addr: SocketAddr, path: &str, cpu_n: u64) -> String {
-    format!("http://{addr}{}", path.replace("{cpu_n}", &cpu_n.to_string()))
+    format!(
+        "http://{addr}{}",
+        path.replace("{cpu_n}", &cpu_n.to_string())
+    )
 }
 
-fn plan(addr: SocketAddr, column: &Column, path: &str, model: LoadModel, o: &LoadOptions, threads: usize) -> anyhow::Result<Plan> {
+fn plan(
+    addr: SocketAddr,
+    column: &Column,
+    path: &str,
+    model: LoadModel,
+    o: &LoadOptions,
+    threads: usize,
+) -> anyhow::Result<Plan> {
     let mut b = Plan::builder(url(addr, path, o.cpu_n))
         .method(column.method)
         .load(model)
         .timeout(o.timeout)
         .threads(threads);
     if let Some(body) = column.body {
-        b = b.header("Content-Type: application/json").body(body.as_bytes().to_vec());
+        b = b
+            .header("Content-Type: application/json")
+            .body(body.as_bytes().to_vec());
     }
-    b.build().map_err(|e| anyhow::anyhow!("bad load plan for {}: {e}", column.id))
+    b.build()
+        .map_err(|e| anyhow::anyhow!("bad load plan for {}: {e}", column.id))
 }
 
 fn model(load: &Load) -> LoadModel {
     match load {
-        Load::Burst { requests } => LoadModel::Burst { connections: *requests },
-        Load::Closed { connections, duration } => LoadModel::Closed { connections: *connections, stop: StopAt::Duration(*duration) },
-        Load::ClosedCount { connections, requests } => LoadModel::Closed { connections: *connections, stop: StopAt::Requests(*requests) },
+        Load::Burst { requests } => LoadModel::Burst {
+            connections: *requests,
+        },
+        Load::Closed {
+            connections,
+            duration,
+        } => LoadModel::Closed {
+            connections: *connections,
+            stop: StopAt::Duration(*duration),
+        },
+        Load::ClosedCount {
+            connections,
+            requests,
+        } => LoadModel::Closed {
+            connections: *connections,
+            stop: StopAt::Requests(*requests),
+        },
         Load::Stages(stages) => LoadModel::Stages {
-            stages: stages.iter().map(|&(duration, target)| loadgen::Stage { duration, target }).collect(),
+            stages: stages
+                .iter()
+                .map(|&(duration, target)| loadgen::Stage { duration, target })
+                .collect(),
         },
         Load::Mixed { .. } => unreachable!("the mixed load is two plans, see run_column"),
     }
@@ -49,16 +79,35 @@ fn model(load: &Load) -> LoadModel {
 
 /// Runs `column` under `load` against `addr`; for the mixed group returns the
 /// probe's stats and the background's.
-pub fn run_column(addr: SocketAddr, column: &Column, load: &Load, o: &LoadOptions) -> anyhow::Result<(LoadStats, Option<LoadStats>)> {
+pub fn run_column(
+    addr: SocketAddr,
+    column: &Column,
+    load: &Load,
+    o: &LoadOptions,
+) -> anyhow::Result<(LoadStats, Option<LoadStats>)> {
     match (load, column.background) {
-        (Load::Mixed { background, probe_rps, duration }, Some(bg_path)) => {
+        (
+            Load::Mixed {
+                background,
+                probe_rps,
+                duration,
+            },
+            Some(bg_path),
+        ) => {
             // The background starts first and outlasts the probe on both ends, so
             // every probe request meets a loaded server.
             let warmup = Duration::from_millis(500);
-            let bg_model = LoadModel::Closed { connections: *background, stop: StopAt::Duration(*duration + warmup * 2) };
-            let bg_column = Column { method: "GET", body: None, ..column.clone() };
+            let bg_model = LoadModel::Closed {
+                connections: *background,
+                stop: StopAt::Duration(*duration + warmup * 2),
+            };
+            let bg_column = Column {
+                method: "GET",
+                body: None,
+                ..column.clone()
+            };
             let bg_plan = plan(addr, &bg_column, bg_path, bg_model, o, 1)?;
-            let bg = std::thread::spawn(move || loadgen::run_blocking(bg_plan));
+            let bg = std::thread::spawn(move || loadgen::run_blocking(&bg_plan));
             std::thread::sleep(warmup);
             let probe_model = LoadModel::Open {
                 rate_rps: *probe_rps,
@@ -66,7 +115,8 @@ pub fn run_column(addr: SocketAddr, column: &Column, load: &Load, o: &LoadOption
                 initial_connections: 4,
                 max_connections: 256,
             };
-            let probe = loadgen::run_blocking(plan(addr, column, column.path, probe_model, o, 1)?)
+            let probe_plan = plan(addr, column, column.path, probe_model, o, 1)?;
+            let probe = loadgen::run_blocking(&probe_plan)
                 .with_context(|| format!("{}: /health probe failed", column.id));
             let bg = bg
                 .join()
@@ -75,7 +125,8 @@ pub fn run_column(addr: SocketAddr, column: &Column, load: &Load, o: &LoadOption
             Ok((stats(&probe?), Some(stats(&bg))))
         }
         _ => {
-            let report = loadgen::run_blocking(plan(addr, column, column.path, model(load), o, o.threads)?)
+            let run_plan = plan(addr, column, column.path, model(load), o, o.threads)?;
+            let report = loadgen::run_blocking(&run_plan)
                 .with_context(|| format!("{}: load failed", column.id))?;
             Ok((stats(&report), None))
         }
@@ -88,7 +139,11 @@ pub fn stats(r: &loadgen::Report) -> LoadStats {
     for (status, n) in &r.errors.by_status {
         errors_by_kind.insert(format!("status_{status}"), *n);
     }
-    for (kind, n) in [("connect", r.errors.connect), ("timeout", r.errors.timeout), ("other", r.errors.other)] {
+    for (kind, n) in [
+        ("connect", r.errors.connect),
+        ("timeout", r.errors.timeout),
+        ("other", r.errors.other),
+    ] {
         if n > 0 {
             errors_by_kind.insert(kind.to_owned(), n);
         }
@@ -100,11 +155,25 @@ pub fn stats(r: &loadgen::Report) -> LoadStats {
         errors_by_kind,
         duration_seconds: r.elapsed_ms / 1000.0,
         throughput_rps: r.throughput_rps,
-        latency_ms: Latency { avg: l.mean, min: l.min, max: l.max, stdev: l.stdev, p50: l.p50, p95: l.p95, p99: l.p99 },
+        latency_ms: Latency {
+            avg: l.mean,
+            min: l.min,
+            max: l.max,
+            stdev: l.stdev,
+            p50: l.p50,
+            p95: l.p95,
+            p99: l.p99,
+        },
         timeline: r
             .timeline
             .iter()
-            .map(|t| Second { second: t.second, requests: t.requests, errors: t.errors, p50_ms: t.p50_ms, p99_ms: t.p99_ms })
+            .map(|t| Second {
+                second: t.second,
+                requests: t.requests,
+                errors: t.errors,
+                p50_ms: t.p50_ms,
+                p99_ms: t.p99_ms,
+            })
             .collect(),
         client_cpu_seconds: (r.client_cpu.user_ms + r.client_cpu.system_ms) / 1000.0,
     }

@@ -36,24 +36,36 @@ fn main() -> ExitCode {
         }
     };
     let findings = check(&results, &THRESHOLDS);
-    print!("{}", bench::report::text::render(&results, &findings, &THRESHOLDS));
+    print!(
+        "{}",
+        bench::report::text::render(&results, &findings, &THRESHOLDS)
+    );
     if let Err(e) = bench::write::write_all(&dir, &results, &findings, &THRESHOLDS) {
         eprintln!("bench: {e:#}");
         return ExitCode::FAILURE;
     }
-    println!("\nReport, results.json and charts written to {}", dir.display());
+    println!(
+        "\nReport, results.json and charts written to {}",
+        dir.display()
+    );
     ExitCode::SUCCESS
 }
 
 /// Runs one server in this process until SIGTERM. The kernel sends SIGTERM
 /// here when bench dies, so no server outlives the run.
 fn serve(server: &str, args: Vec<String>) -> ExitCode {
-    if let Err(e) = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::TERM)) {
+    if let Err(e) =
+        rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::TERM))
+    {
         eprintln!("bench serve: cannot set the parent-death signal: {e}");
     }
     match server {
-        "blocking" => blocking_server::main_with_args(std::iter::once("blocking-server".to_owned()).chain(args)),
-        "async" => async_server::main_with_args(std::iter::once("async-server".to_owned()).chain(args)),
+        "blocking" => blocking_server::main_with_args(
+            std::iter::once("blocking-server".to_owned()).chain(args),
+        ),
+        "async" => {
+            async_server::main_with_args(std::iter::once("async-server".to_owned()).chain(args))
+        }
         other => {
             eprintln!("bench serve: unknown server {other:?}; expected blocking or async");
             ExitCode::from(2)

@@ -48,69 +48,168 @@ pub struct Group {
 }
 
 /// Every group id, in report order.
-pub const GROUP_IDS: &[&str] = &["cpu", "database", "cache", "slow", "baseline", "json", "ramp", "mixed"];
+pub const GROUP_IDS: &[&str] = &[
+    "cpu", "database", "cache", "slow", "baseline", "json", "ramp", "mixed",
+];
 
 const ECHO_BODY: &str = r#"{"FirstName":"Ada","LastName":"Lovelace","Age":36}"#;
 
 fn col(id: &'static str, target: Target, path: &'static str) -> Column {
-    Column { id, target, method: "GET", path, body: None, background: None }
+    Column {
+        id,
+        target,
+        method: "GET",
+        path,
+        body: None,
+        background: None,
+    }
 }
 
 fn mixed(id: &'static str, target: Target, background: &'static str) -> Column {
-    Column { id, target, method: "GET", path: "/health", body: None, background: Some(background) }
+    Column {
+        id,
+        target,
+        method: "GET",
+        path: "/health",
+        body: None,
+        background: Some(background),
+    }
 }
 
 /// The matrix of seed 000, plus seeds 001-003 and the mixed group.
 pub fn groups() -> Vec<Group> {
     use Target::{Async, Blocking};
-    let none = Needs { postgres: false, redis: false };
-    let db = Needs { postgres: true, redis: false };
-    let both = Needs { postgres: true, redis: true };
+    let none = Needs {
+        postgres: false,
+        redis: false,
+    };
+    let db = Needs {
+        postgres: true,
+        redis: false,
+    };
+    let both = Needs {
+        postgres: true,
+        redis: true,
+    };
     vec![
-        Group { id: "cpu", title: "CPU-bound (seed 000)", needs: none, columns: vec![
-            col("blocking-cpu", Blocking, "/cpu?n={cpu_n}"),
-            col("async-cpu", Async, "/cpu?n={cpu_n}"),
-            col("async-cpu-rayon", Async, "/cpu/rayon?n={cpu_n}"),
-            col("async-cpu-spawn-blocking", Async, "/cpu/spawn-blocking?n={cpu_n}"),
-        ]},
-        Group { id: "database", title: "I/O-bound, database (seed 000)", needs: db, columns: vec![
-            col("blocking-users", Blocking, "/users/1"),
-            col("async-users", Async, "/users/1"),
-            col("async-users-blocking", Async, "/users/1/blocking"),
-            col("async-users-spawn-blocking", Async, "/users/1/spawn-blocking"),
-        ]},
-        Group { id: "cache", title: "Cache, two Redis GETs (seed 001)", needs: both, columns: vec![
-            col("blocking-cache", Blocking, "/users/1/cache"),
-            col("async-cache", Async, "/users/1/cache"),
-            col("async-cache-blocking", Async, "/users/1/cache/blocking"),
-        ]},
-        Group { id: "slow", title: "Slow downstream, 300 ms (seed 001)", needs: none, columns: vec![
-            col("blocking-posts", Blocking, "/posts/1"),
-            col("async-posts", Async, "/posts/1"),
-            col("async-posts-blocking", Async, "/posts/1/blocking"),
-        ]},
-        Group { id: "baseline", title: "Baseline, /health (seed 001)", needs: none, columns: vec![
-            col("blocking-health", Blocking, "/health"),
-            col("async-health", Async, "/health"),
-        ]},
-        Group { id: "json", title: "JSON echo (seed 003)", needs: none, columns: vec![
-            Column { id: "blocking-echo", target: Blocking, method: "POST", path: "/echo", body: Some(ECHO_BODY), background: None },
-            Column { id: "async-echo", target: Async, method: "POST", path: "/echo", body: Some(ECHO_BODY), background: None },
-        ]},
-        Group { id: "ramp", title: "Ramping load on the database (seed 002)", needs: db, columns: vec![
-            col("blocking-users-ramp", Blocking, "/users/{rand:1-10000}"),
-            col("async-users-ramp", Async, "/users/{rand:1-10000}"),
-        ]},
-        Group { id: "mixed", title: "Mixed: /health next to a background load", needs: both, columns: vec![
-            mixed("blocking-health-next-to-cpu", Blocking, "/cpu?n={cpu_n}"),
-            mixed("async-health-next-to-cpu", Async, "/cpu?n={cpu_n}"),
-            mixed("async-health-next-to-cpu-rayon", Async, "/cpu/rayon?n={cpu_n}"),
-            mixed("blocking-health-next-to-posts", Blocking, "/posts/1"),
-            mixed("async-health-next-to-posts-blocking", Async, "/posts/1/blocking"),
-            mixed("async-health-next-to-posts", Async, "/posts/1"),
-            mixed("async-health-next-to-users-blocking", Async, "/users/1/blocking"),
-            mixed("async-health-next-to-users", Async, "/users/1"),
-        ]},
+        Group {
+            id: "cpu",
+            title: "CPU-bound (seed 000)",
+            needs: none,
+            columns: vec![
+                col("blocking-cpu", Blocking, "/cpu?n={cpu_n}"),
+                col("async-cpu", Async, "/cpu?n={cpu_n}"),
+                col("async-cpu-rayon", Async, "/cpu/rayon?n={cpu_n}"),
+                col(
+                    "async-cpu-spawn-blocking",
+                    Async,
+                    "/cpu/spawn-blocking?n={cpu_n}",
+                ),
+            ],
+        },
+        Group {
+            id: "database",
+            title: "I/O-bound, database (seed 000)",
+            needs: db,
+            columns: vec![
+                col("blocking-users", Blocking, "/users/1"),
+                col("async-users", Async, "/users/1"),
+                col("async-users-blocking", Async, "/users/1/blocking"),
+                col(
+                    "async-users-spawn-blocking",
+                    Async,
+                    "/users/1/spawn-blocking",
+                ),
+            ],
+        },
+        Group {
+            id: "cache",
+            title: "Cache, two Redis GETs (seed 001)",
+            needs: both,
+            columns: vec![
+                col("blocking-cache", Blocking, "/users/1/cache"),
+                col("async-cache", Async, "/users/1/cache"),
+                col("async-cache-blocking", Async, "/users/1/cache/blocking"),
+            ],
+        },
+        Group {
+            id: "slow",
+            title: "Slow downstream, 300 ms (seed 001)",
+            needs: none,
+            columns: vec![
+                col("blocking-posts", Blocking, "/posts/1"),
+                col("async-posts", Async, "/posts/1"),
+                col("async-posts-blocking", Async, "/posts/1/blocking"),
+            ],
+        },
+        Group {
+            id: "baseline",
+            title: "Baseline, /health (seed 001)",
+            needs: none,
+            columns: vec![
+                col("blocking-health", Blocking, "/health"),
+                col("async-health", Async, "/health"),
+            ],
+        },
+        Group {
+            id: "json",
+            title: "JSON echo (seed 003)",
+            needs: none,
+            columns: vec![
+                Column {
+                    id: "blocking-echo",
+                    target: Blocking,
+                    method: "POST",
+                    path: "/echo",
+                    body: Some(ECHO_BODY),
+                    background: None,
+                },
+                Column {
+                    id: "async-echo",
+                    target: Async,
+                    method: "POST",
+                    path: "/echo",
+                    body: Some(ECHO_BODY),
+                    background: None,
+                },
+            ],
+        },
+        Group {
+            id: "ramp",
+            title: "Ramping load on the database (seed 002)",
+            needs: db,
+            columns: vec![
+                col("blocking-users-ramp", Blocking, "/users/{rand:1-10000}"),
+                col("async-users-ramp", Async, "/users/{rand:1-10000}"),
+            ],
+        },
+        Group {
+            id: "mixed",
+            title: "Mixed: /health next to a background load",
+            needs: both,
+            columns: vec![
+                mixed("blocking-health-next-to-cpu", Blocking, "/cpu?n={cpu_n}"),
+                mixed("async-health-next-to-cpu", Async, "/cpu?n={cpu_n}"),
+                mixed(
+                    "async-health-next-to-cpu-rayon",
+                    Async,
+                    "/cpu/rayon?n={cpu_n}",
+                ),
+                mixed("blocking-health-next-to-posts", Blocking, "/posts/1"),
+                mixed(
+                    "async-health-next-to-posts-blocking",
+                    Async,
+                    "/posts/1/blocking",
+                ),
+                mixed("async-health-next-to-posts", Async, "/posts/1"),
+                mixed(
+                    "async-health-next-to-users-blocking",
+                    Async,
+                    "/users/1/blocking",
+                ),
+                mixed("async-health-next-to-users", Async, "/users/1"),
+            ],
+        },
     ]
 }
 
@@ -120,14 +219,21 @@ pub enum Load {
     /// Seed 000: `requests` connections, one request each, all at once.
     Burst { requests: usize },
     /// JMeter threads / k6 VUs for a fixed time.
-    Closed { connections: usize, duration: Duration },
+    Closed {
+        connections: usize,
+        duration: Duration,
+    },
     /// Closed loop for a fixed number of requests.
     ClosedCount { connections: usize, requests: u64 },
     /// k6 stages: (duration, target connections).
     Stages(Vec<(Duration, usize)>),
     /// Mixed group: `background` connections loop on the background route while
     /// /health is sent at `probe_rps` (open model, so a stall cannot hide).
-    Mixed { background: usize, probe_rps: f64, duration: Duration },
+    Mixed {
+        background: usize,
+        probe_rps: f64,
+        duration: Duration,
+    },
 }
 
 impl Load {
@@ -164,7 +270,10 @@ impl Profile {
     }
 
     pub fn load_mut(&mut self, group: &str) -> Option<&mut Load> {
-        self.loads.iter_mut().find(|(g, _)| *g == group).map(|(_, l)| l)
+        self.loads
+            .iter_mut()
+            .find(|(g, _)| *g == group)
+            .map(|(_, l)| l)
     }
 }
 
@@ -179,14 +288,65 @@ pub fn quick() -> Profile {
         cpu_n: 1_000_000,
         timeout: secs(30),
         loads: vec![
-            ("cpu", Load::ClosedCount { connections: 16, requests: 400 }),
-            ("database", Load::Closed { connections: 32, duration: secs(3) }),
-            ("cache", Load::Closed { connections: 32, duration: secs(3) }),
-            ("slow", Load::Closed { connections: 16, duration: secs(3) }),
-            ("baseline", Load::Closed { connections: 32, duration: secs(3) }),
-            ("json", Load::Closed { connections: 16, duration: secs(3) }),
-            ("ramp", Load::Stages(vec![(secs(2), 20), (secs(2), 40), (secs(1), 60), (secs(1), 0)])),
-            ("mixed", Load::Mixed { background: 16, probe_rps: 20.0, duration: secs(3) }),
+            (
+                "cpu",
+                Load::ClosedCount {
+                    connections: 16,
+                    requests: 400,
+                },
+            ),
+            (
+                "database",
+                Load::Closed {
+                    connections: 32,
+                    duration: secs(3),
+                },
+            ),
+            (
+                "cache",
+                Load::Closed {
+                    connections: 32,
+                    duration: secs(3),
+                },
+            ),
+            (
+                "slow",
+                Load::Closed {
+                    connections: 16,
+                    duration: secs(3),
+                },
+            ),
+            (
+                "baseline",
+                Load::Closed {
+                    connections: 32,
+                    duration: secs(3),
+                },
+            ),
+            (
+                "json",
+                Load::Closed {
+                    connections: 16,
+                    duration: secs(3),
+                },
+            ),
+            (
+                "ramp",
+                Load::Stages(vec![
+                    (secs(2), 20),
+                    (secs(2), 40),
+                    (secs(1), 60),
+                    (secs(1), 0),
+                ]),
+            ),
+            (
+                "mixed",
+                Load::Mixed {
+                    background: 16,
+                    probe_rps: 20.0,
+                    duration: secs(3),
+                },
+            ),
         ],
     }
 }
@@ -202,34 +362,95 @@ pub fn seed() -> Profile {
             ("cpu", Load::Burst { requests: 10_000 }),
             ("database", Load::Burst { requests: 10_000 }),
             // Seed 001: JMeter with 200 threads.
-            ("cache", Load::Closed { connections: 200, duration: secs(30) }),
-            ("slow", Load::Closed { connections: 200, duration: secs(30) }),
-            ("baseline", Load::Closed { connections: 200, duration: secs(30) }),
+            (
+                "cache",
+                Load::Closed {
+                    connections: 200,
+                    duration: secs(30),
+                },
+            ),
+            (
+                "slow",
+                Load::Closed {
+                    connections: 200,
+                    duration: secs(30),
+                },
+            ),
+            (
+                "baseline",
+                Load::Closed {
+                    connections: 200,
+                    duration: secs(30),
+                },
+            ),
             // Seed 003: k6 with 16 VUs for 30 s.
-            ("json", Load::Closed { connections: 16, duration: secs(30) }),
+            (
+                "json",
+                Load::Closed {
+                    connections: 16,
+                    duration: secs(30),
+                },
+            ),
             // Seed 002: k6 stages.
-            ("ramp", Load::Stages(vec![(secs(15), 50), (secs(30), 100), (secs(15), 150), (secs(30), 0)])),
-            ("mixed", Load::Mixed { background: 64, probe_rps: 50.0, duration: secs(15) }),
+            (
+                "ramp",
+                Load::Stages(vec![
+                    (secs(15), 50),
+                    (secs(30), 100),
+                    (secs(15), 150),
+                    (secs(30), 0),
+                ]),
+            ),
+            (
+                "mixed",
+                Load::Mixed {
+                    background: 64,
+                    probe_rps: 50.0,
+                    duration: secs(15),
+                },
+            ),
         ],
     }
 }
 
 /// A one-scenario-per-group profile for the end-to-end test: seconds, not minutes.
 pub fn tiny() -> Profile {
-    let c = |connections, ms| Load::Closed { connections, duration: Duration::from_millis(ms) };
+    let c = |connections, ms| Load::Closed {
+        connections,
+        duration: Duration::from_millis(ms),
+    };
     Profile {
         name: "tiny",
         cpu_n: 100_000,
         timeout: secs(30),
         loads: vec![
-            ("cpu", Load::ClosedCount { connections: 4, requests: 20 }),
+            (
+                "cpu",
+                Load::ClosedCount {
+                    connections: 4,
+                    requests: 20,
+                },
+            ),
             ("database", c(4, 300)),
             ("cache", c(4, 300)),
             ("slow", c(4, 700)),
             ("baseline", c(4, 300)),
             ("json", c(4, 300)),
-            ("ramp", Load::Stages(vec![(Duration::from_millis(300), 4), (Duration::from_millis(300), 0)])),
-            ("mixed", Load::Mixed { background: 4, probe_rps: 20.0, duration: Duration::from_millis(700) }),
+            (
+                "ramp",
+                Load::Stages(vec![
+                    (Duration::from_millis(300), 4),
+                    (Duration::from_millis(300), 0),
+                ]),
+            ),
+            (
+                "mixed",
+                Load::Mixed {
+                    background: 4,
+                    probe_rps: 20.0,
+                    duration: Duration::from_millis(700),
+                },
+            ),
         ],
     }
 }

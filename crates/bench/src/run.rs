@@ -11,14 +11,18 @@ use anyhow::Context;
 
 use crate::cli::Cli;
 use crate::load::{run_column, LoadOptions};
-use crate::model::{ColumnResult, GroupResult, RunResults, RunSettings, ServerStats, SkippedGroup, SCHEMA_VERSION};
+use crate::model::{
+    ColumnResult, GroupResult, RunResults, RunSettings, ServerStats, SkippedGroup, SCHEMA_VERSION,
+};
 use crate::plan::{groups, Profile, Target};
 use crate::servers::{http_get, parse_base_url, requests_total, OwnedServer, Server};
 
 /// What must be cleaned up if the run is interrupted: the throwaway database
 /// and key prefix, and the child servers' pids. Children also die with bench
 /// (parent-death signal); the database would not.
-static INTERRUPT_GUARDS: Mutex<Option<(local_services::TestDatabase, local_services::RedisPrefix)>> = Mutex::new(None);
+static INTERRUPT_GUARDS: Mutex<
+    Option<(local_services::TestDatabase, local_services::RedisPrefix)>,
+> = Mutex::new(None);
 
 /// On SIGINT or SIGTERM: drop the database and prefix, stop services we
 /// started, exit 130. Loads are bounded, but a seed-profile column can take
@@ -26,15 +30,20 @@ static INTERRUPT_GUARDS: Mutex<Option<(local_services::TestDatabase, local_servi
 pub fn install_interrupt_cleanup() -> anyhow::Result<()> {
     use signal_hook::consts::{SIGINT, SIGTERM};
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
-    std::thread::Builder::new().name("bench-interrupt".into()).spawn(move || {
-        if signals.forever().next().is_some() {
-            eprintln!("bench: interrupted, cleaning up");
-            let guards = INTERRUPT_GUARDS.lock().unwrap_or_else(|p| p.into_inner()).take();
-            drop(guards);
-            local_services::stop_started_services();
-            std::process::exit(130);
-        }
-    })?;
+    std::thread::Builder::new()
+        .name("bench-interrupt".into())
+        .spawn(move || {
+            if signals.forever().next().is_some() {
+                eprintln!("bench: interrupted, cleaning up");
+                let guards = INTERRUPT_GUARDS
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .take();
+                drop(guards);
+                local_services::stop_started_services();
+                std::process::exit(130);
+            }
+        })?;
     Ok(())
 }
 
@@ -51,10 +60,17 @@ impl Progress {
 }
 
 /// Runs the selected groups and returns the results; `dir` receives server logs.
-pub fn run(cli: &Cli, profile: &Profile, selected: &[&'static str], dir: &std::path::Path) -> anyhow::Result<RunResults> {
+pub fn run(
+    cli: &Cli,
+    profile: &Profile,
+    selected: &[&'static str],
+    dir: &std::path::Path,
+) -> anyhow::Result<RunResults> {
     let started = Instant::now();
     let started_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    let progress = Progress { on: std::io::stderr().is_terminal() };
+    let progress = Progress {
+        on: std::io::stderr().is_terminal(),
+    };
 
     // Targets given by URL must answer before anything else happens.
     let external = |url: &Option<String>, which: &str| -> anyhow::Result<Option<SocketAddr>> {
@@ -62,15 +78,24 @@ pub fn run(cli: &Cli, profile: &Profile, selected: &[&'static str], dir: &std::p
         let addr = parse_base_url(url).map_err(|e| anyhow::anyhow!("--{which}-url: {e}"))?;
         match http_get(addr, "/health") {
             Ok((200, _)) => Ok(Some(addr)),
-            Ok((status, _)) => anyhow::bail!("the {which} server at {url} answered /health with {status}"),
+            Ok((status, _)) => {
+                anyhow::bail!("the {which} server at {url} answered /health with {status}")
+            }
             Err(e) => anyhow::bail!("cannot reach the {which} server at {url}: {e}"),
         }
     };
     let blocking_external = external(&cli.blocking_url, "blocking")?;
     let async_external = external(&cli.async_url, "async")?;
 
-    let matrix: Vec<_> = groups().into_iter().filter(|g| selected.contains(&g.id)).collect();
-    let need = |t: Target| matrix.iter().any(|g| g.columns.iter().any(|c| c.target == t));
+    let matrix: Vec<_> = groups()
+        .into_iter()
+        .filter(|g| selected.contains(&g.id))
+        .collect();
+    let need = |t: Target| {
+        matrix
+            .iter()
+            .any(|g| g.columns.iter().any(|c| c.target == t))
+    };
     let start_blocking = need(Target::Blocking) && blocking_external.is_none();
     let start_async = need(Target::Async) && async_external.is_none();
 
@@ -81,11 +106,23 @@ pub fn run(cli: &Cli, profile: &Profile, selected: &[&'static str], dir: &std::p
         let redis = local_services::redis().context("the servers need Redis")?;
         let db = pg.fresh_database()?;
         let prefix = redis.fresh_prefix();
-        server_args.extend(["--database-url".into(), db.url().to_owned(), "--redis-url".into(), redis.url().to_owned(), "--redis-key-prefix".into(), prefix.as_str().to_owned()]);
+        server_args.extend([
+            "--database-url".into(),
+            db.url().to_owned(),
+            "--redis-url".into(),
+            redis.url().to_owned(),
+            "--redis-key-prefix".into(),
+            prefix.as_str().to_owned(),
+        ]);
         *INTERRUPT_GUARDS.lock().unwrap_or_else(|p| p.into_inner()) = Some((db, prefix));
     }
     if let Some(n) = cli.pool_size {
-        server_args.extend(["--db-pool-size".into(), n.to_string(), "--redis-pool-size".into(), n.to_string()]);
+        server_args.extend([
+            "--db-pool-size".into(),
+            n.to_string(),
+            "--redis-pool-size".into(),
+            n.to_string(),
+        ]);
     }
     let mut blocking_args = server_args.clone();
     if let Some(n) = cli.handler_threads {
@@ -95,11 +132,22 @@ pub fn run(cli: &Cli, profile: &Profile, selected: &[&'static str], dir: &std::p
     if let Some(n) = cli.worker_threads {
         async_args.extend(["--worker-threads".into(), n.to_string()]);
     }
-    let settings = effective_settings(cli, profile, &blocking_args, &async_args, blocking_external, async_external)?;
+    let settings = effective_settings(
+        cli,
+        profile,
+        &blocking_args,
+        &async_args,
+        blocking_external,
+        async_external,
+    )?;
 
     let logs = dir.join("logs");
     std::fs::create_dir_all(&logs).with_context(|| format!("cannot create {}", logs.display()))?;
-    let start = |t: Target, args: &[String], on: bool, ext: Option<SocketAddr>| -> anyhow::Result<Option<Server>> {
+    let start = |t: Target,
+                 args: &[String],
+                 on: bool,
+                 ext: Option<SocketAddr>|
+     -> anyhow::Result<Option<Server>> {
         if let Some(addr) = ext {
             return Ok(Some(Server::External { addr }));
         }
@@ -108,19 +156,32 @@ pub fn run(cli: &Cli, profile: &Profile, selected: &[&'static str], dir: &std::p
         }
         progress.say(&format!("bench: starting the {} server", t.name()));
         let log: PathBuf = logs.join(format!("{}-server.log", t.name()));
-        Ok(Some(Server::Owned(OwnedServer::start(t, args.to_vec(), &log)?)))
+        Ok(Some(Server::Owned(OwnedServer::start(
+            t,
+            args.to_vec(),
+            &log,
+        )?)))
     };
-    let mut blocking = start(Target::Blocking, &blocking_args, start_blocking, blocking_external)?;
+    let mut blocking = start(
+        Target::Blocking,
+        &blocking_args,
+        start_blocking,
+        blocking_external,
+    )?;
     let mut asynchronous = start(Target::Async, &async_args, start_async, async_external)?;
 
     let options = LoadOptions {
         timeout: profile.timeout,
-        threads: cli.loadgen_threads.unwrap_or_else(contract::settings::cores),
+        threads: cli
+            .loadgen_threads
+            .unwrap_or_else(contract::settings::cores),
         cpu_n: profile.cpu_n,
     };
     let mut results_groups = Vec::new();
     for group in &matrix {
-        let load = profile.load(group.id).context("profile has no load for a group")?;
+        let load = profile
+            .load(group.id)
+            .context("profile has no load for a group")?;
         progress.say(&format!("\n{} — {}", group.title, load.describe()));
         let mut columns = Vec::new();
         for column in &group.columns {
@@ -137,12 +198,22 @@ pub fn run(cli: &Cli, profile: &Profile, selected: &[&'static str], dir: &std::p
             let label = column_label(column);
             progress.say(&format!("  {label} ..."));
             let addr = server.addr();
-            let metrics_before = http_get(addr, "/metrics").ok().map(|(_, b)| requests_total(&b));
-            let threads_before = server.pid().and_then(|p| process_stats::sample(p).ok()).map(|s| s.threads).unwrap_or(0);
-            let sampler = server.pid().map(|p| process_stats::PeakSampler::start(p, Duration::from_millis(10)));
+            let metrics_before = http_get(addr, "/metrics")
+                .ok()
+                .map(|(_, b)| requests_total(&b));
+            let threads_before = server
+                .pid()
+                .and_then(|p| process_stats::sample(p).ok())
+                .map(|s| s.threads)
+                .unwrap_or(0);
+            let sampler = server
+                .pid()
+                .map(|p| process_stats::PeakSampler::start(p, Duration::from_millis(10)));
             let (load_stats, background_load) = run_column(addr, column, load, &options)?;
             let peaks = sampler.map(|s| s.stop());
-            let metrics_after = http_get(addr, "/metrics").ok().map(|(_, b)| requests_total(&b));
+            let metrics_after = http_get(addr, "/metrics")
+                .ok()
+                .map(|(_, b)| requests_total(&b));
             // The /metrics read itself is counted by the server after `before` was taken.
             let counted = match (metrics_before, metrics_after) {
                 (Some(b), Some(a)) => Some(a.saturating_sub(b).saturating_sub(1)),
@@ -153,7 +224,10 @@ pub fn run(cli: &Cli, profile: &Profile, selected: &[&'static str], dir: &std::p
                 load_stats.throughput_rps,
                 load_stats.latency_ms.p99,
                 load_stats.errors,
-                peaks.as_ref().map(|p| p.peak_threads.to_string()).unwrap_or_else(|| "n/a".into())
+                peaks
+                    .as_ref()
+                    .map(|p| p.peak_threads.to_string())
+                    .unwrap_or_else(|| "n/a".into())
             ));
             columns.push(ColumnResult {
                 id: column.id.to_owned(),
@@ -161,17 +235,36 @@ pub fn run(cli: &Cli, profile: &Profile, selected: &[&'static str], dir: &std::p
                 server: column.target.name().to_owned(),
                 method: column.method.to_owned(),
                 path: column.path.replace("{cpu_n}", &profile.cpu_n.to_string()),
-                background_path: column.background.map(|b| b.replace("{cpu_n}", &profile.cpu_n.to_string())),
+                background_path: column
+                    .background
+                    .map(|b| b.replace("{cpu_n}", &profile.cpu_n.to_string())),
                 load: load_stats,
                 background_load,
                 server_process: match peaks {
-                    Some(p) => ServerStats { threads_before, peak_threads: p.peak_threads, peak_rss_bytes: p.peak_rss_bytes, cpu_seconds: p.cpu_seconds, samples: p.samples },
-                    None => ServerStats { threads_before: 0, peak_threads: 0, peak_rss_bytes: 0, cpu_seconds: 0.0, samples: 0 },
+                    Some(p) => ServerStats {
+                        threads_before,
+                        peak_threads: p.peak_threads,
+                        peak_rss_bytes: p.peak_rss_bytes,
+                        cpu_seconds: p.cpu_seconds,
+                        samples: p.samples,
+                    },
+                    None => ServerStats {
+                        threads_before: 0,
+                        peak_threads: 0,
+                        peak_rss_bytes: 0,
+                        cpu_seconds: 0.0,
+                        samples: 0,
+                    },
                 },
                 server_counted_requests: counted,
             });
         }
-        results_groups.push(GroupResult { id: group.id.to_owned(), title: group.title.to_owned(), load: load.describe(), columns });
+        results_groups.push(GroupResult {
+            id: group.id.to_owned(),
+            title: group.title.to_owned(),
+            load: load.describe(),
+            columns,
+        });
     }
 
     for s in [&mut blocking, &mut asynchronous].into_iter().flatten() {
@@ -180,7 +273,12 @@ pub fn run(cli: &Cli, profile: &Profile, selected: &[&'static str], dir: &std::p
         }
     }
     drop((blocking, asynchronous));
-    drop(INTERRUPT_GUARDS.lock().unwrap_or_else(|p| p.into_inner()).take());
+    drop(
+        INTERRUPT_GUARDS
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take(),
+    );
 
     Ok(RunResults {
         schema_version: SCHEMA_VERSION,
@@ -198,7 +296,13 @@ fn column_label(c: &crate::plan::Column) -> String {
     let strip = |p: &str| p.split('?').next().unwrap_or(p).to_owned();
     match c.background {
         Some(bg) => format!("{} /health | {}", c.target.name(), strip(bg)),
-        None => format!("{} {} {}", c.target.name(), if c.method == "GET" { "" } else { c.method }, strip(c.path)).replace("  ", " "),
+        None => format!(
+            "{} {} {}",
+            c.target.name(),
+            if c.method == "GET" { "" } else { c.method },
+            strip(c.path)
+        )
+        .replace("  ", " "),
     }
 }
 
@@ -213,28 +317,36 @@ fn effective_settings(
     async_external: Option<SocketAddr>,
 ) -> anyhow::Result<RunSettings> {
     use clap::Parser as _;
-    let b = blocking_server::Settings::try_parse_from(std::iter::once("blocking-server".to_owned()).chain(blocking_args.iter().cloned()))
-        .context("blocking server settings")?;
-    let a = async_server::Settings::try_parse_from(std::iter::once("async-server".to_owned()).chain(async_args.iter().cloned()))
-        .context("async server settings")?;
+    let b = blocking_server::Settings::try_parse_from(
+        std::iter::once("blocking-server".to_owned()).chain(blocking_args.iter().cloned()),
+    )
+    .context("blocking server settings")?;
+    let a = async_server::Settings::try_parse_from(
+        std::iter::once("async-server".to_owned()).chain(async_args.iter().cloned()),
+    )
+    .context("async server settings")?;
     let targets = match (blocking_external, async_external) {
         (None, None) => "started by bench".to_owned(),
         (b, a) => format!(
             "blocking {}, async {}",
-            b.map(|x| format!("http://{x}")).unwrap_or_else(|| "started by bench".into()),
-            a.map(|x| format!("http://{x}")).unwrap_or_else(|| "started by bench".into())
+            b.map(|x| format!("http://{x}"))
+                .unwrap_or_else(|| "started by bench".into()),
+            a.map(|x| format!("http://{x}"))
+                .unwrap_or_else(|| "started by bench".into())
         ),
     };
     Ok(RunSettings {
         profile: profile.name.to_owned(),
         cold_start: cli.cold,
-        blocking_handler_threads: b.handler_threads as u32,
-        async_worker_threads: a.worker_threads as u32,
-        async_blocking_threads: a.blocking_threads as u32,
-        async_rayon_threads: a.rayon_threads as u32,
+        blocking_handler_threads: b.handler_threads,
+        async_worker_threads: a.worker_threads() as u32,
+        async_blocking_threads: a.blocking_threads() as u32,
+        async_rayon_threads: a.rayon_threads() as u32,
         db_pool_size: b.common.db_pool_size,
         redis_pool_size: b.common.redis_pool_size,
-        loadgen_threads: cli.loadgen_threads.unwrap_or_else(contract::settings::cores) as u32,
+        loadgen_threads: cli
+            .loadgen_threads
+            .unwrap_or_else(contract::settings::cores) as u32,
         cpu_n: profile.cpu_n,
         targets,
     })

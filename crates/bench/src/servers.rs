@@ -59,11 +59,18 @@ fn free_port() -> anyhow::Result<u16> {
 impl OwnedServer {
     /// Starts `bench serve <target> --bind 127.0.0.1:<free port> <args>`, its
     /// output appended to `log_path`, and waits until /health answers.
-    pub fn start(target: Target, args: Vec<String>, log_path: &Path) -> anyhow::Result<OwnedServer> {
+    pub fn start(
+        target: Target,
+        args: Vec<String>,
+        log_path: &Path,
+    ) -> anyhow::Result<OwnedServer> {
         let exe = std::env::current_exe().context("cannot find bench's own executable")?;
         let port = free_port()?;
         let addr: SocketAddr = ([127, 0, 0, 1], port).into();
-        let log = File::options().create(true).append(true).open(log_path)
+        let log = File::options()
+            .create(true)
+            .append(true)
+            .open(log_path)
             .with_context(|| format!("cannot open {}", log_path.display()))?;
         let child = Command::new(exe)
             .arg("serve")
@@ -76,7 +83,13 @@ impl OwnedServer {
             .stderr(log)
             .spawn()
             .with_context(|| format!("cannot start the {} server", target.name()))?;
-        let mut server = OwnedServer { target, addr, args, log_path: log_path.to_owned(), child };
+        let mut server = OwnedServer {
+            target,
+            addr,
+            args,
+            log_path: log_path.to_owned(),
+            child,
+        };
         server.wait_ready()?;
         Ok(server)
     }
@@ -85,14 +98,22 @@ impl OwnedServer {
         let deadline = Instant::now() + READY_WITHIN;
         loop {
             if let Some(status) = self.child.try_wait()? {
-                bail!("the {} server exited during start-up ({status}); its log: {}", self.target.name(), self.log_path.display());
+                bail!(
+                    "the {} server exited during start-up ({status}); its log: {}",
+                    self.target.name(),
+                    self.log_path.display()
+                );
             }
             if matches!(http_get(self.addr, "/health"), Ok((200, _))) {
                 return Ok(());
             }
             if Instant::now() > deadline {
                 self.stop();
-                bail!("the {} server did not answer /health within {READY_WITHIN:?}; its log: {}", self.target.name(), self.log_path.display());
+                bail!(
+                    "the {} server did not answer /health within {READY_WITHIN:?}; its log: {}",
+                    self.target.name(),
+                    self.log_path.display()
+                );
             }
             std::thread::sleep(Duration::from_millis(100));
         }
@@ -136,7 +157,10 @@ impl Drop for OwnedServer {
 pub fn http_get(addr: SocketAddr, path: &str) -> std::io::Result<(u16, String)> {
     let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(2))?;
     s.set_read_timeout(Some(Duration::from_secs(10)))?;
-    write!(s, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n")?;
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )?;
     let mut raw = String::new();
     s.read_to_string(&mut raw)?;
     let status = raw
@@ -144,7 +168,10 @@ pub fn http_get(addr: SocketAddr, path: &str) -> std::io::Result<(u16, String)> 
         .nth(1)
         .and_then(|c| c.parse().ok())
         .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidData, "no status line"))?;
-    let body = raw.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default();
+    let body = raw
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default();
     Ok((status, body))
 }
 
@@ -165,7 +192,9 @@ pub fn parse_base_url(url: &str) -> Result<SocketAddr, String> {
         .ok_or_else(|| format!("expected a URL like http://127.0.0.1:8080, got {url:?}"))?;
     let host_port = rest.trim_end_matches('/');
     if host_port.contains('/') {
-        return Err(format!("expected a URL without a path, like http://127.0.0.1:8080, got {url:?}"));
+        return Err(format!(
+            "expected a URL without a path, like http://127.0.0.1:8080, got {url:?}"
+        ));
     }
     host_port
         .to_socket_addrs()
@@ -180,7 +209,10 @@ mod tests {
 
     #[test]
     fn base_urls() {
-        assert_eq!(parse_base_url("http://127.0.0.1:8080/").unwrap().port(), 8080);
+        assert_eq!(
+            parse_base_url("http://127.0.0.1:8080/").unwrap().port(),
+            8080
+        );
         assert!(parse_base_url("127.0.0.1:8080").is_err());
         assert!(parse_base_url("http://127.0.0.1:8080/x").is_err());
     }

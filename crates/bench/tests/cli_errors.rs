@@ -13,7 +13,11 @@ fn bench(args: &[&str]) -> (i32, String) {
         .expect("run bench");
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     // Nothing was written: the run never started.
-    assert_eq!(std::fs::read_dir(out_dir.path()).unwrap().count(), 0, "bench wrote files: {stderr}");
+    assert_eq!(
+        std::fs::read_dir(out_dir.path()).unwrap().count(),
+        0,
+        "bench wrote files: {stderr}"
+    );
     (out.status.code().unwrap_or(-1), stderr)
 }
 
@@ -29,16 +33,26 @@ fn bad_duration_is_refused() {
     let (code, err) = bench(&["--duration", "ten"]);
     assert_eq!(code, 2);
     let first = err.lines().next().unwrap_or_default();
-    assert!(first.contains("expected a duration like 10s, 500ms or 2m, got \"ten\""), "{err}");
+    assert!(
+        first.contains("expected a duration like 10s, 500ms or 2m, got \"ten\""),
+        "{err}"
+    );
 }
 
 #[test]
 fn unreachable_async_url_fails_before_anything_starts() {
     // A port that was just free: nothing listens there.
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let url = format!("http://127.0.0.1:{port}");
     let (code, err) = bench(&["--groups", "baseline", "--async-url", &url]);
     assert_eq!(code, 1);
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with(&format!("bench: cannot reach the async server at {url}: ")), "{err}");
+    assert!(
+        err.starts_with(&format!("bench: cannot reach the async server at {url}: ")),
+        "{err}"
+    );
 }

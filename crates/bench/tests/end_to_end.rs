@@ -13,11 +13,23 @@ fn tiny_profile_fills_every_group_and_column() {
         .expect("run bench");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "bench failed\nstdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(
+        out.status.success(),
+        "bench failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
 
-    let run_dir = std::fs::read_dir(out_dir.path()).unwrap().next().expect("a run folder").unwrap().path();
-    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(run_dir.join("results.json")).unwrap()).unwrap();
-    let expected_groups = ["cpu", "database", "cache", "slow", "baseline", "json", "ramp", "mixed"];
+    let run_dir = std::fs::read_dir(out_dir.path())
+        .unwrap()
+        .next()
+        .expect("a run folder")
+        .unwrap()
+        .path();
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run_dir.join("results.json")).unwrap())
+            .unwrap();
+    let expected_groups = [
+        "cpu", "database", "cache", "slow", "baseline", "json", "ramp", "mixed",
+    ];
     let groups = json["groups"].as_array().unwrap();
     let ids: Vec<&str> = groups.iter().map(|g| g["id"].as_str().unwrap()).collect();
     assert_eq!(ids, expected_groups);
@@ -27,22 +39,45 @@ fn tiny_profile_fills_every_group_and_column() {
         assert_eq!(cols.len(), planned.columns.len(), "group {}", planned.id);
         for c in cols {
             let id = c["id"].as_str().unwrap();
-            assert!(c["load"]["total_requests"].as_u64().unwrap() > 0, "{id}: no requests");
-            assert_eq!(c["load"]["errors"].as_u64(), Some(0), "{id}: errors {}", c["load"]["errors_by_kind"]);
+            assert!(
+                c["load"]["total_requests"].as_u64().unwrap() > 0,
+                "{id}: no requests"
+            );
+            assert_eq!(
+                c["load"]["errors"].as_u64(),
+                Some(0),
+                "{id}: errors {}",
+                c["load"]["errors_by_kind"]
+            );
             let threads = c["server_process"]["peak_threads"].as_u64().unwrap();
-            assert!(threads >= 2, "{id}: peak threads {threads} not read from /proc");
+            assert!(
+                threads >= 2,
+                "{id}: peak threads {threads} not read from /proc"
+            );
             assert!(c["server_process"]["samples"].as_u64().unwrap() > 0, "{id}");
         }
     }
     // The blocking server runs its 200 handler threads; the async one far fewer.
     let peak = |gid: &str, cid: &str| -> u64 {
-        groups.iter().find(|g| g["id"] == gid).unwrap()["columns"].as_array().unwrap().iter().find(|c| c["id"] == cid).unwrap()["server_process"]["peak_threads"].as_u64().unwrap()
+        groups.iter().find(|g| g["id"] == gid).unwrap()["columns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == cid)
+            .unwrap()["server_process"]["peak_threads"]
+            .as_u64()
+            .unwrap()
     };
     assert!(peak("baseline", "blocking-health") >= 200);
     assert!(peak("baseline", "async-health") < 100);
 
     assert_eq!(json["findings"].as_array().unwrap().len(), 12);
-    for file in ["report.md", "cpu-throughput.svg", "cpu-p99.svg", "mixed-latency-over-time.svg"] {
+    for file in [
+        "report.md",
+        "cpu-throughput.svg",
+        "cpu-p99.svg",
+        "mixed-latency-over-time.svg",
+    ] {
         assert!(run_dir.join(file).exists(), "{file} missing");
     }
     assert!(stdout.contains("Peak Thread Count"), "{stdout}");

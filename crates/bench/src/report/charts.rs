@@ -12,10 +12,15 @@ const LEFT: f64 = 70.0;
 const RIGHT: f64 = 20.0;
 const TOP: f64 = 40.0;
 const BOTTOM: f64 = 90.0;
-const COLORS: &[&str] = &["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7"];
+const COLORS: &[&str] = &[
+    "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7",
+];
 
 fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// A "nice" upper bound for an axis: 1, 2 or 5 times a power of ten.
@@ -24,21 +29,49 @@ fn nice_max(v: f64) -> f64 {
         return 1.0;
     }
     let p = 10f64.powf(v.log10().floor());
-    [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * p).find(|&c| c >= v).unwrap_or(10.0 * p)
+    [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * p)
+        .find(|&c| c >= v)
+        .unwrap_or(10.0 * p)
 }
 
 fn frame(out: &mut String, title: &str, y_label: &str, y_max: f64) {
-    let _ = writeln!(out, r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">"#);
+    let _ = writeln!(
+        out,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">"#
+    );
     let _ = writeln!(out, r#"<rect width="{W}" height="{H}" fill="white"/>"#);
-    let _ = writeln!(out, r#"<text x="{}" y="22" text-anchor="middle" font-size="15">{}</text>"#, W / 2.0, escape(title));
+    let _ = writeln!(
+        out,
+        r#"<text x="{}" y="22" text-anchor="middle" font-size="15">{}</text>"#,
+        W / 2.0,
+        escape(title)
+    );
     let plot_h = H - TOP - BOTTOM;
     for i in 0..=4 {
         let v = y_max * i as f64 / 4.0;
         let y = TOP + plot_h - plot_h * i as f64 / 4.0;
-        let _ = writeln!(out, r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#ddd"/>"##, W - RIGHT);
-        let _ = writeln!(out, r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#, LEFT - 6.0, y + 4.0, trim_num(v));
+        let _ = writeln!(
+            out,
+            r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#ddd"/>"##,
+            W - RIGHT
+        );
+        let _ = writeln!(
+            out,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
+            LEFT - 6.0,
+            y + 4.0,
+            trim_num(v)
+        );
     }
-    let _ = writeln!(out, r#"<text x="14" y="{:.1}" transform="rotate(-90 14 {:.1})" text-anchor="middle">{}</text>"#, TOP + plot_h / 2.0, TOP + plot_h / 2.0, escape(y_label));
+    let _ = writeln!(
+        out,
+        r#"<text x="14" y="{:.1}" transform="rotate(-90 14 {:.1})" text-anchor="middle">{}</text>"#,
+        TOP + plot_h / 2.0,
+        TOP + plot_h / 2.0,
+        escape(y_label)
+    );
 }
 
 fn trim_num(v: f64) -> String {
@@ -61,11 +94,26 @@ pub fn bar_chart(title: &str, y_label: &str, bars: &[(String, f64)]) -> String {
         let h = plot_h * (v / y_max).clamp(0.0, 1.0);
         let x = LEFT + slot * i as f64 + slot * 0.15;
         let y = TOP + plot_h - h;
-        let _ = writeln!(out, r#"<rect x="{x:.1}" y="{y:.1}" width="{:.1}" height="{h:.1}" fill="{}"/>"#, slot * 0.7, COLORS[i % COLORS.len()]);
-        let _ = writeln!(out, r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#, x + slot * 0.35, y - 4.0, trim_num(*v));
+        let _ = writeln!(
+            out,
+            r#"<rect x="{x:.1}" y="{y:.1}" width="{:.1}" height="{h:.1}" fill="{}"/>"#,
+            slot * 0.7,
+            COLORS[i % COLORS.len()]
+        );
+        let _ = writeln!(
+            out,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+            x + slot * 0.35,
+            y - 4.0,
+            trim_num(*v)
+        );
         let lx = x + slot * 0.35;
         let ly = TOP + plot_h + 14.0;
-        let _ = writeln!(out, r#"<text x="{lx:.1}" y="{ly:.1}" text-anchor="end" transform="rotate(-25 {lx:.1} {ly:.1})">{}</text>"#, escape(label));
+        let _ = writeln!(
+            out,
+            r#"<text x="{lx:.1}" y="{ly:.1}" text-anchor="end" transform="rotate(-25 {lx:.1} {ly:.1})">{}</text>"#,
+            escape(label)
+        );
     }
     out.push_str("</svg>\n");
     out
@@ -74,22 +122,51 @@ pub fn bar_chart(title: &str, y_label: &str, bars: &[(String, f64)]) -> String {
 /// One polyline per series of (x seconds, y) points, with a legend.
 pub fn line_chart(title: &str, y_label: &str, series: &[(String, Vec<(f64, f64)>)]) -> String {
     let mut out = String::new();
-    let y_max = nice_max(series.iter().flat_map(|s| s.1.iter().map(|p| p.1)).fold(0.0, f64::max));
-    let x_max = series.iter().flat_map(|s| s.1.iter().map(|p| p.0)).fold(1.0, f64::max);
+    let y_max = nice_max(
+        series
+            .iter()
+            .flat_map(|s| s.1.iter().map(|p| p.1))
+            .fold(0.0, f64::max),
+    );
+    let x_max = series
+        .iter()
+        .flat_map(|s| s.1.iter().map(|p| p.0))
+        .fold(1.0, f64::max);
     frame(&mut out, title, y_label, y_max);
     let plot_w = W - LEFT - RIGHT;
     let plot_h = H - TOP - BOTTOM;
-    let _ = writeln!(out, r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">seconds into the run</text>"#, LEFT + plot_w / 2.0, TOP + plot_h + 18.0);
+    let _ = writeln!(
+        out,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">seconds into the run</text>"#,
+        LEFT + plot_w / 2.0,
+        TOP + plot_h + 18.0
+    );
     for (i, (label, points)) in series.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
         let pts: Vec<String> = points
             .iter()
-            .map(|(x, y)| format!("{:.1},{:.1}", LEFT + plot_w * x / x_max, TOP + plot_h - plot_h * (y / y_max).clamp(0.0, 1.0)))
+            .map(|(x, y)| {
+                format!(
+                    "{:.1},{:.1}",
+                    LEFT + plot_w * x / x_max,
+                    TOP + plot_h - plot_h * (y / y_max).clamp(0.0, 1.0)
+                )
+            })
             .collect();
-        let _ = writeln!(out, r#"<polyline fill="none" stroke="{color}" stroke-width="2" points="{}"/>"#, pts.join(" "));
+        let _ = writeln!(
+            out,
+            r#"<polyline fill="none" stroke="{color}" stroke-width="2" points="{}"/>"#,
+            pts.join(" ")
+        );
         let ly = TOP + plot_h + 36.0 + 14.0 * (i / 2) as f64;
         let lx = LEFT + (i % 2) as f64 * plot_w / 2.0;
-        let _ = writeln!(out, r#"<rect x="{lx:.1}" y="{:.1}" width="10" height="10" fill="{color}"/><text x="{:.1}" y="{ly:.1}">{}</text>"#, ly - 9.0, lx + 14.0, escape(label));
+        let _ = writeln!(
+            out,
+            r#"<rect x="{lx:.1}" y="{:.1}" width="10" height="10" fill="{color}"/><text x="{:.1}" y="{ly:.1}">{}</text>"#,
+            ly - 9.0,
+            lx + 14.0,
+            escape(label)
+        );
     }
     out.push_str("</svg>\n");
     out
@@ -99,22 +176,53 @@ pub fn line_chart(title: &str, y_label: &str, series: &[(String, Vec<(f64, f64)>
 pub fn all(results: &RunResults) -> Vec<(String, String)> {
     let mut files = Vec::new();
     for g in &results.groups {
-        files.push((format!("{}-throughput.svg", g.id), group_bars(g, "throughput", "req/s", |c| c.load.throughput_rps)));
-        files.push((format!("{}-p99.svg", g.id), group_bars(g, "p99 latency", "ms", |c| c.load.latency_ms.p99)));
+        files.push((
+            format!("{}-throughput.svg", g.id),
+            group_bars(g, "throughput", "req/s", |c| c.load.throughput_rps),
+        ));
+        files.push((
+            format!("{}-p99.svg", g.id),
+            group_bars(g, "p99 latency", "ms", |c| c.load.latency_ms.p99),
+        ));
         if g.id == "mixed" {
             let series = g
                 .columns
                 .iter()
-                .map(|c| (c.label.clone(), c.load.timeline.iter().map(|s| (s.second as f64 + 1.0, s.p99_ms)).collect()))
+                .map(|c| {
+                    (
+                        c.label.clone(),
+                        c.load
+                            .timeline
+                            .iter()
+                            .map(|s| (s.second as f64 + 1.0, s.p99_ms))
+                            .collect(),
+                    )
+                })
                 .collect::<Vec<_>>();
-            files.push(("mixed-latency-over-time.svg".into(), line_chart("/health p99 per second, next to each background load", "ms", &series)));
+            files.push((
+                "mixed-latency-over-time.svg".into(),
+                line_chart(
+                    "/health p99 per second, next to each background load",
+                    "ms",
+                    &series,
+                ),
+            ));
         }
     }
     files
 }
 
-fn group_bars(g: &GroupResult, what: &str, unit: &str, value: fn(&crate::model::ColumnResult) -> f64) -> String {
-    let bars: Vec<(String, f64)> = g.columns.iter().map(|c| (c.label.clone(), value(c))).collect();
+fn group_bars(
+    g: &GroupResult,
+    what: &str,
+    unit: &str,
+    value: fn(&crate::model::ColumnResult) -> f64,
+) -> String {
+    let bars: Vec<(String, f64)> = g
+        .columns
+        .iter()
+        .map(|c| (c.label.clone(), value(c)))
+        .collect();
     bar_chart(&format!("{} — {what}", g.title), unit, &bars)
 }
 

@@ -49,7 +49,10 @@ pub fn render(results: &RunResults, findings: &[Finding], t: &Thresholds) -> Str
         s.targets,
         results.wall_seconds
     );
-    let _ = writeln!(out, "Each cell: the value, then in brackets its ratio to the group's first column.\n");
+    let _ = writeln!(
+        out,
+        "Each cell: the value, then in brackets its ratio to the group's first column.\n"
+    );
     for g in &results.groups {
         let _ = writeln!(out, "## {}\n\nLoad: {}.\n", g.title, g.load);
         out.push_str(&render_table(&group_table(g)));
@@ -66,9 +69,19 @@ pub fn render(results: &RunResults, findings: &[Finding], t: &Thresholds) -> Str
         t.thread_fraction * 100.0,
         t.mixed_p99_factor
     );
-    let _ = writeln!(out, "| verdict | claim | seed | evidence |\n|---|---|---|---|");
+    let _ = writeln!(
+        out,
+        "| verdict | claim | seed | evidence |\n|---|---|---|---|"
+    );
     for f in findings {
-        let _ = writeln!(out, "| {} | {} | {} | {} |", verdict(f), f.claim, f.seed, f.evidence);
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            verdict(f),
+            f.claim,
+            f.seed,
+            f.evidence
+        );
     }
     out
 }

@@ -30,19 +30,84 @@ struct Row {
 }
 
 const ROWS: &[Row] = &[
-    Row { name: "Total Requests", value: |c| c.load.total_requests as f64, unit: Unit::Count, ratio: true },
-    Row { name: "Average (ms)", value: |c| c.load.latency_ms.avg, unit: Unit::Ms, ratio: true },
-    Row { name: "Min (ms)", value: |c| c.load.latency_ms.min, unit: Unit::Ms, ratio: true },
-    Row { name: "Max (ms)", value: |c| c.load.latency_ms.max, unit: Unit::Ms, ratio: true },
-    Row { name: "Std. Dev. (ms)", value: |c| c.load.latency_ms.stdev, unit: Unit::Ms, ratio: true },
-    Row { name: "Error Rate", value: |c| c.load.error_rate(), unit: Unit::Percent, ratio: false },
-    Row { name: "Throughput (req/s)", value: |c| c.load.throughput_rps, unit: Unit::Rps, ratio: true },
-    Row { name: "Peak Thread Count", value: |c| c.server_process.peak_threads as f64, unit: Unit::Count, ratio: true },
-    Row { name: "p50 (ms)", value: |c| c.load.latency_ms.p50, unit: Unit::Ms, ratio: true },
-    Row { name: "p95 (ms)", value: |c| c.load.latency_ms.p95, unit: Unit::Ms, ratio: true },
-    Row { name: "p99 (ms)", value: |c| c.load.latency_ms.p99, unit: Unit::Ms, ratio: true },
-    Row { name: "Peak RSS (MiB)", value: |c| c.server_process.peak_rss_bytes as f64 / (1024.0 * 1024.0), unit: Unit::MiB, ratio: true },
-    Row { name: "Server CPU (s)", value: |c| c.server_process.cpu_seconds, unit: Unit::Seconds, ratio: true },
+    Row {
+        name: "Total Requests",
+        value: |c| c.load.total_requests as f64,
+        unit: Unit::Count,
+        ratio: true,
+    },
+    Row {
+        name: "Average (ms)",
+        value: |c| c.load.latency_ms.avg,
+        unit: Unit::Ms,
+        ratio: true,
+    },
+    Row {
+        name: "Min (ms)",
+        value: |c| c.load.latency_ms.min,
+        unit: Unit::Ms,
+        ratio: true,
+    },
+    Row {
+        name: "Max (ms)",
+        value: |c| c.load.latency_ms.max,
+        unit: Unit::Ms,
+        ratio: true,
+    },
+    Row {
+        name: "Std. Dev. (ms)",
+        value: |c| c.load.latency_ms.stdev,
+        unit: Unit::Ms,
+        ratio: true,
+    },
+    Row {
+        name: "Error Rate",
+        value: |c| c.load.error_rate(),
+        unit: Unit::Percent,
+        ratio: false,
+    },
+    Row {
+        name: "Throughput (req/s)",
+        value: |c| c.load.throughput_rps,
+        unit: Unit::Rps,
+        ratio: true,
+    },
+    Row {
+        name: "Peak Thread Count",
+        value: |c| c.server_process.peak_threads as f64,
+        unit: Unit::Count,
+        ratio: true,
+    },
+    Row {
+        name: "p50 (ms)",
+        value: |c| c.load.latency_ms.p50,
+        unit: Unit::Ms,
+        ratio: true,
+    },
+    Row {
+        name: "p95 (ms)",
+        value: |c| c.load.latency_ms.p95,
+        unit: Unit::Ms,
+        ratio: true,
+    },
+    Row {
+        name: "p99 (ms)",
+        value: |c| c.load.latency_ms.p99,
+        unit: Unit::Ms,
+        ratio: true,
+    },
+    Row {
+        name: "Peak RSS (MiB)",
+        value: |c| c.server_process.peak_rss_bytes as f64 / (1024.0 * 1024.0),
+        unit: Unit::MiB,
+        ratio: true,
+    },
+    Row {
+        name: "Server CPU (s)",
+        value: |c| c.server_process.cpu_seconds,
+        unit: Unit::Seconds,
+        ratio: true,
+    },
 ];
 
 /// Milliseconds with as many decimals as make sense for their size.
@@ -78,7 +143,10 @@ pub fn group_table(group: &GroupResult) -> Table {
             let base = group.columns.first().map(row.value).unwrap_or(0.0);
             let mut cells = vec![row.name.to_owned()];
             for (i, c) in group.columns.iter().enumerate() {
-                let process_row = matches!(row.name, "Peak Thread Count" | "Peak RSS (MiB)" | "Server CPU (s)");
+                let process_row = matches!(
+                    row.name,
+                    "Peak Thread Count" | "Peak RSS (MiB)" | "Server CPU (s)"
+                );
                 if process_row && c.server_process.samples == 0 {
                     cells.push("n/a".into());
                     continue;
