@@ -87,6 +87,7 @@ mod runner;
 mod stages;
 mod target;
 mod thresholds;
+mod ticket_queue;
 mod worker;
 
 pub use aggregate::LATE_SEND_THRESHOLD;

@@ -4,16 +4,17 @@
 //! where tickets come from and when they run out.
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio::sync::{mpsc, watch, Mutex as AsyncMutex};
+use tokio::sync::{mpsc, watch};
 
 use crate::aggregate::Aggregator;
 use crate::http1::{Connection, ReadError};
 use crate::record::{FailureKind, Outcome, RequestRecord};
 use crate::request_bytes::RequestTemplate;
+use crate::ticket_queue::TicketQueue;
 
 /// What all workers of a run share.
 pub(crate) struct Shared {
@@ -58,14 +59,10 @@ pub(crate) enum Pacing {
         index: usize,
         active: watch::Receiver<usize>,
     },
-    /// Tickets carry their intended send time; `spare` is idle workers minus
-    /// tickets already queued, so the dispatcher knows when to grow the pool.
-    /// A new worker starts counted as spare (`counted_as_spare`), so that the
-    /// dispatcher does not start another one for every ticket that arrives
-    /// before this worker's task first runs.
+    /// Tickets carry their intended send time; `counted_as_spare` is true
+    /// until the first ticket when the clock counted this worker as idle.
     Open {
-        tickets: Arc<AsyncMutex<mpsc::UnboundedReceiver<Instant>>>,
-        spare: Arc<AtomicI64>,
+        tickets: Arc<TicketQueue>,
         counted_as_spare: bool,
     },
 }
@@ -152,18 +149,8 @@ async fn next_ticket(
         },
         Pacing::Open {
             tickets,
-            spare,
             counted_as_spare,
-        } => {
-            if !std::mem::take(counted_as_spare) {
-                spare.fetch_add(1, Ordering::AcqRel);
-            }
-            let ticket = tickets.lock().await.recv().await;
-            if ticket.is_none() {
-                spare.fetch_sub(1, Ordering::AcqRel);
-            }
-            ticket
-        }
+        } => tickets.next(counted_as_spare).await,
     }
 }
 
