@@ -1,0 +1,140 @@
+//! Issue 5, item 2: more concurrent requests than pooled connections.
+//!
+//! Each server runs with a Postgres pool of 2 behind a [`FaultProxy`] that
+//! holds every chunk for 400 ms, so each query keeps its connection for about
+//! a second. Twenty requests to `/users/{id}` are released at once. The two
+//! connections serve one or a few of them; the rest must wait at most the acquire
+//! timeout (1 s here) and then get the contract's 503, not queue without end.
+//! Afterwards nobody is left waiting in the pool (`pool_waiters` on /metrics
+//! is back to 0), and `/health` answered at once throughout.
+//!
+//! Short enough for CI as it is (a few seconds per server).
+
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+use contract::ApiError;
+use server_tests::{http, spawn_app_with, AppOptions, Server, TestApp};
+
+const CONCURRENT: usize = 20;
+const ACQUIRE_TIMEOUT: Duration = Duration::from_millis(1000);
+const DELAY_PER_CHUNK: Duration = Duration::from_millis(400);
+/// The slowest acceptable answer: a wait of the acquire timeout, then one
+/// query (two delayed chunks), plus a margin for a busy 2-core machine.
+const ANSWER_WITHIN: Duration = Duration::from_millis(1000 + 2 * 400 + 3000);
+
+fn pool_waiters(app: &TestApp) -> Vec<(String, f64)> {
+    app.get("/metrics")
+        .text()
+        .lines()
+        .filter(|l| l.starts_with("pool_waiters"))
+        .filter_map(|l| l.rsplit_once(' '))
+        .filter_map(|(name, value)| Some((name.to_owned(), value.parse().ok()?)))
+        .collect()
+}
+
+fn excess_requests_get_503_within_the_acquire_timeout(server: Server) {
+    let name = server.name();
+    let mut extra_args = vec!["--db-pool-size", "2", "--acquire-timeout-ms", "1000"];
+    if server == Server::Blocking {
+        // Enough handler threads that the pool, not the thread pool, runs out.
+        extra_args.extend(["--handler-threads", "64"]);
+    }
+    let app = spawn_app_with(
+        server,
+        AppOptions {
+            through_proxies: true,
+            extra_args: extra_args.into_iter().map(String::from).collect(),
+            ..AppOptions::default()
+        },
+    );
+    // Warm the pool to its two connections while the proxy is fast (opening
+    // a connection takes several round trips, which the delay would slow).
+    for id in 1..=4 {
+        assert_eq!(app.get(&format!("/users/{id}")).status, 200);
+    }
+    app.db_proxy
+        .as_ref()
+        .expect("db proxy")
+        .set_delay(DELAY_PER_CHUNK);
+
+    let barrier = Arc::new(Barrier::new(CONCURRENT + 1));
+    let clients: Vec<_> = (0..CONCURRENT)
+        .map(|i| {
+            let (barrier, addr) = (barrier.clone(), app.addr);
+            std::thread::spawn(move || {
+                barrier.wait();
+                let started = Instant::now();
+                let answer = http::send(addr, "GET", &format!("/users/{}", i + 10), &[], b"");
+                (answer, started.elapsed())
+            })
+        })
+        .collect();
+    barrier.wait();
+    // While the pool is exhausted, routes that do not need it answer at once.
+    std::thread::sleep(Duration::from_millis(300));
+    let started = Instant::now();
+    assert_eq!(app.get("/health").status, 200);
+    let health_took = started.elapsed();
+    assert!(
+        health_took < Duration::from_secs(1),
+        "{name}: /health took {health_took:?} while the pool was exhausted"
+    );
+
+    let (mut ok, mut unavailable, mut slowest) = (0, 0, Duration::ZERO);
+    for client in clients {
+        let (answer, took) = client.join().expect("client thread");
+        let answer = answer.unwrap_or_else(|e| panic!("{name}: no answer: {e}"));
+        slowest = slowest.max(took);
+        assert!(took < ANSWER_WITHIN, "{name}: an answer took {took:?}");
+        match answer.status {
+            200 => ok += 1,
+            503 => {
+                assert_eq!(
+                    answer.body,
+                    ApiError::unavailable("database").body_json(),
+                    "{name}"
+                );
+                // A 503 comes only after the wait: the pool did queue it.
+                assert!(
+                    took >= ACQUIRE_TIMEOUT - Duration::from_millis(100),
+                    "{name}: 503 after only {took:?}"
+                );
+                unavailable += 1;
+            }
+            other => panic!("{name}: unexpected {other}: {}", answer.text()),
+        }
+    }
+    println!(
+        "{name}: {CONCURRENT} requests on a pool of 2 ({DELAY_PER_CHUNK:?} per chunk): \
+         {ok} x 200, {unavailable} x 503, slowest answer {slowest:?}"
+    );
+    // At least one request is served (the async server may spend its second
+    // connection's time opening it through the slow proxy).
+    assert!(ok >= 1, "{name}: the pool served no request");
+    assert!(
+        unavailable >= CONCURRENT / 2,
+        "{name}: only {unavailable} of {CONCURRENT} got 503; the excess must not wait without bound"
+    );
+
+    // Nobody is left waiting, and the pool serves again once the database is fast.
+    app.db_proxy
+        .as_ref()
+        .expect("db proxy")
+        .set_delay(Duration::ZERO);
+    std::thread::sleep(Duration::from_millis(500));
+    for (metric, value) in pool_waiters(&app) {
+        assert_eq!(value, 0.0, "{name}: {metric} after the burst");
+    }
+    assert_eq!(app.get("/users/1").status, 200, "{name}: pool after the burst");
+}
+
+#[test]
+fn blocking_server_bounds_the_wait_for_a_connection() {
+    excess_requests_get_503_within_the_acquire_timeout(Server::Blocking);
+}
+
+#[test]
+fn async_server_bounds_the_wait_for_a_connection() {
+    excess_requests_get_503_within_the_acquire_timeout(Server::Async);
+}
