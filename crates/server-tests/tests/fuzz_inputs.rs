@@ -1,0 +1,244 @@
+//! Issue 5, item 7: random requests thrown at both servers (proptest).
+//!
+//! Methods, paths (the contract's routes with random ids, and random paths),
+//! query strings, headers and bodies are generated at random. Whatever comes,
+//! each server must answer (no dropped connection, no panic), never with a 5xx
+//! other than the documented one (`/posts/{id}` with id >= 10 answers 500; a
+//! dependency outage's 503 is not expected here), always with the contract's
+//! JSON error shape `{"error": "<text>"}` on a 4xx or 5xx, and `/health` must
+//! still answer afterwards. Oversized heads get 431 and oversized bodies 413.
+//!
+//! 64 cases per property and server in CI; `RELIABILITY_FULL=1` runs 1,024.
+//! A failing case is shrunk and printed by proptest.
+
+use contract::params::{MAX_BODY_BYTES, MAX_HEADER_BYTES};
+use contract::routes::ROUTES;
+use proptest::prelude::*;
+use server_tests::{http, spawn_app, Server, TestApp};
+
+fn cases() -> u32 {
+    if std::env::var("RELIABILITY_FULL").is_ok_and(|v| v == "1") {
+        1_024
+    } else {
+        64
+    }
+}
+
+fn method() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => Just("GET".to_owned()),
+        2 => Just("POST".to_owned()),
+        1 => prop::sample::select(vec!["PUT", "DELETE", "PATCH", "OPTIONS", "TRACE"])
+            .prop_map(str::to_owned),
+        1 => "[A-Z]{1,10}",
+    ]
+}
+
+/// Ids as a client might send them: numbers of any size and sign, and junk.
+fn id() -> impl Strategy<Value = String> {
+    prop_oneof![
+        (1i64..20).prop_map(|n| n.to_string()),
+        any::<i64>().prop_map(|n| n.to_string()),
+        "[0-9]{19,30}",
+        "[a-zA-Z0-9%+._~-]{0,16}",
+        Just("%31".to_owned()),
+        Just("%FF%FE".to_owned()),
+    ]
+}
+
+/// Query strings; `n` values stay out of 100,001..=100,000,000, where `/cpu`
+/// would legitimately spend seconds of CPU per request.
+fn query() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just(String::new()),
+        "[a-z&=%+]{0,24}".prop_map(|q| format!("?{q}")),
+        (0u64..100_000).prop_map(|n| format!("?n={n}")),
+        (100_000_001u64..u64::MAX).prop_map(|n| format!("?n={n}")),
+        "-?[0-9a-z.%]{0,12}".prop_map(|n| format!("?n={n}")),
+    ]
+}
+
+fn path() -> impl Strategy<Value = String> {
+    let patterns: Vec<&'static str> = ROUTES.iter().map(|r| r.pattern).collect();
+    prop_oneof![
+        3 => (prop::sample::select(patterns), id(), query())
+            .prop_map(|(p, id, q)| format!("{}{q}", p.replace("{id}", &id))),
+        1 => ("(/[a-zA-Z0-9%._~-]{0,12}){1,4}", query()).prop_map(|(p, q)| format!("{p}{q}")),
+    ]
+}
+
+/// Extra headers; never ones that change the framing (the client sets those),
+/// so a random header cannot make the server wait for bytes that never come.
+fn headers() -> impl Strategy<Value = Vec<(String, String)>> {
+    let name = "[A-Za-z][A-Za-z0-9-]{0,20}".prop_filter("framing header", |n| {
+        ![
+            "content-length",
+            "transfer-encoding",
+            "host",
+            "connection",
+            "expect",
+            "upgrade",
+        ]
+        .contains(&n.to_ascii_lowercase().as_str())
+    });
+    let value = prop_oneof![
+        "[ -~]{0,40}",
+        Just("application/json".to_owned()),
+        Just("text/plain".to_owned()),
+    ];
+    prop::collection::vec((name, value), 0..4)
+}
+
+fn body() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        Just(Vec::new()),
+        prop::collection::vec(any::<u8>(), 0..200),
+        Just(br#"{"FirstName":"a","LastName":"b","Age":1}"#.to_vec()),
+        (any::<String>(), any::<String>(), any::<i64>()).prop_map(|(f, l, a)| {
+            serde_json::json!({"FirstName": f, "LastName": l, "Age": a})
+                .to_string()
+                .into_bytes()
+        }),
+    ]
+}
+
+/// Is this 5xx one the contract documents? `/posts/{id}` (and its blocking
+/// variant) with id >= 10 answer 500 on purpose.
+fn documented_5xx(path: &str, status: u16) -> bool {
+    status == 500 && path.starts_with("/posts/")
+}
+
+fn check_answer(
+    app: &TestApp,
+    method: &str,
+    path: &str,
+    headers: &[(String, String)],
+    body: &[u8],
+) -> Result<(), TestCaseError> {
+    let name = app.server.name();
+    let header_refs: Vec<(&str, &str)> = headers
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.as_str()))
+        .collect();
+    let r = http::send(app.addr, method, path, &header_refs, body)
+        .map_err(|e| TestCaseError::fail(format!("{name}: {method} {path}: no answer: {e}")))?;
+    prop_assert!(
+        r.status < 500 || documented_5xx(path, r.status),
+        "{name}: {method} {path} answered {}: {}",
+        r.status,
+        r.text()
+    );
+    if r.status >= 400 && method != "HEAD" {
+        let json: serde_json::Value = serde_json::from_slice(&r.body).map_err(|e| {
+            TestCaseError::fail(format!(
+                "{name}: {method} {path} {}: body is not JSON ({e}): {}",
+                r.status,
+                r.text()
+            ))
+        })?;
+        let shaped = json.as_object().is_some_and(|o| {
+            o.len() == 1 && o.get("error").is_some_and(serde_json::Value::is_string)
+        });
+        prop_assert!(
+            shaped,
+            "{name}: {method} {path} {}: not the error shape: {}",
+            r.status,
+            r.text()
+        );
+    }
+    Ok(())
+}
+
+fn still_healthy(app: &TestApp) {
+    let r = app.get("/health");
+    assert_eq!(
+        r.status,
+        200,
+        "{}: /health after the random requests",
+        app.server.name()
+    );
+}
+
+fn random_requests_get_contract_answers(server: Server) {
+    let app = spawn_app(server);
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
+        cases: cases(),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    });
+    let result = runner.run(
+        &(method(), path(), headers(), body()),
+        |(method, path, headers, body)| check_answer(&app, &method, &path, &headers, &body),
+    );
+    if let Err(e) = result {
+        panic!("{}: {e}", server.name());
+    }
+    still_healthy(&app);
+}
+
+fn oversized_heads_and_bodies_are_refused(server: Server) {
+    let app = spawn_app(server);
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
+        cases: cases() / 4,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    });
+    let head_size = (MAX_HEADER_BYTES + 1)..(4 * MAX_HEADER_BYTES);
+    let body_size = (MAX_BODY_BYTES + 1)..(4 * MAX_BODY_BYTES);
+    let result = runner.run(&(head_size, body_size), |(head_size, body_size)| {
+        let name = server.name();
+        let big = "a".repeat(head_size);
+        let r = http::send(app.addr, "GET", "/health", &[("X-Big", big.as_str())], b"")
+            .map_err(|e| TestCaseError::fail(format!("{name}: {head_size} B head: {e}")))?;
+        prop_assert_eq!(
+            r.status,
+            431,
+            "{}: {} B head: {}",
+            name,
+            head_size,
+            r.text()
+        );
+        let body = vec![b' '; body_size];
+        let r = http::send(
+            app.addr,
+            "POST",
+            "/echo",
+            &[("Content-Type", "application/json")],
+            &body,
+        )
+        .map_err(|e| TestCaseError::fail(format!("{name}: {body_size} B body: {e}")))?;
+        prop_assert_eq!(
+            r.status,
+            413,
+            "{}: {} B body: {}",
+            name,
+            body_size,
+            r.text()
+        );
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{}: {e}", server.name());
+    }
+    still_healthy(&app);
+}
+
+#[test]
+fn blocking_server_answers_random_requests_by_the_contract() {
+    random_requests_get_contract_answers(Server::Blocking);
+}
+
+#[test]
+fn async_server_answers_random_requests_by_the_contract() {
+    random_requests_get_contract_answers(Server::Async);
+}
+
+#[test]
+fn blocking_server_refuses_oversized_heads_and_bodies() {
+    oversized_heads_and_bodies_are_refused(Server::Blocking);
+}
+
+#[test]
+fn async_server_refuses_oversized_heads_and_bodies() {
+    oversized_heads_and_bodies_are_refused(Server::Async);
+}
