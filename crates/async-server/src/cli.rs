@@ -6,8 +6,8 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::Context as _;
 use crate::{build_runtime, run, Settings};
+use anyhow::Context as _;
 use clap::Parser as _;
 use tracing_subscriber::EnvFilter;
 
