@@ -67,6 +67,11 @@ pub struct Cli {
     #[arg(long)]
     pub pool_size: Option<u32>,
 
+    /// Exit with code 1 when any column saw an error that is not one of the
+    /// seed's deliberate 500s (CI runs the quick profile this way).
+    #[arg(long)]
+    pub strict: bool,
+
     /// Where reports go: a new folder <out>/<timestamp>/ per run.
     #[arg(long, default_value = "results")]
     pub out: PathBuf,

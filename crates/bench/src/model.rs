@@ -146,3 +146,50 @@ pub struct ServerStats {
 }
 
 pub const SCHEMA_VERSION: u32 = 1;
+
+/// Whether an error kind on `path` is the seed's deliberate failure:
+/// a 500 from `/posts/{id}` with id >= 10 (seed 001's error path).
+pub fn is_deliberate(path: &str, kind: &str) -> bool {
+    let id = path
+        .strip_prefix("/posts/")
+        .and_then(|rest| rest.split(['/', '?']).next())
+        .and_then(|id| id.parse::<i64>().ok());
+    kind == "status_500" && id.is_some_and(|id| id >= contract::posts::FIRST_FAILING_POST_ID)
+}
+
+/// Columns with errors other than deliberate ones, as (column id, "kind=count, ...").
+pub fn unexpected_errors(results: &RunResults) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for g in &results.groups {
+        for c in &g.columns {
+            let loads = std::iter::once((&c.path, &c.load))
+                .chain(c.background_path.as_ref().zip(c.background_load.as_ref()));
+            let kinds: Vec<String> = loads
+                .flat_map(|(path, load)| {
+                    load.errors_by_kind
+                        .iter()
+                        .filter(move |(kind, _)| !is_deliberate(path, kind))
+                        .map(|(kind, n)| format!("{kind}={n}"))
+                })
+                .collect();
+            if !kinds.is_empty() {
+                out.push((c.id.clone(), kinds.join(", ")));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_posts_from_ten_fail_on_purpose() {
+        assert!(is_deliberate("/posts/10", "status_500"));
+        assert!(is_deliberate("/posts/12/blocking", "status_500"));
+        assert!(!is_deliberate("/posts/9", "status_500"));
+        assert!(!is_deliberate("/posts/10", "timeout"));
+        assert!(!is_deliberate("/users/10", "status_500"));
+    }
+}
