@@ -68,6 +68,19 @@ fn rps(c: &ColumnResult) -> f64 {
     c.load.throughput_rps
 }
 
+/// Whether `a` served more requests per second than `b`, with the numbers.
+fn faster(a: &ColumnResult, b: &ColumnResult) -> (bool, String) {
+    (
+        rps(a) > rps(b),
+        format!(
+            "{:.0} vs {:.0} req/s = {:.2}x",
+            rps(a),
+            rps(b),
+            rps(a) / rps(b)
+        ),
+    )
+}
+
 fn finding(id: &str, seed: &str, claim: String, verdict: Option<(bool, String)>) -> Finding {
     let (held, evidence) = match verdict {
         Some((held, evidence)) => (Some(held), evidence),
@@ -139,15 +152,7 @@ pub fn check(results: &RunResults, t: &Thresholds) -> Vec<Finding> {
                 cx.col("database", "blocking-users")?,
                 cx.col("database", "async-users")?,
             );
-            Some((
-                rps(a) > rps(b),
-                format!(
-                    "{:.0} vs {:.0} req/s = {:.2}x",
-                    rps(a),
-                    rps(b),
-                    rps(a) / rps(b)
-                ),
-            ))
+            Some(faster(a, b))
         })(),
     ));
 
@@ -247,15 +252,7 @@ pub fn check(results: &RunResults, t: &Thresholds) -> Vec<Finding> {
                 let cols = cx.group(group)?;
                 let b = cols.iter().find(|c| c.server == "blocking")?;
                 let a = cols.iter().find(|c| c.server == "async")?;
-                Some((
-                    rps(a) > rps(b),
-                    format!(
-                        "{:.0} vs {:.0} req/s = {:.2}x",
-                        rps(a),
-                        rps(b),
-                        rps(a) / rps(b)
-                    ),
-                ))
+                Some(faster(a, b))
             })(),
         ));
     }

@@ -22,31 +22,12 @@ pub fn render_table(t: &Table) -> String {
 
 pub fn render(results: &RunResults, findings: &[Finding], t: &Thresholds) -> String {
     let mut out = String::new();
-    let m = &results.machine;
-    let s = &results.settings;
     let _ = writeln!(out, "# Bench report, {}\n", results.started_at);
+    let _ = writeln!(out, "Machine: {}.  ", super::machine_line(results));
     let _ = writeln!(
         out,
-        "Machine: {} cores, {}, {:.1} GiB memory, {}.  ",
-        m.cores,
-        m.cpu_model,
-        m.memory_bytes as f64 / (1024.0 * 1024.0 * 1024.0),
-        m.os
-    );
-    let _ = writeln!(
-        out,
-        "Profile `{}`{}; blocking: {} handler threads; async: {} workers, {} blocking threads, {} rayon threads; pools: Postgres {}, Redis {}; load generator: {} threads; `/cpu` n = {}; servers: {}. Wall time {:.0} s.\n",
-        s.profile,
-        if s.cold_start { " (cold start per column)" } else { "" },
-        s.blocking_handler_threads,
-        s.async_worker_threads,
-        s.async_blocking_threads,
-        s.async_rayon_threads,
-        s.db_pool_size,
-        s.redis_pool_size,
-        s.loadgen_threads,
-        s.cpu_n,
-        s.targets,
+        "Settings: {}. Wall time {:.0} s.\n",
+        super::settings_line(results),
         results.wall_seconds
     );
     let _ = writeln!(

@@ -69,31 +69,8 @@ pub fn render_findings(findings: &[Finding], t: &Thresholds) -> String {
 /// The whole terminal report.
 pub fn render(results: &RunResults, findings: &[Finding], t: &Thresholds) -> String {
     let mut out = String::new();
-    let m = &results.machine;
-    let s = &results.settings;
-    let _ = writeln!(
-        out,
-        "Machine: {} cores, {}, {:.1} GiB, {}",
-        m.cores,
-        m.cpu_model,
-        m.memory_bytes as f64 / (1024.0 * 1024.0 * 1024.0),
-        m.os
-    );
-    let _ = writeln!(
-        out,
-        "Profile {}{}; blocking {} handler threads; async {} workers, {} blocking, {} rayon; pools db {} redis {}; loadgen {} threads; /cpu n={}; servers: {}",
-        s.profile,
-        if s.cold_start { " (cold start per column)" } else { "" },
-        s.blocking_handler_threads,
-        s.async_worker_threads,
-        s.async_blocking_threads,
-        s.async_rayon_threads,
-        s.db_pool_size,
-        s.redis_pool_size,
-        s.loadgen_threads,
-        s.cpu_n,
-        s.targets
-    );
+    let _ = writeln!(out, "Machine: {}", super::machine_line(results));
+    let _ = writeln!(out, "Settings: {}", super::settings_line(results));
     for g in &results.groups {
         let _ = writeln!(out, "\n{} — {}", g.title, g.load);
         out.push_str(&render_table(&group_table(g)));
