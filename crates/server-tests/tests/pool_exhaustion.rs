@@ -126,7 +126,11 @@ fn excess_requests_get_503_within_the_acquire_timeout(server: Server) {
     for (metric, value) in pool_waiters(&app) {
         assert_eq!(value, 0.0, "{name}: {metric} after the burst");
     }
-    assert_eq!(app.get("/users/1").status, 200, "{name}: pool after the burst");
+    assert_eq!(
+        app.get("/users/1").status,
+        200,
+        "{name}: pool after the burst"
+    );
 }
 
 #[test]
