@@ -8,7 +8,8 @@
 //!   (idle / peak / after) for the README;
 //! - graceful shutdown: SIGTERM while 100 `/posts/1` are in flight: all 100
 //!   answer 200, new connections are refused, exit code 0 within the drain
-//!   timeout; a second SIGTERM ends a stuck drain at once.
+//!   timeout; a second SIGTERM ends a stuck drain at once, and so does the
+//!   drain timeout (exit code 0 then: the server did what it was told).
 //!
 //! In CI the burst is 2,000 connections per route; `RELIABILITY_FULL=1`
 //! makes it 10,000 (issue 5's figure). See the figures with
@@ -488,5 +489,34 @@ fn a_second_sigterm_ends_a_stuck_drain_at_once() {
         status.code(),
         Some(0),
         "{NAME}: an interrupted drain is not a clean exit"
+    );
+}
+
+#[test]
+fn the_drain_timeout_ends_a_stuck_drain() {
+    let mut server = ChildServer::start(&[
+        "--drain-timeout-s",
+        "2",
+        "--header-read-timeout-ms",
+        "60000",
+    ]);
+    let mut stuck = TcpStream::connect(server.addr).expect("connect");
+    stuck
+        .write_all(b"POST /echo HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n")
+        .expect("send a head without its body");
+    std::thread::sleep(Duration::from_millis(300));
+
+    let signalled = Instant::now();
+    server.signal("TERM");
+    let status = server
+        .wait_exit(Duration::from_secs(2 + 5))
+        .unwrap_or_else(|| {
+            panic!("{NAME}: still running 7 s after SIGTERM with a 2 s drain timeout")
+        });
+    let took = signalled.elapsed();
+    println!("{NAME}: drain timeout 2 s, a request stuck: exited {status} after {took:?}");
+    assert!(
+        took >= Duration::from_millis(1500),
+        "{NAME}: exited after {took:?}, before the drain timeout"
     );
 }
