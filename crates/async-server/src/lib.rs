@@ -84,6 +84,10 @@ pub async fn run(
 
     let prepare = async {
         let common = &state.settings.common;
+        if common.skip_setup {
+            tracing::warn!("--skip-setup: no migrations, no cache seeding");
+            return Ok(());
+        }
         startup::migrate(&state.db, &common.database_url, common.acquire_timeout()).await?;
         startup::seed_cache(
             &state.db,

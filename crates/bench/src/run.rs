@@ -87,35 +87,68 @@ pub fn run(
     let blocking_external = external(&cli.blocking_url, "blocking")?;
     let async_external = external(&cli.async_url, "async")?;
 
-    let matrix: Vec<_> = groups()
+    let mut matrix: Vec<_> = groups()
         .into_iter()
         .filter(|g| selected.contains(&g.id))
         .collect();
-    let need = |t: Target| {
+    let need = |matrix: &[crate::plan::Group], t: Target| {
         matrix
             .iter()
             .any(|g| g.columns.iter().any(|c| c.target == t))
     };
-    let start_blocking = need(Target::Blocking) && blocking_external.is_none();
-    let start_async = need(Target::Async) && async_external.is_none();
 
     let mut server_args: Vec<String> = Vec::new();
-    if start_blocking || start_async {
+    let mut skipped = Vec::new();
+    let starts_any = (need(&matrix, Target::Blocking) && blocking_external.is_none())
+        || (need(&matrix, Target::Async) && async_external.is_none());
+    if starts_any {
         progress.say("bench: finding Postgres and Redis");
-        let pg = local_services::postgres().context("the servers need Postgres")?;
-        let redis = local_services::redis().context("the servers need Redis")?;
-        let db = pg.fresh_database()?;
-        let prefix = redis.fresh_prefix();
-        server_args.extend([
-            "--database-url".into(),
-            db.url().to_owned(),
-            "--redis-url".into(),
-            redis.url().to_owned(),
-            "--redis-key-prefix".into(),
-            prefix.as_str().to_owned(),
-        ]);
-        *INTERRUPT_GUARDS.lock().unwrap_or_else(|p| p.into_inner()) = Some((db, prefix));
+        match (local_services::postgres(), local_services::redis()) {
+            (Ok(pg), Ok(redis)) => {
+                let db = pg.fresh_database()?;
+                let prefix = redis.fresh_prefix();
+                server_args.extend([
+                    "--database-url".into(),
+                    db.url().to_owned(),
+                    "--redis-url".into(),
+                    redis.url().to_owned(),
+                    "--redis-key-prefix".into(),
+                    prefix.as_str().to_owned(),
+                ]);
+                *INTERRUPT_GUARDS.lock().unwrap_or_else(|p| p.into_inner()) = Some((db, prefix));
+            }
+            (pg, redis) => {
+                // Run what needs neither; say what was skipped and what to install.
+                let reason = [pg.err(), redis.err()]
+                    .into_iter()
+                    .flatten()
+                    .map(|e| format!("{e:#}"))
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                matrix.retain(|g| {
+                    let needs_any = g.needs.postgres || g.needs.redis;
+                    if needs_any {
+                        skipped.push(SkippedGroup {
+                            group: g.id.to_owned(),
+                            reason: reason.clone(),
+                        });
+                    }
+                    !needs_any
+                });
+                let names: Vec<&str> = skipped
+                    .iter()
+                    .map(|s: &SkippedGroup| s.group.as_str())
+                    .collect();
+                eprintln!(
+                    "bench: skipping {} (they need Postgres and Redis): {reason}",
+                    names.join(", ")
+                );
+                server_args.push("--skip-setup".into());
+            }
+        }
     }
+    let start_blocking = need(&matrix, Target::Blocking) && blocking_external.is_none();
+    let start_async = need(&matrix, Target::Async) && async_external.is_none();
     if let Some(n) = cli.pool_size {
         server_args.extend([
             "--db-pool-size".into(),
@@ -287,7 +320,7 @@ pub fn run(
         machine: crate::machine::describe(),
         settings,
         groups: results_groups,
-        skipped: Vec::<SkippedGroup>::new(),
+        skipped,
     })
 }
 

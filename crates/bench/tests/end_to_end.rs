@@ -83,3 +83,67 @@ fn tiny_profile_fills_every_group_and_column() {
     assert!(stdout.contains("Peak Thread Count"), "{stdout}");
     assert!(stdout.contains("Findings"), "{stdout}");
 }
+
+#[test]
+fn without_postgres_and_redis_the_groups_that_need_neither_still_run() {
+    let out_dir = tempfile::tempdir().unwrap();
+    // Nothing listens on port 1, and no throwaway servers may be started:
+    // this is a machine without Postgres and Redis.
+    let out = Command::new(env!("CARGO_BIN_EXE_bench"))
+        .args([
+            "--profile",
+            "tiny",
+            "--groups",
+            "cpu,database,cache",
+            "--out",
+        ])
+        .arg(out_dir.path())
+        .env("DATABASE_URL", "postgres://postgres@127.0.0.1:1/none")
+        .env("REDIS_URL", "redis://127.0.0.1:1")
+        .env("LOCAL_SERVICES_NO_THROWAWAY", "1")
+        .output()
+        .expect("run bench");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "bench failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    assert!(
+        stderr.contains("bench: skipping database, cache (they need Postgres and Redis)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("install postgresql or set DATABASE_URL"),
+        "{stderr}"
+    );
+
+    let run_dir = std::fs::read_dir(out_dir.path())
+        .unwrap()
+        .next()
+        .expect("a run folder")
+        .unwrap()
+        .path();
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run_dir.join("results.json")).unwrap())
+            .unwrap();
+    let ran: Vec<&str> = json["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ran, ["cpu"]);
+    let skipped: Vec<&str> = json["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["group"].as_str().unwrap())
+        .collect();
+    assert_eq!(skipped, ["database", "cache"]);
+    for c in json["groups"][0]["columns"].as_array().unwrap() {
+        assert!(c["load"]["total_requests"].as_u64().unwrap() > 0);
+        assert_eq!(c["load"]["errors"].as_u64(), Some(0));
+    }
+    assert!(stdout.contains("Skipped database:"), "{stdout}");
+}

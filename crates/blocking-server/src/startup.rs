@@ -30,6 +30,10 @@ pub(crate) fn prepare(
     settings: &CommonSettings,
     shutdown: &Receiver<()>,
 ) -> anyhow::Result<Startup> {
+    if settings.skip_setup {
+        tracing::warn!("--skip-setup: no migrations, no cache seeding");
+        return Ok(Startup::Ready);
+    }
     let deadline = Instant::now() + STARTUP_TIMEOUT;
     tracing::info!(database = %redact_url(&settings.database_url), "applying migrations");
     if retry("applying migrations", deadline, shutdown, || {

@@ -56,6 +56,12 @@ pub struct CommonSettings {
     #[arg(long, env = "DRAIN_TIMEOUT_S", default_value_t = 10)]
     pub drain_timeout_s: u64,
 
+    /// Do not apply migrations or seed the cache at start-up. For running
+    /// without Postgres or Redis: the routes that need them answer 503, the
+    /// rest work (bench uses this when neither can be found or started).
+    #[arg(long, env = "SKIP_SETUP", default_value_t = false)]
+    pub skip_setup: bool,
+
     /// How long a client may take to send its request head, in milliseconds.
     #[arg(long, env = "HEADER_READ_TIMEOUT_MS", default_value_t = 10_000)]
     pub header_read_timeout_ms: u64,

@@ -16,6 +16,8 @@
 //! signals them when it exits, however it exits (see `parent_death`), and
 //! [`stop_started_services`] stops them cleanly before a planned exit.
 //!
+//! Set `LOCAL_SERVICES_NO_THROWAWAY=1` to never start throwaway servers (as
+//! on a machine without the binaries).
 //! Set `LOCAL_SERVICES_FORCE_THROWAWAY=1` to skip the running services and
 //! always start throwaway ones (the tests of this crate use it).
 
@@ -47,6 +49,14 @@ pub fn stop_started_services() {
     postgres_service::forget_started();
     redis_service::forget_started();
     child_server::stop_all();
+}
+
+/// Whether `LOCAL_SERVICES_NO_THROWAWAY` forbids starting throwaway servers
+/// (to see what a machine without Postgres or Redis binaries gets).
+fn throwaway_forbidden() -> bool {
+    std::env::var("LOCAL_SERVICES_NO_THROWAWAY")
+        .map(|value| !matches!(value.trim(), "" | "0" | "false" | "no"))
+        .unwrap_or(false)
 }
 
 /// Whether `LOCAL_SERVICES_FORCE_THROWAWAY` asks to skip running services.

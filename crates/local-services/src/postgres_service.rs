@@ -134,6 +134,9 @@ fn find_or_start() -> anyhow::Result<Postgres> {
             Err(error) => format!("no Postgres answers at {} ({error:#})", redacted(&url)),
         }
     };
+    if crate::throwaway_forbidden() {
+        bail!("{why_not_running} and LOCAL_SERVICES_NO_THROWAWAY forbids a throwaway one; install postgresql or set DATABASE_URL");
+    }
     match throwaway_postgres::start() {
         Ok(Some(admin_url)) => Ok(Postgres {
             admin_url,

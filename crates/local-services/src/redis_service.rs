@@ -111,6 +111,9 @@ fn find_or_start() -> anyhow::Result<Redis> {
             Err(error) => format!("no Redis answers at {} ({error:#})", redacted(&url)),
         }
     };
+    if crate::throwaway_forbidden() {
+        bail!("{why_not_running} and LOCAL_SERVICES_NO_THROWAWAY forbids a throwaway one; install redis-server or set REDIS_URL");
+    }
     match throwaway_redis::start() {
         Ok(Some(url)) => Ok(Redis {
             url,
