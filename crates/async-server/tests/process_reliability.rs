@@ -12,7 +12,8 @@
 //!   drain timeout (exit code 0 then: the server did what it was told).
 //!
 //! In CI the burst is 2,000 connections per route; `RELIABILITY_FULL=1`
-//! makes it 10,000 (issue 5's figure). See the figures with
+//! makes it 10,000 (issue 5's figure). `ASYNC_SERVER_BIN=target/release/<binary>`
+//! runs another build of the server (the test profile's is a debug build). See the figures with
 //! `RELIABILITY_FULL=1 cargo test -p async-server --test process_reliability -- --nocapture`.
 //! crates/blocking-server/tests/process_reliability.rs is its twin.
 //!
@@ -78,7 +79,8 @@ impl ChildServer {
             addr.port()
         ));
         let log_file = std::fs::File::create(&log).expect("server log file");
-        let child = Command::new(BIN)
+        let bin = std::env::var("ASYNC_SERVER_BIN").unwrap_or_else(|_| BIN.to_owned());
+        let child = Command::new(bin)
             .args(["--bind", &addr.to_string()])
             .args(["--database-url", database.url()])
             .args(["--redis-url", redis.url()])
