@@ -19,7 +19,12 @@ pub fn describe() -> Machine {
         .map(|kb| kb * 1024)
         .unwrap_or(0);
     let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    let load_average_at_start = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0.0);
     Machine {
+        load_average_at_start,
         cores: contract::settings::cores(),
         cpu_model,
         memory_bytes,

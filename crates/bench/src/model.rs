@@ -28,6 +28,9 @@ pub struct Machine {
     pub cpu_model: String,
     pub memory_bytes: u64,
     pub os: String,
+    /// The 1-minute load average when the run started: other work on the
+    /// machine shows up in every figure, so the report says how busy it was.
+    pub load_average_at_start: f64,
 }
 
 /// Every setting that shapes the figures, so two reports can be compared.

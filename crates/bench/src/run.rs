@@ -67,6 +67,7 @@ pub fn run(
     dir: &std::path::Path,
 ) -> anyhow::Result<RunResults> {
     let started = Instant::now();
+    let machine = crate::machine::describe();
     let started_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     let progress = Progress {
         on: std::io::stderr().is_terminal(),
@@ -317,7 +318,7 @@ pub fn run(
         schema_version: SCHEMA_VERSION,
         started_at,
         wall_seconds: started.elapsed().as_secs_f64(),
-        machine: crate::machine::describe(),
+        machine,
         settings,
         groups: results_groups,
         skipped,

@@ -234,7 +234,9 @@ fn markdown_report_has_every_group_and_finding() {
     );
     assert!(md.contains("| NOT MEASURED |"), "{md}");
     assert!(
-        md.contains("Machine: 2 cores, Test CPU, 1.0 GiB memory"),
+        md.contains(
+            "Machine: 2 cores, Test CPU, 1.0 GiB memory, Linux, load average 0.50 at start"
+        ),
         "{md}"
     );
 }

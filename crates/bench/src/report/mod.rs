@@ -14,11 +14,12 @@ use crate::model::RunResults;
 pub fn machine_line(results: &RunResults) -> String {
     let m = &results.machine;
     format!(
-        "{} cores, {}, {:.1} GiB memory, {}",
+        "{} cores, {}, {:.1} GiB memory, {}, load average {:.2} at start",
         m.cores,
         m.cpu_model,
         m.memory_bytes as f64 / (1024.0 * 1024.0 * 1024.0),
-        m.os
+        m.os,
+        m.load_average_at_start
     )
 }
 
