@@ -64,6 +64,7 @@ fn results(groups: Vec<GroupResult>) -> RunResults {
             cpu_model: "Test CPU".into(),
             memory_bytes: 1 << 30,
             os: "Linux".into(),
+            load_average_at_start: 0.5,
         },
         settings: RunSettings {
             profile: "quick".into(),
