@@ -343,7 +343,7 @@ pub fn quick() -> Profile {
                 "mixed",
                 Load::Mixed {
                     background: 16,
-                    probe_rps: 20.0,
+                    probe_rps: 50.0,
                     duration: secs(3),
                 },
             ),
