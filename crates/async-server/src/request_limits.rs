@@ -5,9 +5,10 @@
 //! hyper can enforce a head limit itself, but its 431 has no body, and both
 //! servers must answer the same bytes. So hyper is given a larger hard limit
 //! ([`HYPER_MAX_HEAD_BYTES`]) and this middleware, the first to see each
-//! request, measures the head and answers the contract's 431. Beyond hyper's
-//! limit (or past hyper's 100 header fields), hyper itself answers a bare 431
-//! without a body and closes the connection; such heads never reach us.
+//! request, measures the head and answers the contract's 431. The first head
+//! of a connection is checked before hyper sees it (crate::first_head), so it
+//! never meets hyper's limit; a later head on a keep-alive connection beyond
+//! hyper's limit (or past 100 header fields) still gets hyper's bare 431.
 //!
 //! The twin is crates/blocking-server/src/http/read.rs, which counts the head's
 //! bytes as it reads them and checks the declared length before reading a body

@@ -1,6 +1,7 @@
 //! The connection layer: the accept loop, hyper's HTTP/1.1 connections, the
-//! 408 for a request head that does not arrive in time, and the graceful
-//! drain at shutdown.
+//! contract's own answers where hyper would answer without our error body (a
+//! late or bad first head, see [`crate::first_head`]), and the graceful drain
+//! at shutdown.
 //!
 //! We drive hyper ourselves instead of calling `axum::serve` because
 //! `axum::serve` offers no header read timeout, and without one a client that
@@ -22,10 +23,12 @@ use contract::ApiError;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
-use tokio::io::AsyncWriteExt as _;
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
 
+use crate::first_head::{head_buffer, read_first_head, FirstHead};
+use crate::prefixed_io::PrefixedIo;
 use crate::request_limits::HYPER_MAX_HEAD_BYTES;
 
 /// How long the accept loop pauses after an accept error. Under a connection
@@ -36,6 +39,8 @@ const ACCEPT_ERROR_PAUSE: Duration = Duration::from_millis(50);
 /// What every connection task needs besides its socket.
 struct ConnectionContext {
     http: http1::Builder,
+    /// hyper's header read timeout, applied by us to the first head.
+    header_read_timeout: Duration,
     router: Router,
     counters: Arc<RequestCounters>,
 }
@@ -61,9 +66,15 @@ pub(crate) async fn serve(
         // An idle connection is closed quietly; a half-sent head gets a 408,
         // see `answer_head_timeout`.
         .header_read_timeout(header_read_timeout)
+        // hyper's header-count limit stays at its default, 100: the blocking
+        // server's too, so heads hyper reads itself (later ones on a
+        // keep-alive connection) meet the same rule. Raising it
+        // (`max_headers`) would also make hyper allocate its header index
+        // array on the heap for every request.
         .max_header_size(HYPER_MAX_HEAD_BYTES);
     let context = Arc::new(ConnectionContext {
         http,
+        header_read_timeout,
         router,
         counters,
     });
@@ -117,7 +128,7 @@ pub(crate) async fn serve(
 
 /// One connection, from accept to close.
 async fn serve_connection(
-    stream: TcpStream,
+    mut stream: TcpStream,
     context: Arc<ConnectionContext>,
     mut stop: watch::Receiver<bool>,
     _still_open: mpsc::Sender<()>,
@@ -126,8 +137,40 @@ async fn serve_connection(
     if let Err(e) = stream.set_nodelay(true) {
         tracing::debug!(error = %e, "setting TCP_NODELAY failed");
     }
+
+    // The first head is ours to read and check (crate::first_head), under
+    // the same timeout hyper applies to later heads. One small buffer per
+    // new connection, nothing per request.
+    let mut head = head_buffer();
+    let first = tokio::select! {
+        // A head already in the socket is taken even if the drain has begun.
+        biased;
+        read = tokio::time::timeout(
+            context.header_read_timeout,
+            read_first_head(&mut stream, &mut head),
+        ) => read,
+        // No request has begun: close, as hyper's graceful shutdown does.
+        _ = stop.wait_for(|stop| *stop) => return,
+    };
+    match first {
+        Ok(FirstHead::Ready) => {}
+        Ok(FirstHead::Closed) => return,
+        Ok(FirstHead::Reject(error)) => {
+            answer_and_close(stream, error, &context.counters).await;
+            return;
+        }
+        // Nothing sent: an idle connection, closed quietly; part of a head:
+        // the contract's 408.
+        Err(_elapsed) => {
+            if !head.is_empty() {
+                answer_and_close(stream, ApiError::request_timeout(), &context.counters).await;
+            }
+            return;
+        }
+    }
+
     let mut connection = context.http.serve_connection(
-        TokioIo::new(stream),
+        TokioIo::new(PrefixedIo::new(head, stream)),
         TowerToHyperService::new(context.router.clone()),
     );
     let stop_requested = async {
@@ -152,24 +195,37 @@ async fn serve_connection(
         Err(e) if e.is_timeout() => {
             let parts = connection.into_parts();
             if !parts.read_buf.is_empty() {
-                answer_head_timeout(parts.io.into_inner(), &context.counters).await;
+                let stream = parts.io.into_inner().into_stream();
+                answer_and_close(stream, ApiError::request_timeout(), &context.counters).await;
             }
         }
-        // Resets, clients that vanish, malformed heads (hyper has answered
-        // those with a bare 400 or 431 itself): routine under load.
+        // Resets, clients that vanish: routine under load. Also a malformed
+        // later head on a keep-alive connection, which hyper has answered
+        // with its bare 400 or 431 (see crate::first_head for why).
         Err(e) => tracing::debug!(error = %e, "connection ended with an error"),
     }
 }
 
-/// The contract's 408 for a client that did not finish its request head in
-/// time, as the blocking server answers it; then the connection is closed.
-/// hyper stops at the timeout without answering, but hands the socket back.
-async fn answer_head_timeout(mut stream: TcpStream, counters: &RequestCounters) {
+/// The contract's error answer from the connection layer itself, where no
+/// request reached the router: 400 or 431 for a bad first head, 408 for a
+/// head that did not arrive in time. Then the connection is closed, the way
+/// the blocking server closes it (crates/blocking-server/src/http/write.rs,
+/// `linger_close`): stop writing, read and drop what the client is still
+/// sending for a short while, then close, so the kernel does not answer the
+/// unread input with a reset that could overtake our answer.
+async fn answer_and_close(mut stream: TcpStream, error: ApiError, counters: &RequestCounters) {
+    const WRITE_FOR: Duration = Duration::from_secs(1);
+    const LINGER_FOR: Duration = Duration::from_secs(2);
+    const LINGER_MAX_BYTES: usize = 1024 * 1024;
+
     counters.started();
-    let error = ApiError::request_timeout();
+    let status = axum::http::StatusCode::from_u16(error.status())
+        .unwrap_or(axum::http::StatusCode::BAD_REQUEST);
     let body = error.body_json();
     let mut answer = format!(
-        "HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        "HTTP/1.1 {} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        status.as_u16(),
+        status.canonical_reason().unwrap_or(""),
         body.len()
     )
     .into_bytes();
@@ -179,11 +235,27 @@ async fn answer_head_timeout(mut stream: TcpStream, counters: &RequestCounters) 
         stream.write_all(&answer).await?;
         stream.shutdown().await
     };
-    if let Err(e) = tokio::time::timeout(Duration::from_secs(1), write)
-        .await
-        .unwrap_or_else(|_| Err(std::io::ErrorKind::TimedOut.into()))
-    {
-        tracing::debug!(error = %e, "sending 408 to a slow client failed");
+    match tokio::time::timeout(WRITE_FOR, write).await {
+        Ok(Ok(())) => {
+            let linger = async {
+                let mut scratch = [0u8; 8192];
+                let mut drained = 0;
+                while drained < LINGER_MAX_BYTES {
+                    match stream.read(&mut scratch).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => drained += n,
+                    }
+                }
+            };
+            let _ = tokio::time::timeout(LINGER_FOR, linger).await;
+        }
+        Ok(Err(e)) => {
+            tracing::debug!(error = %e, status = status.as_u16(), "sending an error answer failed")
+        }
+        Err(_) => tracing::debug!(
+            status = status.as_u16(),
+            "sending an error answer timed out"
+        ),
     }
     counters.finished(UNMATCHED, error.status());
 }

@@ -325,7 +325,6 @@ fn blocking_server_answers_malformed_heads_by_the_contract() {
 }
 
 #[test]
-#[ignore = "server defect: hyper answers a malformed head with its own bare 400 (empty body), not the contract's JSON error; see crates/async-server/src/serve.rs"]
 fn async_server_answers_malformed_heads_by_the_contract() {
     malformed_heads_get_contract_answers(Server::Async);
 }
@@ -336,7 +335,6 @@ fn blocking_server_answers_huge_heads_with_the_error_shape() {
 }
 
 #[test]
-#[ignore = "server defect: heads over hyper's limit (4 x 16 KiB) or with over 100 fields get hyper's bare 431 (empty body); see crates/async-server/src/request_limits.rs"]
 fn async_server_answers_huge_heads_with_the_error_shape() {
     huge_heads_get_the_error_shape(Server::Async);
 }
