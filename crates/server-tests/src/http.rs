@@ -74,7 +74,9 @@ pub fn send_raw(addr: SocketAddr, request: &[u8]) -> std::io::Result<Response> {
     parse_response(&raw)
 }
 
-fn parse_response(raw: &[u8]) -> std::io::Result<Response> {
+/// Parses a complete answer read to the end; the burst client in `process`
+/// reads through tokio and parses with this too.
+pub(crate) fn parse_response(raw: &[u8]) -> std::io::Result<Response> {
     let bad = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_owned());
     let head_end = raw
         .windows(4)

@@ -5,10 +5,14 @@
 //! its own Redis key prefix (from `local-services`), so tests run in parallel
 //! with each other and with a server a person is running. The suites in
 //! `tests/` drive both through the same helpers and expect the same answers.
+//!
+//! `process` runs a server's real binary as a child process instead, for the
+//! checks that need a process of its own: signals, `/proc` figures.
 
 pub mod app;
 pub mod fault_proxy;
 pub mod http;
+pub mod process;
 
 pub use app::{fresh_data, spawn_app, spawn_app_with, AppData, AppOptions, Server, TestApp};
 pub use http::Response;
