@@ -39,9 +39,8 @@ where
         }
     };
     let result = runtime.block_on(async {
-        let listener = tokio::net::TcpListener::bind(settings.bind)
-            .await
-            .with_context(|| format!("binding {}", settings.bind))?;
+        let listener =
+            bind_listener(settings.bind).with_context(|| format!("binding {}", settings.bind))?;
         run(listener, settings, shutdown_signal()).await
     });
     // Blocking-pool threads may still sit in a sync driver call; do not wait long for them.
@@ -53,6 +52,26 @@ where
             ExitCode::FAILURE
         }
     }
+}
+
+/// How many connections the kernel may hold for us before we accept them
+/// (capped by `net.core.somaxconn`, 4096 on current Linux). tokio's
+/// `TcpListener::bind` (through mio) asks for 128, as std's does: a burst of thousands of connections then overflows the queue, the kernel
+/// drops SYNs, and clients retry after 1 s, 3 s, ... — latency that is the
+/// backlog's, not the server's. The twin is the blocking server's cli.rs.
+const LISTEN_BACKLOG: u32 = 4096;
+
+/// Binds like `TcpListener::bind` (SO_REUSEADDR so a restart need not wait
+/// out TIME_WAIT) but with [`LISTEN_BACKLOG`].
+fn bind_listener(addr: std::net::SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(LISTEN_BACKLOG)
 }
 
 /// Resolves on the first SIGTERM or Ctrl-C (the drain starts); a second one

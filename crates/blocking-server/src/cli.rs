@@ -9,7 +9,7 @@
 //! shell would report.
 
 use std::ffi::OsString;
-use std::net::TcpListener;
+use std::net::{SocketAddr, TcpListener};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
@@ -49,7 +49,7 @@ fn serve(settings: Settings) -> anyhow::Result<()> {
         Err(e) => tracing::warn!(error = %e, "could not raise the open-file limit"),
     }
     let listener =
-        TcpListener::bind(settings.bind).with_context(|| format!("binding {}", settings.bind))?;
+        bind_listener(settings.bind).with_context(|| format!("binding {}", settings.bind))?;
 
     let (stop, shutdown) = crossbeam_channel::bounded::<()>(1);
     let mut signals = Signals::new([SIGTERM, SIGINT]).context("installing signal handlers")?;
@@ -74,4 +74,29 @@ fn serve(settings: Settings) -> anyhow::Result<()> {
         .context("spawning the signal thread")?;
 
     crate::run(listener, settings, shutdown)
+}
+
+/// How many connections the kernel may hold for us before we accept them
+/// (capped by `net.core.somaxconn`, 4096 on current Linux). std's
+/// `TcpListener::bind` asks for 128: a burst of thousands of connections then
+/// overflows the queue, the kernel drops SYNs, and clients retry after 1 s,
+/// 3 s, ... — seconds of latency that are the backlog's, not the server's.
+/// The twin is the async server's cli.rs, which asks for the same.
+const LISTEN_BACKLOG: i32 = 4096;
+
+/// Binds like `TcpListener::bind` (close-on-exec, SO_REUSEADDR so a restart
+/// need not wait out TIME_WAIT) but with [`LISTEN_BACKLOG`]; std has no way
+/// to choose the backlog, so the socket is made through rustix's safe API.
+fn bind_listener(addr: SocketAddr) -> std::io::Result<TcpListener> {
+    use rustix::net::{sockopt, AddressFamily, SocketFlags, SocketType};
+    let family = if addr.is_ipv4() {
+        AddressFamily::INET
+    } else {
+        AddressFamily::INET6
+    };
+    let socket = rustix::net::socket_with(family, SocketType::STREAM, SocketFlags::CLOEXEC, None)?;
+    sockopt::set_socket_reuseaddr(&socket, true)?;
+    rustix::net::bind(&socket, &addr)?;
+    rustix::net::listen(&socket, LISTEN_BACKLOG)?;
+    Ok(TcpListener::from(socket))
 }
