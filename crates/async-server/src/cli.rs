@@ -2,6 +2,12 @@
 //! run the very same server as a child process of its own executable: parse
 //! settings, raise the open-file limit, build the runtime, bind, and hand over
 //! to [`crate::run`] until SIGTERM or Ctrl-C.
+//!
+//! The first signal starts a graceful shutdown (stop accepting, finish the
+//! requests in progress, at most `--drain-timeout-s`); the exit code is then
+//! 0 (1 if the server failed). A second signal exits at once with 128 + the
+//! signal number (130 for SIGINT, 143 for SIGTERM), as a shell would report
+//! and as the blocking server does (crates/blocking-server/src/cli.rs).
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -75,9 +81,12 @@ fn bind_listener(addr: std::net::SocketAddr) -> std::io::Result<tokio::net::TcpL
 }
 
 /// Resolves on the first SIGTERM or Ctrl-C (the drain starts); a second one
-/// ends the process at once, for when the drain takes too long for someone.
+/// ends the process at once with 128 + its number, for when the drain takes
+/// too long for someone.
 async fn shutdown_signal() {
     use tokio::signal::unix::{signal, SignalKind};
+    const SIGINT: i32 = 2;
+    const SIGTERM: i32 = 15;
     let mut term = match signal(SignalKind::terminate()) {
         Ok(term) => Some(term),
         Err(e) => {
@@ -85,24 +94,29 @@ async fn shutdown_signal() {
             None
         }
     };
-    async fn next(term: &mut Option<tokio::signal::unix::Signal>) {
+    /// Waits for the next signal and says which one it was.
+    async fn next(term: &mut Option<tokio::signal::unix::Signal>) -> i32 {
         match term {
             Some(term) => {
                 tokio::select! {
-                    _ = term.recv() => {}
-                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => SIGTERM,
+                    _ = tokio::signal::ctrl_c() => SIGINT,
                 }
             }
             None => {
                 let _ = tokio::signal::ctrl_c().await;
+                SIGINT
             }
         }
     }
-    next(&mut term).await;
-    tracing::info!("shutdown signal received; draining (send it again to exit at once)");
+    let first = next(&mut term).await;
+    tracing::info!(
+        signal = first,
+        "shutdown signal received; draining (send it again to exit at once)"
+    );
     tokio::spawn(async move {
-        next(&mut term).await;
-        tracing::warn!("second shutdown signal: exiting at once");
-        std::process::exit(1);
+        let second = next(&mut term).await;
+        tracing::warn!(signal = second, "second shutdown signal: exiting at once");
+        std::process::exit(128 + second);
     });
 }

@@ -33,8 +33,9 @@ const ASYNC: ProcessProfile = ProcessProfile {
     // tokio's blocking-pool threads end after 10 s idle; give them that and
     // more.
     threads_settle: Duration::from_secs(30),
-    // src/cli.rs: a second signal exits at once with 1.
-    second_sigterm_exit_code: 1,
+    // src/cli.rs: a second signal exits at once with 128 + its number, as the
+    // blocking server does.
+    second_sigterm_exit_code: 128 + 15,
 };
 
 server_tests::process_reliability_tests!(ASYNC);
