@@ -178,6 +178,10 @@ async fn serve_connection(
         let _ = stop.wait_for(|stop| *stop).await;
     };
     let result = tokio::select! {
+        // hyper first: its first poll takes the head we already read and
+        // starts that request, so a drain that began meanwhile finishes it
+        // rather than closing a connection hyper still thinks is idle.
+        biased;
         result = &mut connection => result,
         () = stop_requested => {
             // Finish the request in progress (answered with `Connection:
