@@ -10,6 +10,15 @@
 //! not a thread: 10,000 open connections cost 10,000 small tasks. The twin is
 //! the blocking server's connector (crates/blocking-server/src/connector/),
 //! where each request being handled holds a pool thread until it is answered.
+//!
+//! Memory per open connection is mostly hyper's: an 8 KiB read buffer and an
+//! 8 KiB write buffer (its minimum; no builder setting goes lower), plus the
+//! handler's future while a request is in flight. A 10,000-connection burst
+//! on `/users/{id}` peaked near 290 MB here, and once every connection had
+//! closed (no tasks left, 22 file descriptors) glibc kept about 200 MB of the
+//! freed memory mapped; repeated bursts level off near 410 MB peak, 310 MB
+//! after. That is the allocator holding free memory, not a leak: with jemalloc
+//! preloaded and purging in the background the same burst went back to 19 MB.
 
 use std::future::Future;
 use std::pin::Pin;
