@@ -79,6 +79,13 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Re-renders a saved run (its results.json) with the current findings and
+    /// printers: prints the report and rewrites report.md, results.json and
+    /// the charts beside it.
+    Render {
+        /// A run's results.json
+        results: PathBuf,
+    },
     /// Runs one server in this process (bench starts its servers this way).
     #[command(hide = true)]
     Serve {

@@ -11,6 +11,9 @@ use crate::model::{ColumnResult, RunResults};
 /// The numbers that turn the seeds' words into checks.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Thresholds {
+    /// "Beats" and "is worse" need more than this fraction of difference, so
+    /// run-to-run noise cannot decide a verdict (0.05: more than 5%).
+    pub margin: f64,
     /// "An offload brings async close to blocking": within this fraction of blocking's throughput.
     pub offload_within: f64,
     /// "Far fewer threads": async peak threads at most this fraction of blocking's.
@@ -21,6 +24,7 @@ pub struct Thresholds {
 }
 
 pub const THRESHOLDS: Thresholds = Thresholds {
+    margin: 0.05,
     offload_within: 0.15,
     thread_fraction: 0.25,
     mixed_p99_factor: 5.0,
@@ -68,10 +72,10 @@ fn rps(c: &ColumnResult) -> f64 {
     c.load.throughput_rps
 }
 
-/// Whether `a` served more requests per second than `b`, with the numbers.
-fn faster(a: &ColumnResult, b: &ColumnResult) -> (bool, String) {
+/// Whether `a` served more requests per second than `b` by more than the margin, with the numbers.
+fn faster(a: &ColumnResult, b: &ColumnResult, t: &Thresholds) -> (bool, String) {
     (
-        rps(a) > rps(b),
+        rps(a) > rps(b) * (1.0 + t.margin),
         format!(
             "{:.0} vs {:.0} req/s = {:.2}x",
             rps(a),
@@ -104,10 +108,11 @@ pub fn check(results: &RunResults, t: &Thresholds) -> Vec<Finding> {
     out.push(finding(
         "cpu-inline-hurts-async",
         "seed 000",
-        "CPU work inline on the event loop: async has lower throughput or a higher p99 than blocking".into(),
+        format!("CPU work inline on the event loop: async has lower throughput or a higher p99 than blocking, by more than {}", pct(t.margin)),
         (|| {
             let (b, a) = (cx.col("cpu", "blocking-cpu")?, cx.col("cpu", "async-cpu")?);
-            let held = rps(a) < rps(b) || a.load.latency_ms.p99 > b.load.latency_ms.p99;
+            let held = rps(a) < rps(b) * (1.0 - t.margin)
+                || a.load.latency_ms.p99 > b.load.latency_ms.p99 * (1.0 + t.margin);
             Some((held, format!(
                 "throughput {:.0} vs {:.0} req/s, p99 {:.1} vs {:.1} ms (async inline vs blocking)",
                 rps(a), rps(b), a.load.latency_ms.p99, b.load.latency_ms.p99
@@ -152,7 +157,7 @@ pub fn check(results: &RunResults, t: &Thresholds) -> Vec<Finding> {
                 cx.col("database", "blocking-users")?,
                 cx.col("database", "async-users")?,
             );
-            Some(faster(a, b))
+            Some(faster(a, b, t))
         })(),
     ));
 
@@ -247,12 +252,15 @@ pub fn check(results: &RunResults, t: &Thresholds) -> Vec<Finding> {
         out.push(finding(
             id,
             seed,
-            format!("async serves more requests per second than blocking on {what}"),
+            format!(
+                "async serves more requests per second than blocking on {what}, by more than {}",
+                pct(t.margin)
+            ),
             (|| {
                 let cols = cx.group(group)?;
                 let b = cols.iter().find(|c| c.server == "blocking")?;
                 let a = cols.iter().find(|c| c.server == "async")?;
-                Some(faster(a, b))
+                Some(faster(a, b, t))
             })(),
         ));
     }

@@ -10,8 +10,10 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Some(Command::Serve { server, args }) = cli.command {
-        return serve(&server, args);
+    match cli.command {
+        Some(Command::Serve { server, args }) => return serve(&server, args),
+        Some(Command::Render { results }) => return render(&results),
+        None => {}
     }
     let (profile, groups) = match cli.resolve() {
         Ok(x) => x,
@@ -48,6 +50,32 @@ fn main() -> ExitCode {
         "\nReport, results.json and charts written to {}",
         dir.display()
     );
+    ExitCode::SUCCESS
+}
+
+/// `bench render results.json`: the report of a saved run, with today's
+/// findings and printers.
+fn render(path: &std::path::Path) -> ExitCode {
+    let results: bench::model::RunResults = match std::fs::read_to_string(path)
+        .map_err(|e| e.to_string())
+        .and_then(|text| serde_json::from_str(&text).map_err(|e| e.to_string()))
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("bench render: cannot read {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    };
+    let findings = check(&results, &THRESHOLDS);
+    print!(
+        "{}",
+        bench::report::text::render(&results, &findings, &THRESHOLDS)
+    );
+    let dir = path.parent().unwrap_or(std::path::Path::new("."));
+    if let Err(e) = bench::write::write_all(dir, &results, &findings, &THRESHOLDS) {
+        eprintln!("bench render: {e:#}");
+        return ExitCode::FAILURE;
+    }
     ExitCode::SUCCESS
 }
 

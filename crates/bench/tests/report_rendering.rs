@@ -241,3 +241,41 @@ fn markdown_report_has_every_group_and_finding() {
         "{md}"
     );
 }
+
+#[test]
+fn differences_within_the_margin_decide_nothing() {
+    // 1% apart, same p99: noise, not a finding either way.
+    let r = results(vec![
+        group(
+            "cpu",
+            vec![
+                column("blocking-cpu", "blocking", 200.0, 40.0, 210),
+                column("async-cpu", "async", 198.0, 40.0, 5),
+            ],
+        ),
+        group(
+            "cache",
+            vec![
+                column("blocking-cache", "blocking", 100.0, 1.0, 200),
+                column("async-cache", "async", 101.0, 1.0, 5),
+            ],
+        ),
+    ]);
+    let v = verdicts(&r, &THRESHOLDS);
+    assert_eq!(v[0], ("cpu-inline-hurts-async".to_owned(), Some(false)));
+    assert_eq!(v[9], ("cache-async-wins".to_owned(), Some(false)));
+    let tight = Thresholds {
+        margin: 0.0,
+        ..THRESHOLDS
+    };
+    assert_eq!(verdicts(&r, &tight)[0].1, Some(true));
+    assert_eq!(verdicts(&r, &tight)[9].1, Some(true));
+}
+
+#[test]
+fn markdown_cells_escape_pipes() {
+    let mut c = column("async-health-next-to-cpu", "async", 20.0, 5.0, 21);
+    c.label = "async /health | /cpu".into();
+    let md = bench::report::markdown::render_table(&group_table(&group("mixed", vec![c])));
+    assert!(md.starts_with("|  | async /health \\| /cpu |\n"), "{md}");
+}

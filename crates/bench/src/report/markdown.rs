@@ -9,7 +9,11 @@ use crate::model::RunResults;
 
 pub fn render_table(t: &Table) -> String {
     let mut out = String::new();
-    let row = |cells: &Vec<String>| format!("| {} |\n", cells.join(" | "));
+    // A `|` inside a cell would end it: escape it.
+    let row = |cells: &Vec<String>| {
+        let cells: Vec<String> = cells.iter().map(|c| c.replace('|', "\\|")).collect();
+        format!("| {} |\n", cells.join(" | "))
+    };
     out.push_str(&row(&t.header));
     let mut sep = vec!["---".to_owned()];
     sep.extend(std::iter::repeat_n("---:".to_owned(), t.header.len() - 1));
@@ -45,7 +49,8 @@ pub fn render(results: &RunResults, findings: &[Finding], t: &Thresholds) -> Str
     let _ = writeln!(out, "## Findings\n");
     let _ = writeln!(
         out,
-        "Thresholds: an offload is \"close\" within {:.0}% of blocking's throughput; \"far fewer threads\" is at most {:.0}% of blocking's; a mixed-load stall is a /health p99 at least {}x higher.\n",
+        "Thresholds: \"beats\" and \"worse\" need a difference of more than {:.0}%; an offload is \"close\" within {:.0}% of blocking's throughput; \"far fewer threads\" is at most {:.0}% of blocking's; a mixed-load stall is a /health p99 at least {}x higher.\n",
+        t.margin * 100.0,
         t.offload_within * 100.0,
         t.thread_fraction * 100.0,
         t.mixed_p99_factor

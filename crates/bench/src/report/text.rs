@@ -54,7 +54,8 @@ pub fn render_findings(findings: &[Finding], t: &Thresholds) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "Thresholds: offload within {:.0}% of blocking, async threads <= {:.0}% of blocking's, mixed /health p99 factor >= {}x",
+        "Thresholds: beats/worse by more than {:.0}%, offload within {:.0}% of blocking, async threads <= {:.0}% of blocking's, mixed /health p99 factor >= {}x",
+        t.margin * 100.0,
         t.offload_within * 100.0,
         t.thread_fraction * 100.0,
         t.mixed_p99_factor
