@@ -150,8 +150,10 @@ pub fn check(results: &RunResults, t: &Thresholds) -> Vec<Finding> {
     out.push(finding(
         "db-async-driver-wins",
         "seed 000, 001, 002",
-        "with a non-blocking driver (sqlx, like R2DBC) async beats blocking on the database group"
-            .into(),
+        format!(
+            "with a non-blocking driver (sqlx, like R2DBC) async beats blocking on the database group by more than {}",
+            pct(t.margin)
+        ),
         (|| {
             let (b, a) = (
                 cx.col("database", "blocking-users")?,
