@@ -15,7 +15,7 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
-    /// quick (every group scaled down, ~2 min) or seed (the seeds' own loads, ~20 min).
+    /// quick (every group scaled down, ~95 s on 2 cores) or seed (the seeds' own loads, ~22 min).
     #[arg(long, default_value = "quick")]
     pub profile: String,
 
