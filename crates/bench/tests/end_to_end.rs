@@ -1,32 +1,61 @@
 //! The whole pipeline on a tiny profile: real servers (children of the bench
 //! binary), real Postgres and Redis, every group and column.
 
+use std::path::PathBuf;
 use std::process::Command;
 
-#[test]
-fn tiny_profile_fills_every_group_and_column() {
+/// What one finished bench run left: its stdout, stderr, run folder and results.json.
+struct Run {
+    stdout: String,
+    stderr: String,
+    dir: PathBuf,
+    json: serde_json::Value,
+    _out: tempfile::TempDir,
+}
+
+/// Runs the bench binary with `args` (and `--out` a temporary folder) and the
+/// extra environment `env`; panics with its output unless it succeeded.
+fn run_bench(args: &[&str], env: &[(&str, &str)]) -> Run {
     let out_dir = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_bench"))
-        .args(["--profile", "tiny", "--out"])
+        .args(args)
+        .arg("--out")
         .arg(out_dir.path())
+        .envs(env.iter().copied())
         .output()
         .expect("run bench");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(
         out.status.success(),
         "bench failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
     );
-
-    let run_dir = std::fs::read_dir(out_dir.path())
+    let dir = std::fs::read_dir(out_dir.path())
         .unwrap()
         .next()
         .expect("a run folder")
         .unwrap()
         .path();
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(run_dir.join("results.json")).unwrap())
-            .unwrap();
+    let json =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
+    Run {
+        stdout,
+        stderr,
+        dir,
+        json,
+        _out: out_dir,
+    }
+}
+
+#[test]
+fn tiny_profile_fills_every_group_and_column() {
+    let Run {
+        stdout,
+        dir: run_dir,
+        json,
+        _out: _keep_the_folder,
+        ..
+    } = run_bench(&["--profile", "tiny"], &[]);
     let expected_groups = [
         "cpu", "database", "cache", "slow", "baseline", "json", "ramp", "mixed",
     ];
@@ -86,28 +115,20 @@ fn tiny_profile_fills_every_group_and_column() {
 
 #[test]
 fn without_postgres_and_redis_the_groups_that_need_neither_still_run() {
-    let out_dir = tempfile::tempdir().unwrap();
     // Nothing listens on port 1, and no throwaway servers may be started:
     // this is a machine without Postgres and Redis.
-    let out = Command::new(env!("CARGO_BIN_EXE_bench"))
-        .args([
-            "--profile",
-            "tiny",
-            "--groups",
-            "cpu,database,cache",
-            "--out",
-        ])
-        .arg(out_dir.path())
-        .env("DATABASE_URL", "postgres://postgres@127.0.0.1:1/none")
-        .env("REDIS_URL", "redis://127.0.0.1:1")
-        .env("LOCAL_SERVICES_NO_THROWAWAY", "1")
-        .output()
-        .expect("run bench");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "bench failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    let Run {
+        stdout,
+        stderr,
+        json,
+        ..
+    } = run_bench(
+        &["--profile", "tiny", "--groups", "cpu,database,cache"],
+        &[
+            ("DATABASE_URL", "postgres://postgres@127.0.0.1:1/none"),
+            ("REDIS_URL", "redis://127.0.0.1:1"),
+            ("LOCAL_SERVICES_NO_THROWAWAY", "1"),
+        ],
     );
     assert!(
         stderr.contains("bench: skipping database, cache (they need Postgres and Redis)"),
@@ -118,15 +139,6 @@ fn without_postgres_and_redis_the_groups_that_need_neither_still_run() {
         "{stderr}"
     );
 
-    let run_dir = std::fs::read_dir(out_dir.path())
-        .unwrap()
-        .next()
-        .expect("a run folder")
-        .unwrap()
-        .path();
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(run_dir.join("results.json")).unwrap())
-            .unwrap();
     let ran: Vec<&str> = json["groups"]
         .as_array()
         .unwrap()
