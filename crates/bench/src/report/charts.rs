@@ -36,7 +36,45 @@ fn nice_max(v: f64) -> f64 {
         .unwrap_or(10.0 * p)
 }
 
-fn frame(out: &mut String, title: &str, y_label: &str, y_max: f64) {
+/// A y axis: linear from 0 (bars) or logarithmic (latency over time, where
+/// sub-millisecond and ten-second lines must both stay visible).
+enum Scale {
+    Linear { max: f64 },
+    Log { min: f64, max: f64 },
+}
+
+impl Scale {
+    /// A log axis from 0.1 up to the power of ten above `data_max`.
+    fn log_for(data_max: f64) -> Scale {
+        let max = 10f64.powf(data_max.max(1.0).log10().ceil());
+        Scale::Log { min: 0.1, max }
+    }
+
+    /// Where `v` sits, from 0 (bottom) to 1 (top).
+    fn fraction(&self, v: f64) -> f64 {
+        match *self {
+            Scale::Linear { max } => (v / max).clamp(0.0, 1.0),
+            Scale::Log { min, max } => {
+                ((v.max(min) / min).log10() / (max / min).log10()).clamp(0.0, 1.0)
+            }
+        }
+    }
+
+    fn ticks(&self) -> Vec<f64> {
+        match *self {
+            Scale::Linear { max } => (0..=4).map(|i| max * i as f64 / 4.0).collect(),
+            Scale::Log { min, max } => {
+                let mut t = vec![min];
+                while *t.last().unwrap_or(&max) < max {
+                    t.push(t[t.len() - 1] * 10.0);
+                }
+                t
+            }
+        }
+    }
+}
+
+fn frame(out: &mut String, title: &str, y_label: &str, scale: &Scale) {
     let _ = writeln!(
         out,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">"#
@@ -49,9 +87,8 @@ fn frame(out: &mut String, title: &str, y_label: &str, y_max: f64) {
         escape(title)
     );
     let plot_h = H - TOP - BOTTOM;
-    for i in 0..=4 {
-        let v = y_max * i as f64 / 4.0;
-        let y = TOP + plot_h - plot_h * i as f64 / 4.0;
+    for v in scale.ticks() {
+        let y = TOP + plot_h - plot_h * scale.fraction(v);
         let _ = writeln!(
             out,
             r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#ddd"/>"##,
@@ -86,7 +123,8 @@ fn trim_num(v: f64) -> String {
 pub fn bar_chart(title: &str, y_label: &str, bars: &[(String, f64)]) -> String {
     let mut out = String::new();
     let y_max = nice_max(bars.iter().map(|b| b.1).fold(0.0, f64::max));
-    frame(&mut out, title, y_label, y_max);
+    let scale = Scale::Linear { max: y_max };
+    frame(&mut out, title, y_label, &scale);
     let plot_w = W - LEFT - RIGHT;
     let plot_h = H - TOP - BOTTOM;
     let slot = plot_w / bars.len().max(1) as f64;
@@ -122,7 +160,7 @@ pub fn bar_chart(title: &str, y_label: &str, bars: &[(String, f64)]) -> String {
 /// One polyline per series of (x seconds, y) points, with a legend.
 pub fn line_chart(title: &str, y_label: &str, series: &[(String, Vec<(f64, f64)>)]) -> String {
     let mut out = String::new();
-    let y_max = nice_max(
+    let scale = Scale::log_for(
         series
             .iter()
             .flat_map(|s| s.1.iter().map(|p| p.1))
@@ -132,7 +170,7 @@ pub fn line_chart(title: &str, y_label: &str, series: &[(String, Vec<(f64, f64)>
         .iter()
         .flat_map(|s| s.1.iter().map(|p| p.0))
         .fold(1.0, f64::max);
-    frame(&mut out, title, y_label, y_max);
+    frame(&mut out, title, y_label, &scale);
     let plot_w = W - LEFT - RIGHT;
     let plot_h = H - TOP - BOTTOM;
     let _ = writeln!(
@@ -149,7 +187,7 @@ pub fn line_chart(title: &str, y_label: &str, series: &[(String, Vec<(f64, f64)>
                 format!(
                     "{:.1},{:.1}",
                     LEFT + plot_w * x / x_max,
-                    TOP + plot_h - plot_h * (y / y_max).clamp(0.0, 1.0)
+                    TOP + plot_h - plot_h * scale.fraction(*y)
                 )
             })
             .collect();
@@ -194,6 +232,8 @@ pub fn all(results: &RunResults) -> Vec<(String, String)> {
                         c.load
                             .timeline
                             .iter()
+                            // A second in which nothing finished has no latency to draw.
+                            .filter(|s| s.requests > 0)
                             .map(|s| (s.second as f64 + 1.0, s.p99_ms))
                             .collect(),
                     )
@@ -203,7 +243,7 @@ pub fn all(results: &RunResults) -> Vec<(String, String)> {
                 "mixed-latency-over-time.svg".into(),
                 line_chart(
                     "/health p99 per second, next to each background load",
-                    "ms",
+                    "ms (log scale)",
                     &series,
                 ),
             ));
@@ -229,6 +269,19 @@ fn group_bars(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn log_axis_spans_powers_of_ten() {
+        let s = Scale::log_for(11_305.0);
+        assert_eq!(
+            s.ticks(),
+            vec![0.1, 1.0, 10.0, 100.0, 1000.0, 10_000.0, 100_000.0]
+        );
+        assert_eq!(s.fraction(0.1), 0.0);
+        assert_eq!(s.fraction(100_000.0), 1.0);
+        assert!((s.fraction(100.0) - 0.5).abs() < 1e-9);
+        assert_eq!(s.fraction(0.0), 0.0);
+    }
 
     #[test]
     fn axis_maxima_are_nice() {
