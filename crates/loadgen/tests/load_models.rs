@@ -9,7 +9,12 @@ use loadgen::{parse_stages, LoadModel, Plan, StopAt};
 
 #[test]
 fn a_burst_opens_every_connection_then_sends_one_request_on_each() {
-    let server = TestServer::start(Behaviour::default());
+    // The server answers nobody until it has accepted all 300: then it sees
+    // 300 open at once exactly when loadgen keeps each one open until its answer.
+    let server = TestServer::start(Behaviour {
+        hold_until_connections: 300,
+        ..Behaviour::default()
+    });
     let plan = Plan::builder(server.url("/health"))
         .load(LoadModel::Burst { connections: 300 })
         .threads(2)

@@ -29,6 +29,10 @@ pub(crate) struct Behaviour {
     pub(crate) stall_for: Duration,
     /// Stall every response by this much.
     pub(crate) delay_every_response: Duration,
+    /// Hold every response until this many connections have been accepted
+    /// (at most 10 s), so a test can see them all open at once however slowly
+    /// this server gets round to accepting them on a busy machine.
+    pub(crate) hold_until_connections: u64,
 }
 
 pub(crate) struct TestServer {
@@ -119,6 +123,12 @@ async fn serve(mut socket: TcpStream, counters: &Counters, behaviour: Behaviour)
             let number = counters.requests.fetch_add(1, Ordering::SeqCst) + 1;
             if behaviour.stall_request == Some(number) {
                 tokio::time::sleep(behaviour.stall_for).await;
+            }
+            let held_since = tokio::time::Instant::now();
+            while counters.connections.load(Ordering::SeqCst) < behaviour.hold_until_connections
+                && held_since.elapsed() < Duration::from_secs(10)
+            {
+                tokio::time::sleep(Duration::from_millis(1)).await;
             }
             if !behaviour.delay_every_response.is_zero() {
                 tokio::time::sleep(behaviour.delay_every_response).await;
