@@ -21,7 +21,7 @@
 //! measure. Clients that send garbage rarely do so after a good request.
 
 use axum::http::Uri;
-use contract::params::{MAX_BODY_BYTES, MAX_HEADER_BYTES};
+use contract::params::MAX_HEADER_BYTES;
 use contract::ApiError;
 use tokio::io::AsyncReadExt as _;
 use tokio::net::TcpStream;
@@ -104,45 +104,15 @@ fn check_head(buf: &[u8]) -> Result<bool, ApiError> {
         return Err(malformed("request target"));
     }
 
-    let mut content_length: Option<usize> = None;
-    let mut chunked = false;
-    let mut transfer_encoding = false;
-    for header in parsed.headers.iter() {
-        let value = std::str::from_utf8(header.value).map_err(|_| malformed("header value"))?;
-        let name = header.name;
-        if name.eq_ignore_ascii_case("content-length") {
-            let digits = value.trim();
-            // Only digits: hyper refuses `+5`, which `usize::from_str` takes.
-            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(malformed("content-length"));
-            }
-            let n: usize = digits.parse().map_err(|_| malformed("content-length"))?;
-            if content_length.is_some_and(|seen| seen != n) {
-                return Err(malformed("content-length given twice"));
-            }
-            content_length = Some(n);
-        } else if name.eq_ignore_ascii_case("transfer-encoding") {
-            transfer_encoding = true;
-            chunked = value
-                .rsplit(',')
-                .next()
-                .is_some_and(|last| last.trim().eq_ignore_ascii_case("chunked"));
-        }
-    }
-    match (transfer_encoding, content_length) {
-        // Both framings at once is how request smuggling starts.
-        (true, Some(_)) => Err(malformed("both transfer-encoding and content-length")),
-        (true, None) if !chunked => Err(malformed("transfer-encoding other than chunked")),
-        // hyper's rule: HTTP/1.0 has no chunked framing.
-        (true, None) if version == 0 => Err(malformed("transfer-encoding in HTTP/1.0")),
-        (false, Some(n)) if n > MAX_BODY_BYTES => Err(ApiError::payload_too_large()),
-        _ => Ok(true),
-    }
+    // The framing rule both servers share (contract::framing); only whether
+    // the head is acceptable matters here, hyper does the framing itself.
+    let headers = parsed.headers.iter().map(|h| (h.name, h.value));
+    contract::framing::body_framing(headers, version == 0).map(|_| true)
 }
 
 fn malformed(what: &str) -> ApiError {
     tracing::debug!("malformed request: {what}");
-    ApiError::bad_request(format!("malformed request: {what}"))
+    contract::framing::malformed(what)
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@
 
 pub mod cache;
 pub mod error;
+pub mod framing;
 pub mod metrics;
 pub mod model;
 pub mod params;

@@ -89,6 +89,8 @@ fn cases() -> Vec<Case> {
         get("echo with GET", "/echo", Expect::Error(ApiError::method_not_allowed())),
         Case { name: "health with POST", method: "POST", path: "/health".into(), headers: vec![], body: vec![], expect: Expect::Error(ApiError::method_not_allowed()) },
         Case { name: "user with DELETE", method: "DELETE", path: "/users/1".into(), headers: vec![], body: vec![], expect: Expect::Error(ApiError::method_not_allowed()) },
+        // The framing rule both servers share (contract::framing).
+        Case { name: "content-length with a sign", method: "GET", path: "/health".into(), headers: vec![("Content-Length", "+5".into())], body: vec![], expect: Expect::Error(contract::framing::malformed("content-length")) },
         Case { name: "header over 16 KiB", method: "GET", path: "/health".into(), headers: vec![("X-Big", "a".repeat(20 * 1024))], body: vec![], expect: Expect::Error(ApiError::headers_too_large()) },
     ]
 }

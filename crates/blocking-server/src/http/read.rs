@@ -16,6 +16,7 @@ use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
+use contract::framing::{body_framing, BodyFraming};
 use contract::params::{MAX_BODY_BYTES, MAX_HEADER_BYTES};
 use contract::ApiError;
 
@@ -118,12 +119,6 @@ struct Head {
     expect_continue: bool,
 }
 
-enum BodyFraming {
-    None,
-    Length(usize),
-    Chunked,
-}
-
 /// Parses the head from the bytes there are, reading only what is already
 /// in the socket: never waits.
 fn read_head(stream: &mut TcpStream, buf: &mut Vec<u8>) -> Result<Head, Stop> {
@@ -191,9 +186,6 @@ fn parse_head(buf: &[u8]) -> Result<Option<(Head, usize)>, Stop> {
         None => (target.to_owned(), None),
     };
 
-    let mut content_length: Option<usize> = None;
-    let mut chunked = false;
-    let mut transfer_encoding = false;
     let mut close = false;
     let mut keep_alive_token = false;
     let mut expect_continue = false;
@@ -201,23 +193,7 @@ fn parse_head(buf: &[u8]) -> Result<Option<(Head, usize)>, Stop> {
     for header in parsed.headers.iter() {
         let value = std::str::from_utf8(header.value).map_err(|_| malformed("header value"))?;
         let name = header.name;
-        if name.eq_ignore_ascii_case("content-length") {
-            let n: usize = value
-                .trim()
-                .parse()
-                .map_err(|_| malformed("content-length"))?;
-            if content_length.is_some_and(|seen| seen != n) {
-                return Err(malformed("content-length given twice"));
-            }
-            content_length = Some(n);
-        } else if name.eq_ignore_ascii_case("transfer-encoding") {
-            transfer_encoding = true;
-            // Only `chunked` as the last coding is something we can read.
-            chunked = value
-                .rsplit(',')
-                .next()
-                .is_some_and(|last| last.trim().eq_ignore_ascii_case("chunked"));
-        } else if name.eq_ignore_ascii_case("connection") {
+        if name.eq_ignore_ascii_case("connection") {
             for token in value.split(',').map(str::trim) {
                 close |= token.eq_ignore_ascii_case("close");
                 keep_alive_token |= token.eq_ignore_ascii_case("keep-alive");
@@ -228,19 +204,10 @@ fn parse_head(buf: &[u8]) -> Result<Option<(Head, usize)>, Stop> {
             content_type = Some(value.to_owned());
         }
     }
-
-    let framing = match (transfer_encoding, content_length) {
-        // Both framings at once is how request smuggling starts: refuse it.
-        (true, Some(_)) => return Err(malformed("both transfer-encoding and content-length")),
-        (true, None) if chunked => BodyFraming::Chunked,
-        (true, None) => return Err(malformed("transfer-encoding other than chunked")),
-        (false, Some(n)) if n > MAX_BODY_BYTES => {
-            // Refused on the declared length, before a byte of the body is read.
-            return Err(Stop::Reject(ApiError::payload_too_large()));
-        }
-        (false, Some(0)) | (false, None) => BodyFraming::None,
-        (false, Some(n)) => BodyFraming::Length(n),
-    };
+    // The framing rule both servers share (contract::framing): refuses both
+    // framings at once, a bad length, and a declared body over the limit.
+    let framing = body_framing(parsed.headers.iter().map(|h| (h.name, h.value)), http10)
+        .map_err(Stop::Reject)?;
 
     let head = Head {
         method: method.to_owned(),
