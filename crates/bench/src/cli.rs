@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
-use crate::plan::{self, Load, Profile, GROUP_IDS, PROFILE_NAMES};
+use crate::plan::{self, GroupId, Load, Profile, PROFILE_NAMES};
 
 /// Runs the Spring MVC vs WebFlux matrix on the blocking and async reference
 /// servers, on this machine, and prints the seeds' tables and findings.
@@ -15,7 +15,7 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
-    /// quick (every group scaled down, ~95 s on 2 cores) or seed (the seeds' own loads, ~22 min).
+    /// quick (every group scaled down, 3 rounds, under 3 min on 2 cores) or seed (the seeds' own load shapes, 3 rounds, about 30 min).
     #[arg(long, default_value = "quick")]
     pub profile: String,
 
@@ -23,7 +23,19 @@ pub struct Cli {
     #[arg(long, value_delimiter = ',')]
     pub groups: Option<Vec<String>>,
 
-    /// Restart the server before every column (seed 000 measured from a cold start).
+    /// Rounds per column (default: the profile's, 3 for quick and seed). Every
+    /// column of a group is measured once per round, the order rotated
+    /// between rounds; the report shows medians and their spread.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub rounds: Option<u32>,
+
+    /// Length of the warm-up window of timed loads (default: the profile's,
+    /// 400ms quick, 3s seed). Counted loads and bursts warm up with the same load.
+    #[arg(long, value_parser = parse_duration)]
+    pub warm_up: Option<Duration>,
+
+    /// No warm-up window before each measured one (seed 000 measured from a
+    /// cold start). Every round runs on a fresh server process either way.
     #[arg(long)]
     pub cold: bool,
 
@@ -118,7 +130,7 @@ pub fn parse_duration(raw: &str) -> Result<Duration, String> {
 
 impl Cli {
     /// The profile with every override applied, and the groups to run, or one line saying what is wrong.
-    pub fn resolve(&self) -> Result<(Profile, Vec<&'static str>), String> {
+    pub fn resolve(&self) -> Result<(Profile, Vec<GroupId>), String> {
         let mut profile = plan::profile(&self.profile).ok_or_else(|| {
             format!(
                 "unknown profile {:?}; expected one of {}",
@@ -126,35 +138,33 @@ impl Cli {
                 PROFILE_NAMES.join(", ")
             )
         })?;
-        let groups: Vec<&'static str> = match &self.groups {
-            None => GROUP_IDS.to_vec(),
+        let groups: Vec<GroupId> = match &self.groups {
+            None => GroupId::ALL.to_vec(),
             Some(names) => {
                 let mut out = Vec::new();
                 for name in names {
-                    let id = GROUP_IDS
-                        .iter()
-                        .find(|g| **g == name.trim())
-                        .ok_or_else(|| {
-                            format!(
-                                "unknown group {name:?}; expected one of {}",
-                                GROUP_IDS.join(", ")
-                            )
-                        })?;
-                    if !out.contains(id) {
-                        out.push(*id);
+                    let id = GroupId::parse(name.trim()).ok_or_else(|| {
+                        let all: Vec<&str> = GroupId::ALL.iter().map(|g| g.as_str()).collect();
+                        format!("unknown group {name:?}; expected one of {}", all.join(", "))
+                    })?;
+                    if !out.contains(&id) {
+                        out.push(id);
                     }
                 }
                 out
             }
         };
+        if let Some(r) = self.rounds {
+            profile.rounds = r;
+        }
         if let Some(n) = self.cpu_n {
             profile.cpu_n = n;
         }
         if self.requests == Some(0) || self.connections == Some(0) {
             return Err("--requests and --connections must be at least 1".into());
         }
-        for g in GROUP_IDS {
-            let Some(load) = profile.load_mut(g) else {
+        for g in GroupId::ALL {
+            let Some(load) = profile.load_mut(*g) else {
                 continue;
             };
             match load {
@@ -246,17 +256,17 @@ mod tests {
         ])
         .resolve()
         .unwrap();
-        assert_eq!(groups, vec!["cpu", "cache"]);
+        assert_eq!(groups, vec![GroupId::Cpu, GroupId::Cache]);
         assert_eq!(p.cpu_n, 99);
         assert_eq!(
-            p.load("cpu"),
+            p.load(GroupId::Cpu),
             Some(&Load::ClosedCount {
                 connections: 3,
                 requests: 7
             })
         );
         assert_eq!(
-            p.load("cache"),
+            p.load(GroupId::Cache),
             Some(&Load::Closed {
                 connections: 3,
                 duration: Duration::from_secs(2)

@@ -1,18 +1,26 @@
-//! The seeds' conclusions, each stated as a check on this run's numbers.
+//! The seeds' conclusions, each stated as a check on this run's rounds.
 //!
 //! Every threshold lives in [`Thresholds`] and is printed with the report, so
-//! a reader sees exactly what "within 15%" or "far below" meant. A finding
-//! whose columns were not run is "not measured", never silently dropped.
+//! a reader sees exactly what "within 15%" or "far below" meant. Each finding
+//! names the columns it needs ([`ColumnId`]); one whose columns were not run
+//! is NOT MEASURED, never silently dropped. A comparison is a ratio taken
+//! round by round ([`crate::stats::ratio_spread`]) and judged on its whole
+//! interval ([`crate::stats::verdict`]): HELD, NOT HELD or INCONCLUSIVE.
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{ColumnResult, RunResults};
+use crate::model::{ColumnResult, RoundResult, RunResults};
+use crate::plan::ColumnId;
+use crate::stats::{
+    self, column_spread, describe_ratio, ratio_spread, verdict, Side, Spread, Verdict,
+};
 
 /// The numbers that turn the seeds' words into checks.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Thresholds {
-    /// "Beats" and "is worse" need more than this fraction of difference, so
-    /// run-to-run noise cannot decide a verdict (0.05: more than 5%).
+    /// Relative margin either side of a claim's line: a claim holds only when
+    /// every round clears the line by more than this, and fails only when
+    /// every round misses it by more (0.05: 5%).
     pub margin: f64,
     /// "An offload brings async close to blocking": within this fraction of blocking's throughput.
     pub offload_within: f64,
@@ -21,6 +29,9 @@ pub struct Thresholds {
     /// "A blocked event loop stalls everyone": /health p99 next to an inline blocking
     /// load is at least this many times its p99 next to the offloaded or non-blocking load.
     pub mixed_p99_factor: f64,
+    /// A measured window in which everything but the server, bench, Postgres
+    /// and Redis used more than this many cores was not quiet.
+    pub quiet_other_cores: f64,
 }
 
 pub const THRESHOLDS: Thresholds = Thresholds {
@@ -28,6 +39,7 @@ pub const THRESHOLDS: Thresholds = Thresholds {
     offload_within: 0.15,
     thread_fraction: 0.25,
     mixed_p99_factor: 5.0,
+    quiet_other_cores: 0.10,
 };
 
 /// One checked conclusion.
@@ -38,259 +50,370 @@ pub struct Finding {
     pub seed: String,
     /// The conclusion, in words.
     pub claim: String,
-    /// `Some(true)` held, `Some(false)` did not hold, `None` not measured in this run.
-    pub held: Option<bool>,
-    /// The numbers behind the verdict.
+    pub verdict: Verdict,
+    /// The ratio (or factor) over rounds the verdict was taken on.
+    pub interval: Option<Spread>,
+    /// The numbers behind the verdict: both sides' medians and the interval.
     pub evidence: String,
+    /// The columns the claim needs.
+    pub columns: Vec<String>,
 }
 
+/// The run's columns by id.
 struct Ctx<'a> {
     results: &'a RunResults,
 }
 
 impl Ctx<'_> {
-    fn col(&self, group: &str, id: &str) -> Option<&ColumnResult> {
+    /// A column with at least one measured round.
+    fn col(&self, id: ColumnId) -> Option<&ColumnResult> {
         self.results
             .groups
             .iter()
-            .find(|g| g.id == group)?
-            .columns
-            .iter()
-            .find(|c| c.id == id)
-    }
-
-    fn group(&self, group: &str) -> Option<&[ColumnResult]> {
-        self.results
-            .groups
-            .iter()
-            .find(|g| g.id == group)
-            .map(|g| g.columns.as_slice())
+            .flat_map(|g| &g.columns)
+            .find(|c| c.id == id.as_str() && !c.rounds.is_empty())
     }
 }
 
-fn rps(c: &ColumnResult) -> f64 {
-    c.load.throughput_rps
+fn rps(r: &RoundResult) -> Option<f64> {
+    Some(r.load.throughput_rps)
 }
 
-/// Whether `a` served more requests per second than `b` by more than the margin, with the numbers.
-fn faster(a: &ColumnResult, b: &ColumnResult, t: &Thresholds) -> (bool, String) {
-    (
-        rps(a) > rps(b) * (1.0 + t.margin),
-        format!(
-            "{:.0} vs {:.0} req/s = {:.2}x",
-            rps(a),
-            rps(b),
-            rps(a) / rps(b)
+fn p99(r: &RoundResult) -> Option<f64> {
+    Some(r.load.latency_ms.p99)
+}
+
+fn peak_threads(r: &RoundResult) -> Option<f64> {
+    (r.server_process.samples > 0).then_some(r.server_process.peak_threads as f64)
+}
+
+fn median(c: &ColumnResult, metric: stats::Metric) -> f64 {
+    column_spread(c, metric).map_or(f64::NAN, |s| s.median)
+}
+
+/// Per-round values of `f(a_round, b_round)`, rounds matched by number.
+fn paired(
+    a: &ColumnResult,
+    b: &ColumnResult,
+    f: impl Fn(&RoundResult, &RoundResult) -> Option<f64>,
+) -> Option<Spread> {
+    Spread::of(a.rounds.iter().filter_map(|ra| {
+        let rb = b.rounds.iter().find(|rb| rb.round == ra.round)?;
+        f(ra, rb)
+    }))
+}
+
+/// What a finding's check returns: the interval, the verdict and the evidence.
+type Outcome = (Spread, Verdict, String);
+
+/// A finding's check: `None` when a column it needs was not measured.
+type Check = Box<dyn Fn(&Ctx<'_>, &Thresholds) -> Option<Outcome>>;
+
+/// A conclusion: its words, the columns it needs, and the check.
+struct Spec {
+    id: &'static str,
+    seed: &'static str,
+    claim: String,
+    needs: Vec<ColumnId>,
+    check: Check,
+}
+
+fn pct(f: f64) -> String {
+    format!("{:.0}%", f * 100.0)
+}
+
+/// "async beats blocking on req/s": ratio a/b above 1 by the margin.
+fn beats(a: ColumnId, b: ColumnId) -> Check {
+    Box::new(move |cx, t| {
+        let (ca, cb) = (cx.col(a)?, cx.col(b)?);
+        let ratio = ratio_spread(ca, cb, rps)?;
+        Some((
+            ratio,
+            verdict(&ratio, Side::Above, 1.0, t.margin),
+            format!(
+                "{:.0} vs {:.0} req/s (medians) = {}",
+                median(ca, rps),
+                median(cb, rps),
+                describe_ratio(&ratio)
+            ),
+        ))
+    })
+}
+
+/// "`a` comes within `offload_within` of `b`'s throughput".
+fn comes_close(a: ColumnId, b: ColumnId) -> Check {
+    Box::new(move |cx, t| {
+        let (ca, cb) = (cx.col(a)?, cx.col(b)?);
+        let ratio = ratio_spread(ca, cb, rps)?;
+        Some((
+            ratio,
+            verdict(&ratio, Side::Above, 1.0 - t.offload_within, t.margin),
+            format!(
+                "{:.0} vs {:.0} req/s (medians) = {}",
+                median(ca, rps),
+                median(cb, rps),
+                describe_ratio(&ratio)
+            ),
+        ))
+    })
+}
+
+fn specs(t: &Thresholds) -> Vec<Spec> {
+    use ColumnId as C;
+    let mut out = vec![
+        Spec {
+            id: "cpu-inline-hurts-async",
+            seed: "seed 000",
+            claim: "CPU work inline on the event loop: async has lower throughput or a higher p99 than blocking".into(),
+            needs: vec![C::BlockingCpu, C::AsyncCpu],
+            check: Box::new(|cx, t| {
+                let (b, a) = (cx.col(C::BlockingCpu)?, cx.col(C::AsyncCpu)?);
+                // How much worse async is, per round: the larger of the two ratios.
+                let worse = paired(a, b, |ra, rb| {
+                    let slower = rb.load.throughput_rps / ra.load.throughput_rps;
+                    let later = ra.load.latency_ms.p99 / rb.load.latency_ms.p99;
+                    Some(slower.max(later))
+                })?;
+                Some((
+                    worse,
+                    verdict(&worse, Side::Above, 1.0, t.margin),
+                    format!(
+                        "throughput {:.0} vs {:.0} req/s, p99 {:.1} vs {:.1} ms (async inline vs blocking, medians); worse by {}",
+                        median(a, rps), median(b, rps), median(a, p99), median(b, p99), describe_ratio(&worse)
+                    ),
+                ))
+            }),
+        },
+        Spec {
+            id: "cpu-offload-recovers",
+            seed: "seed 000",
+            claim: format!("moving CPU work off the event loop (the better of rayon and spawn_blocking) brings async within {} of blocking's throughput", pct(t.offload_within)),
+            needs: vec![C::BlockingCpu, C::AsyncCpuRayon, C::AsyncCpuSpawnBlocking],
+            check: Box::new(|cx, t| {
+                let b = cx.col(C::BlockingCpu)?;
+                let (r, s) = (cx.col(C::AsyncCpuRayon)?, cx.col(C::AsyncCpuSpawnBlocking)?);
+                let best = Spread::of(b.rounds.iter().filter_map(|rb| {
+                    let at = |c: &ColumnResult| c.rounds.iter().find(|x| x.round == rb.round).map(|x| x.load.throughput_rps);
+                    Some(at(r)?.max(at(s)?) / rb.load.throughput_rps)
+                }))?;
+                Some((
+                    best,
+                    verdict(&best, Side::Above, 1.0 - t.offload_within, t.margin),
+                    format!(
+                        "rayon {:.0}, spawn_blocking {:.0} vs blocking {:.0} req/s (medians); better offload / blocking = {}",
+                        median(r, rps), median(s, rps), median(b, rps), describe_ratio(&best)
+                    ),
+                ))
+            }),
+        },
+        Spec {
+            id: "db-async-driver-wins",
+            seed: "seed 000, 001, 002",
+            claim: "with a non-blocking driver (sqlx, like R2DBC) async serves more requests per second than blocking on the database group".into(),
+            needs: vec![C::AsyncUsers, C::BlockingUsers],
+            check: beats(C::AsyncUsers, C::BlockingUsers),
+        },
+        Spec {
+            id: "db-inline-driver-worst",
+            seed: "seed 000",
+            claim: "a blocking driver called on the event loop (JDBC without scheduler) is the worst of the database group".into(),
+            needs: vec![C::BlockingUsers, C::AsyncUsers, C::AsyncUsersBlocking, C::AsyncUsersSpawnBlocking],
+            check: Box::new(|cx, t| {
+                let inline = cx.col(C::AsyncUsersBlocking)?;
+                let others = [C::BlockingUsers, C::AsyncUsers, C::AsyncUsersSpawnBlocking]
+                    .map(|id| cx.col(id));
+                let others: Vec<&ColumnResult> = others.into_iter().collect::<Option<_>>()?;
+                // Per round: the inline driver over the slowest of the others.
+                let ratio = Spread::of(inline.rounds.iter().filter_map(|ri| {
+                    let slowest = others
+                        .iter()
+                        .map(|c| c.rounds.iter().find(|x| x.round == ri.round).map(|x| x.load.throughput_rps))
+                        .collect::<Option<Vec<f64>>>()?
+                        .into_iter()
+                        .fold(f64::INFINITY, f64::min);
+                    Some(ri.load.throughput_rps / slowest)
+                }))?;
+                Some((
+                    ratio,
+                    verdict(&ratio, Side::Below, 1.0, t.margin),
+                    format!(
+                        "inline driver {:.0} req/s (median); over the slowest other column = {}",
+                        median(inline, rps),
+                        describe_ratio(&ratio)
+                    ),
+                ))
+            }),
+        },
+        Spec {
+            id: "db-spawn-blocking-recovers",
+            seed: "seed 000",
+            claim: format!("the blocking driver through spawn_blocking (JDBC on BoundedElastic) comes within {} of blocking's throughput", pct(t.offload_within)),
+            needs: vec![C::AsyncUsersSpawnBlocking, C::BlockingUsers],
+            check: comes_close(C::AsyncUsersSpawnBlocking, C::BlockingUsers),
+        },
+        Spec {
+            id: "async-far-fewer-threads",
+            seed: "seed 000",
+            claim: format!("async peaks at no more than {} of blocking's thread count (each column on a fresh process)", pct(t.thread_fraction)),
+            needs: vec![C::BlockingCpu, C::AsyncCpu, C::BlockingUsers, C::AsyncUsers],
+            check: Box::new(|cx, t| {
+                let pairs = [(C::AsyncCpu, C::BlockingCpu), (C::AsyncUsers, C::BlockingUsers)];
+                let mut values = Vec::new();
+                let mut text = Vec::new();
+                for (a, b) in pairs {
+                    let (ca, cb) = (cx.col(a)?, cx.col(b)?);
+                    let ratio = ratio_spread(ca, cb, peak_threads)?;
+                    values.extend([ratio.min, ratio.max]);
+                    text.push(format!(
+                        "{} vs {} threads at peak ({})",
+                        median(ca, peak_threads),
+                        median(cb, peak_threads),
+                        a.as_str().trim_start_matches("async-")
+                    ));
+                }
+                let all = Spread::of(values)?;
+                Some((
+                    all,
+                    verdict(&all, Side::Below, t.thread_fraction, t.margin),
+                    format!("{}; ratio {:.2}-{:.2}x", text.join(", "), all.min, all.max),
+                ))
+            }),
+        },
+    ];
+    for (id, inline, offloaded, what) in [
+        (
+            "mixed-cpu",
+            C::AsyncHealthNextToCpu,
+            C::AsyncHealthNextToCpuRayon,
+            "CPU work",
         ),
-    )
-}
-
-fn finding(id: &str, seed: &str, claim: String, verdict: Option<(bool, String)>) -> Finding {
-    let (held, evidence) = match verdict {
-        Some((held, evidence)) => (Some(held), evidence),
-        None => (None, "not measured in this run".to_owned()),
-    };
-    Finding {
-        id: id.to_owned(),
-        seed: seed.to_owned(),
-        claim,
-        held,
-        evidence,
+        (
+            "mixed-db-driver",
+            C::AsyncHealthNextToUsersBlocking,
+            C::AsyncHealthNextToUsers,
+            "a blocking database driver",
+        ),
+        (
+            "mixed-sleep",
+            C::AsyncHealthNextToPostsBlocking,
+            C::AsyncHealthNextToPosts,
+            "a blocking sleep",
+        ),
+    ] {
+        out.push(Spec {
+            id,
+            seed: "none (the lesson the seeds imply)",
+            claim: format!("{what} on the event loop delays unrelated requests: /health p99 next to it is at least {}x its p99 next to the non-blocking version", t.mixed_p99_factor),
+            needs: vec![inline, offloaded],
+            check: Box::new(move |cx, t| {
+                let (i, o) = (cx.col(inline)?, cx.col(offloaded)?);
+                // A p99 below 1 us would make the factor meaningless; floor it.
+                let factor = paired(i, o, |ri, ro| Some(ri.load.latency_ms.p99 / ro.load.latency_ms.p99.max(0.001)))?;
+                Some((
+                    factor,
+                    verdict(&factor, Side::Above, t.mixed_p99_factor, t.margin),
+                    format!(
+                        "/health p99 {:.1} ms vs {:.1} ms (medians) = {}",
+                        median(i, p99),
+                        median(o, p99),
+                        describe_ratio(&factor)
+                    ),
+                ))
+            }),
+        });
     }
+    for (id, seed, a, b, what) in [
+        (
+            "cache-async-wins",
+            "seed 001",
+            C::AsyncCache,
+            C::BlockingCache,
+            "Redis reads (two GETs)",
+        ),
+        (
+            "baseline-async-wins",
+            "seed 001",
+            C::AsyncHealth,
+            C::BlockingHealth,
+            "an immediate answer (/health)",
+        ),
+        (
+            "ramp-async-wins",
+            "seed 002",
+            C::AsyncUsersRamp,
+            C::BlockingUsersRamp,
+            "a database read under ramping load",
+        ),
+    ] {
+        out.push(Spec {
+            id,
+            seed,
+            claim: format!("async serves more requests per second than blocking on {what}"),
+            needs: vec![a, b],
+            check: beats(a, b),
+        });
+    }
+    out.push(Spec {
+        id: "baseline-cpu-per-request",
+        seed: "seed 001 (by server CPU per request, which shared cores disturb least)",
+        claim: "the async server spends less CPU per /health request than the blocking server"
+            .into(),
+        needs: vec![C::AsyncHealth, C::BlockingHealth],
+        check: Box::new(|cx, t| {
+            let (a, b) = (cx.col(C::AsyncHealth)?, cx.col(C::BlockingHealth)?);
+            let us = RoundResult::server_cpu_us_per_request;
+            let ratio = ratio_spread(a, b, us)?;
+            Some((
+                ratio,
+                verdict(&ratio, Side::Below, 1.0, t.margin),
+                format!(
+                    "{:.1} vs {:.1} us of server CPU per request (medians) = {}",
+                    median(a, us),
+                    median(b, us),
+                    describe_ratio(&ratio)
+                ),
+            ))
+        }),
+    });
+    out
 }
 
 /// Checks every conclusion against `results`.
 pub fn check(results: &RunResults, t: &Thresholds) -> Vec<Finding> {
     let cx = Ctx { results };
-    let pct = |f: f64| format!("{:.0}%", f * 100.0);
-    let mut out = Vec::new();
-
-    out.push(finding(
-        "cpu-inline-hurts-async",
-        "seed 000",
-        format!("CPU work inline on the event loop: async has lower throughput or a higher p99 than blocking, by more than {}", pct(t.margin)),
-        (|| {
-            let (b, a) = (cx.col("cpu", "blocking-cpu")?, cx.col("cpu", "async-cpu")?);
-            let held = rps(a) < rps(b) * (1.0 - t.margin)
-                || a.load.latency_ms.p99 > b.load.latency_ms.p99 * (1.0 + t.margin);
-            Some((held, format!(
-                "throughput {:.0} vs {:.0} req/s, p99 {:.1} vs {:.1} ms (async inline vs blocking)",
-                rps(a), rps(b), a.load.latency_ms.p99, b.load.latency_ms.p99
-            )))
-        })(),
-    ));
-
-    out.push(finding(
-        "cpu-offload-recovers",
-        "seed 000",
-        format!(
-            "moving CPU work off the event loop brings async within {} of blocking's throughput",
-            pct(t.offload_within)
-        ),
-        (|| {
-            let b = cx.col("cpu", "blocking-cpu")?;
-            let best = ["async-cpu-rayon", "async-cpu-spawn-blocking"]
-                .iter()
-                .filter_map(|id| cx.col("cpu", id))
-                .max_by(|x, y| rps(x).total_cmp(&rps(y)))?;
-            let ratio = rps(best) / rps(b);
-            Some((
-                ratio >= 1.0 - t.offload_within,
-                format!(
-                    "{} {:.0} req/s = {:.2}x blocking's {:.0}",
-                    best.label,
-                    rps(best),
-                    ratio,
-                    rps(b)
+    specs(t)
+        .into_iter()
+        .map(|spec| {
+            let (interval, verdict, evidence) = match (spec.check)(&cx, t) {
+                Some((interval, verdict, evidence)) => (Some(interval), verdict, evidence),
+                None => (
+                    None,
+                    Verdict::NotMeasured,
+                    "not measured in this run".to_owned(),
                 ),
-            ))
-        })(),
-    ));
-
-    out.push(finding(
-        "db-async-driver-wins",
-        "seed 000, 001, 002",
-        format!(
-            "with a non-blocking driver (sqlx, like R2DBC) async beats blocking on the database group by more than {}",
-            pct(t.margin)
-        ),
-        (|| {
-            let (b, a) = (
-                cx.col("database", "blocking-users")?,
-                cx.col("database", "async-users")?,
-            );
-            Some(faster(a, b, t))
-        })(),
-    ));
-
-    out.push(finding(
-        "db-inline-driver-worst",
-        "seed 000",
-        "a blocking driver called on the event loop (JDBC without scheduler) is the worst of the database group".into(),
-        (|| {
-            let cols = cx.group("database")?;
-            let inline = cx.col("database", "async-users-blocking")?;
-            let worst = cols.iter().min_by(|x, y| rps(x).total_cmp(&rps(y)))?;
-            Some((worst.id == inline.id, format!(
-                "lowest throughput: {} ({:.0} req/s); inline driver {:.0} req/s", worst.label, rps(worst), rps(inline)
-            )))
-        })(),
-    ));
-
-    out.push(finding(
-        "db-spawn-blocking-recovers",
-        "seed 000",
-        format!("the blocking driver through spawn_blocking (JDBC on BoundedElastic) comes within {} of blocking", pct(t.offload_within)),
-        (|| {
-            let (b, s) = (cx.col("database", "blocking-users")?, cx.col("database", "async-users-spawn-blocking")?);
-            let ratio = rps(s) / rps(b);
-            Some((ratio >= 1.0 - t.offload_within, format!("{:.0} vs {:.0} req/s = {:.2}x", rps(s), rps(b), ratio)))
-        })(),
-    ));
-
-    out.push(finding(
-        "async-far-fewer-threads",
-        "seed 000",
-        format!(
-            "async peaks at no more than {} of blocking's thread count",
-            pct(t.thread_fraction)
-        ),
-        thread_verdict(&cx, t),
-    ));
-
-    for (id, inline, offloaded, what) in [
-        (
-            "mixed-cpu",
-            "async-health-next-to-cpu",
-            "async-health-next-to-cpu-rayon",
-            "CPU work",
-        ),
-        (
-            "mixed-db-driver",
-            "async-health-next-to-users-blocking",
-            "async-health-next-to-users",
-            "a blocking database driver",
-        ),
-        (
-            "mixed-sleep",
-            "async-health-next-to-posts-blocking",
-            "async-health-next-to-posts",
-            "a blocking sleep",
-        ),
-    ] {
-        out.push(finding(
-            id,
-            "none (the lesson the seeds imply)",
-            format!("{what} on the event loop delays unrelated requests: /health p99 next to it is at least {}x its p99 next to the non-blocking version", t.mixed_p99_factor),
-            (|| {
-                let (i, o) = (cx.col("mixed", inline)?, cx.col("mixed", offloaded)?);
-                let (pi, po) = (i.load.latency_ms.p99, o.load.latency_ms.p99);
-                let factor = pi / po.max(0.001);
-                Some((factor >= t.mixed_p99_factor, format!("/health p99 {pi:.1} ms vs {po:.1} ms = {factor:.1}x")))
-            })(),
-        ));
-    }
-
-    for (id, group, seed, what) in [
-        (
-            "cache-async-wins",
-            "cache",
-            "seed 001",
-            "Redis reads (two GETs)",
-        ),
-        (
-            "baseline-async-wins",
-            "baseline",
-            "seed 001",
-            "an immediate answer (/health)",
-        ),
-        (
-            "ramp-async-wins",
-            "ramp",
-            "seed 002",
-            "a database read under ramping load",
-        ),
-    ] {
-        out.push(finding(
-            id,
-            seed,
-            format!(
-                "async serves more requests per second than blocking on {what}, by more than {}",
-                pct(t.margin)
-            ),
-            (|| {
-                let cols = cx.group(group)?;
-                let b = cols.iter().find(|c| c.server == "blocking")?;
-                let a = cols.iter().find(|c| c.server == "async")?;
-                Some(faster(a, b, t))
-            })(),
-        ));
-    }
-    out
+            };
+            Finding {
+                id: spec.id.to_owned(),
+                seed: spec.seed.to_owned(),
+                claim: spec.claim,
+                verdict,
+                interval,
+                evidence,
+                columns: spec.needs.iter().map(|c| c.as_str().to_owned()).collect(),
+            }
+        })
+        .collect()
 }
 
-/// The worst (highest) async/blocking peak-thread ratio over the CPU and database groups.
-fn thread_verdict(cx: &Ctx<'_>, t: &Thresholds) -> Option<(bool, String)> {
-    let pairs = [
-        ("cpu", "blocking-cpu", "async-cpu"),
-        ("database", "blocking-users", "async-users"),
-    ];
-    let mut worst: Option<(f64, String)> = None;
-    for (g, b, a) in pairs {
-        let (Some(b), Some(a)) = (cx.col(g, b), cx.col(g, a)) else {
-            continue;
-        };
-        if b.server_process.samples == 0 || a.server_process.samples == 0 {
-            continue;
-        }
-        let f = a.server_process.peak_threads as f64 / b.server_process.peak_threads.max(1) as f64;
-        let text = format!(
-            "{g}: {} vs {} threads ({:.2}x)",
-            a.server_process.peak_threads, b.server_process.peak_threads, f
-        );
-        if worst.as_ref().is_none_or(|(w, _)| f > *w) {
-            worst = Some((f, text));
-        }
-    }
-    worst.map(|(f, text)| (f <= t.thread_fraction, text))
+/// The windows in which the machine was not quiet: (column id, round,
+/// cores used by everything else).
+pub fn busy_windows(results: &RunResults, t: &Thresholds) -> Vec<(String, u32, f64)> {
+    results
+        .groups
+        .iter()
+        .flat_map(|g| &g.columns)
+        .flat_map(|c| c.rounds.iter().map(move |r| (c, r)))
+        .filter(|(_, r)| r.cpu.other_cores() > t.quiet_other_cores)
+        .map(|(c, r)| (c.id.clone(), r.round, r.cpu.other_cores()))
+        .collect()
 }

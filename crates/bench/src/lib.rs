@@ -1,12 +1,16 @@
 //! `bench`: the MVC-vs-WebFlux matrix, run on this machine.
 //!
-//! Pipeline: CLI -> profile and groups ([`plan`]) -> services and child
-//! servers ([`servers`]) -> one load per column ([`load`], through the
-//! `loadgen` library) with the server sampled from /proc -> [`model::RunResults`]
-//! -> [`findings`] -> printers ([`report`]): a terminal table, `report.md`,
-//! `results.json` and SVG charts under `results/<timestamp>/`.
+//! Pipeline: CLI -> profile and groups ([`plan`]) -> services, then for every
+//! group and round a fresh child server per column ([`servers`], [`run`]) ->
+//! one warm-up and one measured window per column round ([`load`], through the
+//! `loadgen` library) with the server sampled from /proc and the machine's CPU
+//! accounted ([`cpu_account`]) -> [`model::RunResults`] -> medians and spreads
+//! ([`stats`]) -> [`findings`] (HELD / NOT HELD / INCONCLUSIVE) -> printers
+//! ([`report`]): a terminal table, `report.md`, `results.json` and SVG charts
+//! under `results/<timestamp>/`.
 
 pub mod cli;
+pub mod cpu_account;
 pub mod findings;
 pub mod load;
 pub mod machine;
@@ -15,4 +19,5 @@ pub mod plan;
 pub mod report;
 pub mod run;
 pub mod servers;
+pub mod stats;
 pub mod write;

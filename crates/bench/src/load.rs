@@ -45,7 +45,7 @@ fn plan(
             .body(body.as_bytes().to_vec());
     }
     b.build()
-        .map_err(|e| anyhow::anyhow!("bad load plan for {}: {e}", column.id))
+        .map_err(|e| anyhow::anyhow!("bad load plan for {}: {e}", column.id.as_str()))
 }
 
 fn model(load: &Load) -> LoadModel {
@@ -77,6 +77,40 @@ fn model(load: &Load) -> LoadModel {
     }
 }
 
+/// Why a column could not be measured.
+#[derive(Debug)]
+pub enum ColumnError {
+    /// The load ran but no request succeeded; the cause in one line. The
+    /// column is reported as failed and the run goes on.
+    NoSuccess(String),
+    /// Anything else (a bad plan, no file descriptors): the run stops.
+    Other(anyhow::Error),
+}
+
+impl From<anyhow::Error> for ColumnError {
+    fn from(e: anyhow::Error) -> Self {
+        ColumnError::Other(e)
+    }
+}
+
+/// The loadgen report, or the column's failure when nothing succeeded.
+fn checked(report: loadgen::Report, what: &str) -> Result<loadgen::Report, ColumnError> {
+    match no_success_cause(&report) {
+        Some(cause) => Err(ColumnError::NoSuccess(format!("{what}: {cause}"))),
+        None => Ok(report),
+    }
+}
+
+/// TEMPORARY until loadgen's `Report::no_success_cause` lands.
+fn no_success_cause(r: &loadgen::Report) -> Option<String> {
+    (r.requests.ok == 0).then(|| {
+        format!(
+            "no request succeeded ({} errors; statuses {:?})",
+            r.requests.errors, r.status_codes
+        )
+    })
+}
+
 /// Runs `column` under `load` against `addr`; for the mixed group returns the
 /// probe's stats and the background's.
 pub fn run_column(
@@ -84,7 +118,7 @@ pub fn run_column(
     column: &Column,
     load: &Load,
     o: &LoadOptions,
-) -> anyhow::Result<(LoadStats, Option<LoadStats>)> {
+) -> Result<(LoadStats, Option<LoadStats>), ColumnError> {
     match (load, column.background) {
         (
             Load::Mixed {
@@ -117,17 +151,22 @@ pub fn run_column(
             };
             let probe_plan = plan(addr, column, column.path, probe_model, o, 1)?;
             let probe = loadgen::run_blocking(&probe_plan)
-                .with_context(|| format!("{}: /health probe failed", column.id));
+                .with_context(|| format!("{}: /health probe failed", column.id.as_str()));
             let bg = bg
                 .join()
-                .map_err(|_| anyhow::anyhow!("{}: background load thread panicked", column.id))?
-                .with_context(|| format!("{}: background load failed", column.id))?;
-            Ok((stats(&probe?), Some(stats(&bg))))
+                .map_err(|_| {
+                    anyhow::anyhow!("{}: background load thread panicked", column.id.as_str())
+                })?
+                .with_context(|| format!("{}: background load failed", column.id.as_str()))?;
+            let probe = checked(probe?, "the /health probe")?;
+            let bg = checked(bg, "the background load")?;
+            Ok((stats(&probe), Some(stats(&bg))))
         }
         _ => {
             let run_plan = plan(addr, column, column.path, model(load), o, o.threads)?;
             let report = loadgen::run_blocking(&run_plan)
-                .with_context(|| format!("{}: load failed", column.id))?;
+                .with_context(|| format!("{}: load failed", column.id.as_str()))?;
+            let report = checked(report, "the load")?;
             Ok((stats(&report), None))
         }
     }
@@ -151,10 +190,16 @@ pub fn stats(r: &loadgen::Report) -> LoadStats {
     let l = &r.latency_ms;
     LoadStats {
         total_requests: r.requests.total,
+        ok_requests: r.requests.ok,
         errors: r.requests.errors,
         errors_by_kind,
         duration_seconds: r.elapsed_ms / 1000.0,
         throughput_rps: r.throughput_rps,
+        successful_throughput_rps: if r.elapsed_ms > 0.0 {
+            r.requests.ok as f64 * 1000.0 / r.elapsed_ms
+        } else {
+            0.0
+        },
         latency_ms: Latency {
             avg: l.mean,
             min: l.min,

@@ -50,6 +50,15 @@ fn main() -> ExitCode {
         "\nReport, results.json and charts written to {}",
         dir.display()
     );
+    if cli.strict {
+        let unexpected = bench::model::unexpected_errors(&results);
+        if !unexpected.is_empty() {
+            for (column, what) in &unexpected {
+                eprintln!("bench: --strict: {column}: {what}");
+            }
+            return ExitCode::FAILURE;
+        }
+    }
     ExitCode::SUCCESS
 }
 

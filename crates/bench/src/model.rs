@@ -2,6 +2,12 @@
 //! printer reads. Plain data, serialisable both ways, so a report can be
 //! re-rendered from a saved run and the rendering tested from fixed inputs.
 //!
+//! A column is measured in several rounds (every column of a group once per
+//! round, the order rotated between rounds), each on a freshly started server
+//! process, so every figure of a round comes from that column alone. The
+//! rounds are all kept; printers and findings summarise them with
+//! [`crate::stats`].
+//!
 //! Times are milliseconds, memory bytes, CPU seconds; names carry their unit.
 
 use std::collections::BTreeMap;
@@ -28,8 +34,10 @@ pub struct Machine {
     pub cpu_model: String,
     pub memory_bytes: u64,
     pub os: String,
-    /// The 1-minute load average when the run started: other work on the
-    /// machine shows up in every figure, so the report says how busy it was.
+    /// The 1-minute load average when the run started. Kept for the record
+    /// only: the blocking server's own 200 threads push it past 50 under load,
+    /// so whether the machine was quiet is judged from CPU accounting
+    /// ([`CpuUse::other_seconds`]) instead.
     pub load_average_at_start: f64,
 }
 
@@ -37,7 +45,10 @@ pub struct Machine {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunSettings {
     pub profile: String,
+    /// `--cold`: no warm-up window, a fresh process per round (seed 000).
     pub cold_start: bool,
+    /// Rounds per column.
+    pub rounds: u32,
     pub blocking_handler_threads: u32,
     pub async_worker_threads: u32,
     pub async_blocking_threads: u32,
@@ -59,18 +70,20 @@ pub struct SkippedGroup {
 /// One table of the report: a group of variants under the same load.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GroupResult {
-    /// Stable id used by `--groups` and by findings: cpu, database, cache, slow, baseline, json, ramp, mixed.
+    /// Stable id ([`crate::plan::GroupId`]) used by `--groups` and by findings.
     pub id: String,
     pub title: String,
     /// The load, in words (e.g. "burst of 10000 requests at once").
     pub load: String,
+    /// The warm-up before each measured window, in words, or "none (cold start)".
+    pub warm_up: String,
     pub columns: Vec<ColumnResult>,
 }
 
-/// One variant: a server and a route under the group's load.
+/// One variant: a server and a route under the group's load, in every round.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ColumnResult {
-    /// Stable id used by findings, e.g. "async-cpu-rayon".
+    /// Stable id ([`crate::plan::ColumnId`]) used by findings, e.g. "async-cpu-rayon".
     pub id: String,
     /// Header in the table, e.g. "async /cpu/rayon".
     pub label: String,
@@ -80,23 +93,66 @@ pub struct ColumnResult {
     pub path: String,
     /// For the mixed group: the route loaded in the background while `path` is measured.
     pub background_path: Option<String>,
+    /// One entry per round that measured something, in round order.
+    pub rounds: Vec<RoundResult>,
+    /// Why the column failed, when a round could not be measured (for
+    /// example "no request succeeded: every connection was refused"). A
+    /// failed column keeps the rounds measured before the failure.
+    pub failure: Option<String>,
+}
+
+/// One measured window of one column, on a server process started for it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RoundResult {
+    /// 1-based round number.
+    pub round: u32,
+    /// 0-based position of this column in the round's order (the order rotates
+    /// between rounds, so drift over a run hits every column alike).
+    pub position: u32,
     pub load: LoadStats,
     /// For the mixed group: what the background load itself got.
     pub background_load: Option<LoadStats>,
     pub server_process: ServerStats,
-    /// Requests the server counted on /metrics during the column (None when unreadable).
+    /// Where the machine's CPU went during the measured window.
+    pub cpu: CpuUse,
+    /// Requests the server counted on /metrics during the window (None when unreadable).
     pub server_counted_requests: Option<u64>,
+}
+
+impl RoundResult {
+    /// Requests the server answered in the window: the measured load plus the
+    /// mixed group's background load.
+    pub fn requests_served(&self) -> u64 {
+        self.load.total_requests
+            + self
+                .background_load
+                .as_ref()
+                .map_or(0, |b| b.total_requests)
+    }
+
+    /// Server CPU per request in microseconds (the figure shared cores
+    /// disturb least), `None` when the server was not sampled or nothing was served.
+    pub fn server_cpu_us_per_request(&self) -> Option<f64> {
+        let n = self.requests_served();
+        (self.server_process.samples > 0 && n > 0)
+            .then(|| self.server_process.cpu_seconds * 1e6 / n as f64)
+    }
 }
 
 /// What the load generator saw.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LoadStats {
     pub total_requests: u64,
+    /// Responses with a status below 400.
+    pub ok_requests: u64,
     pub errors: u64,
     /// Errors by kind: "status_500", "connect", "timeout", "other", ...
     pub errors_by_kind: BTreeMap<String, u64>,
     pub duration_seconds: f64,
+    /// Every request that ended, per second (seed 000's "Throughput").
     pub throughput_rps: f64,
+    /// Requests answered with a status below 400, per second.
+    pub successful_throughput_rps: f64,
     pub latency_ms: Latency,
     /// One entry per second of the run.
     pub timeline: Vec<Second>,
@@ -135,20 +191,52 @@ pub struct Second {
     pub p99_ms: f64,
 }
 
-/// What the server process did during the column, sampled from /proc.
+/// The server process in one round, sampled from /proc: idle just after it
+/// started (before any warm-up), peak within the measured window.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct ServerStats {
-    /// Threads just before the load started.
-    pub threads_before: u64,
-    /// Seed 000's "Peak Thread Count".
+    pub idle_threads: u64,
+    /// Seed 000's "Peak Thread Count", within the measured window.
     pub peak_threads: u64,
+    pub idle_rss_bytes: u64,
     pub peak_rss_bytes: u64,
+    /// CPU seconds the server used in the measured window.
     pub cpu_seconds: f64,
     /// How many /proc samples the peaks come from (0 when the server was not ours to sample).
     pub samples: u64,
 }
 
-pub const SCHEMA_VERSION: u32 = 1;
+/// Where the machine's CPU time went during one measured window, in CPU
+/// seconds, from /proc/stat and each process's /proc/<pid>/stat.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CpuUse {
+    /// Wall seconds of the window.
+    pub window_seconds: f64,
+    /// The server process measured.
+    pub server_seconds: f64,
+    /// bench itself, which runs the load generator.
+    pub load_generator_seconds: f64,
+    /// Every process named postgres.
+    pub postgres_seconds: f64,
+    /// Every process named redis-server.
+    pub redis_seconds: f64,
+    /// The machine's busy time (/proc/stat: all but idle and iowait) minus the
+    /// four above: other programs, the kernel's own threads, other servers.
+    pub other_seconds: f64,
+}
+
+impl CpuUse {
+    /// "Everything else" as a fraction of one core over the window.
+    pub fn other_cores(&self) -> f64 {
+        if self.window_seconds > 0.0 {
+            self.other_seconds / self.window_seconds
+        } else {
+            0.0
+        }
+    }
+}
+
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Whether an error kind on `path` is the seed's deliberate failure:
 /// a 500 from `/posts/{id}` with id >= 10 (seed 001's error path).
@@ -160,23 +248,30 @@ pub fn is_deliberate(path: &str, kind: &str) -> bool {
     kind == "status_500" && id.is_some_and(|id| id >= contract::posts::FIRST_FAILING_POST_ID)
 }
 
-/// Columns with errors other than deliberate ones, as (column id, "kind=count, ...").
+/// Columns with errors other than deliberate ones, or that failed, as
+/// (column id, "kind=count, ..." or the failure's cause), summed over rounds.
 pub fn unexpected_errors(results: &RunResults) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for g in &results.groups {
         for c in &g.columns {
-            let loads = std::iter::once((&c.path, &c.load))
-                .chain(c.background_path.as_ref().zip(c.background_load.as_ref()));
-            let kinds: Vec<String> = loads
-                .flat_map(|(path, load)| {
-                    load.errors_by_kind
-                        .iter()
-                        .filter(move |(kind, _)| !is_deliberate(path, kind))
-                        .map(|(kind, n)| format!("{kind}={n}"))
-                })
-                .collect();
-            if !kinds.is_empty() {
-                out.push((c.id.clone(), kinds.join(", ")));
+            let mut kinds: BTreeMap<String, u64> = BTreeMap::new();
+            for r in &c.rounds {
+                let loads = std::iter::once((&c.path, &r.load))
+                    .chain(c.background_path.as_ref().zip(r.background_load.as_ref()));
+                for (path, load) in loads {
+                    for (kind, n) in &load.errors_by_kind {
+                        if !is_deliberate(path, kind) {
+                            *kinds.entry(kind.clone()).or_default() += n;
+                        }
+                    }
+                }
+            }
+            let mut parts: Vec<String> = kinds.iter().map(|(k, n)| format!("{k}={n}")).collect();
+            if let Some(f) = &c.failure {
+                parts.push(format!("failed: {f}"));
+            }
+            if !parts.is_empty() {
+                out.push((c.id.clone(), parts.join(", ")));
             }
         }
     }

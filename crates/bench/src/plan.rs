@@ -3,6 +3,87 @@
 
 use std::time::Duration;
 
+/// Defines an id enum whose variants print as stable kebab-case strings (the
+/// ids in results.json, `--groups` and findings), with `ALL` in report order.
+macro_rules! ids {
+    ($(#[$doc:meta])* $name:ident { $($variant:ident = $text:literal,)* }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum $name { $($variant,)* }
+
+        impl $name {
+            /// Every id, in report order.
+            pub const ALL: &'static [$name] = &[$($name::$variant,)*];
+
+            /// The id as results.json and the command line spell it.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text,)* }
+            }
+
+            /// The id spelled `text`, if there is one.
+            pub fn parse(text: &str) -> Option<$name> {
+                $name::ALL.iter().copied().find(|id| id.as_str() == text)
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+ids! {
+    /// A group of the matrix: one table of the report.
+    GroupId {
+        Cpu = "cpu",
+        Database = "database",
+        Cache = "cache",
+        Slow = "slow",
+        Baseline = "baseline",
+        Json = "json",
+        Ramp = "ramp",
+        Mixed = "mixed",
+    }
+}
+
+ids! {
+    /// A column of the matrix: a route on one server. Findings name the
+    /// columns they need with these, so a renamed column cannot silently
+    /// leave a finding unmeasured.
+    ColumnId {
+        BlockingCpu = "blocking-cpu",
+        AsyncCpu = "async-cpu",
+        AsyncCpuRayon = "async-cpu-rayon",
+        AsyncCpuSpawnBlocking = "async-cpu-spawn-blocking",
+        BlockingUsers = "blocking-users",
+        AsyncUsers = "async-users",
+        AsyncUsersBlocking = "async-users-blocking",
+        AsyncUsersSpawnBlocking = "async-users-spawn-blocking",
+        BlockingCache = "blocking-cache",
+        AsyncCache = "async-cache",
+        AsyncCacheBlocking = "async-cache-blocking",
+        BlockingPosts = "blocking-posts",
+        AsyncPosts = "async-posts",
+        AsyncPostsBlocking = "async-posts-blocking",
+        BlockingHealth = "blocking-health",
+        AsyncHealth = "async-health",
+        BlockingEcho = "blocking-echo",
+        AsyncEcho = "async-echo",
+        BlockingUsersRamp = "blocking-users-ramp",
+        AsyncUsersRamp = "async-users-ramp",
+        BlockingHealthNextToCpu = "blocking-health-next-to-cpu",
+        AsyncHealthNextToCpu = "async-health-next-to-cpu",
+        AsyncHealthNextToCpuRayon = "async-health-next-to-cpu-rayon",
+        BlockingHealthNextToPosts = "blocking-health-next-to-posts",
+        AsyncHealthNextToPostsBlocking = "async-health-next-to-posts-blocking",
+        AsyncHealthNextToPosts = "async-health-next-to-posts",
+        AsyncHealthNextToUsersBlocking = "async-health-next-to-users-blocking",
+        AsyncHealthNextToUsers = "async-health-next-to-users",
+    }
+}
+
 /// Which server a column targets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {
@@ -23,7 +104,7 @@ impl Target {
 /// loaded while `path` (always /health) is measured.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Column {
-    pub id: &'static str,
+    pub id: ColumnId,
     pub target: Target,
     pub method: &'static str,
     /// May hold `{cpu_n}`, replaced by the profile's n.
@@ -41,20 +122,15 @@ pub struct Needs {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Group {
-    pub id: &'static str,
+    pub id: GroupId,
     pub title: &'static str,
     pub needs: Needs,
     pub columns: Vec<Column>,
 }
 
-/// Every group id, in report order.
-pub const GROUP_IDS: &[&str] = &[
-    "cpu", "database", "cache", "slow", "baseline", "json", "ramp", "mixed",
-];
-
 const ECHO_BODY: &str = r#"{"FirstName":"Ada","LastName":"Lovelace","Age":36}"#;
 
-fn col(id: &'static str, target: Target, path: &'static str) -> Column {
+fn col(id: ColumnId, target: Target, path: &'static str) -> Column {
     Column {
         id,
         target,
@@ -65,7 +141,7 @@ fn col(id: &'static str, target: Target, path: &'static str) -> Column {
     }
 }
 
-fn mixed(id: &'static str, target: Target, background: &'static str) -> Column {
+fn mixed(id: ColumnId, target: Target, background: &'static str) -> Column {
     Column {
         id,
         target,
@@ -78,6 +154,7 @@ fn mixed(id: &'static str, target: Target, background: &'static str) -> Column {
 
 /// The matrix of seed 000, plus seeds 001-003 and the mixed group.
 pub fn groups() -> Vec<Group> {
+    use ColumnId as C;
     use Target::{Async, Blocking};
     let none = Needs {
         postgres: false,
@@ -93,71 +170,67 @@ pub fn groups() -> Vec<Group> {
     };
     vec![
         Group {
-            id: "cpu",
+            id: GroupId::Cpu,
             title: "CPU-bound (seed 000)",
             needs: none,
             columns: vec![
-                col("blocking-cpu", Blocking, "/cpu?n={cpu_n}"),
-                col("async-cpu", Async, "/cpu?n={cpu_n}"),
-                col("async-cpu-rayon", Async, "/cpu/rayon?n={cpu_n}"),
+                col(C::BlockingCpu, Blocking, "/cpu?n={cpu_n}"),
+                col(C::AsyncCpu, Async, "/cpu?n={cpu_n}"),
+                col(C::AsyncCpuRayon, Async, "/cpu/rayon?n={cpu_n}"),
                 col(
-                    "async-cpu-spawn-blocking",
+                    C::AsyncCpuSpawnBlocking,
                     Async,
                     "/cpu/spawn-blocking?n={cpu_n}",
                 ),
             ],
         },
         Group {
-            id: "database",
+            id: GroupId::Database,
             title: "I/O-bound, database (seed 000)",
             needs: db,
             columns: vec![
-                col("blocking-users", Blocking, "/users/1"),
-                col("async-users", Async, "/users/1"),
-                col("async-users-blocking", Async, "/users/1/blocking"),
-                col(
-                    "async-users-spawn-blocking",
-                    Async,
-                    "/users/1/spawn-blocking",
-                ),
+                col(C::BlockingUsers, Blocking, "/users/1"),
+                col(C::AsyncUsers, Async, "/users/1"),
+                col(C::AsyncUsersBlocking, Async, "/users/1/blocking"),
+                col(C::AsyncUsersSpawnBlocking, Async, "/users/1/spawn-blocking"),
             ],
         },
         Group {
-            id: "cache",
+            id: GroupId::Cache,
             title: "Cache, two Redis GETs (seed 001)",
             needs: both,
             columns: vec![
-                col("blocking-cache", Blocking, "/users/1/cache"),
-                col("async-cache", Async, "/users/1/cache"),
-                col("async-cache-blocking", Async, "/users/1/cache/blocking"),
+                col(C::BlockingCache, Blocking, "/users/1/cache"),
+                col(C::AsyncCache, Async, "/users/1/cache"),
+                col(C::AsyncCacheBlocking, Async, "/users/1/cache/blocking"),
             ],
         },
         Group {
-            id: "slow",
+            id: GroupId::Slow,
             title: "Slow downstream, 300 ms (seed 001)",
             needs: none,
             columns: vec![
-                col("blocking-posts", Blocking, "/posts/1"),
-                col("async-posts", Async, "/posts/1"),
-                col("async-posts-blocking", Async, "/posts/1/blocking"),
+                col(C::BlockingPosts, Blocking, "/posts/1"),
+                col(C::AsyncPosts, Async, "/posts/1"),
+                col(C::AsyncPostsBlocking, Async, "/posts/1/blocking"),
             ],
         },
         Group {
-            id: "baseline",
+            id: GroupId::Baseline,
             title: "Baseline, /health (seed 001)",
             needs: none,
             columns: vec![
-                col("blocking-health", Blocking, "/health"),
-                col("async-health", Async, "/health"),
+                col(C::BlockingHealth, Blocking, "/health"),
+                col(C::AsyncHealth, Async, "/health"),
             ],
         },
         Group {
-            id: "json",
+            id: GroupId::Json,
             title: "JSON echo (seed 003)",
             needs: none,
             columns: vec![
                 Column {
-                    id: "blocking-echo",
+                    id: C::BlockingEcho,
                     target: Blocking,
                     method: "POST",
                     path: "/echo",
@@ -165,7 +238,7 @@ pub fn groups() -> Vec<Group> {
                     background: None,
                 },
                 Column {
-                    id: "async-echo",
+                    id: C::AsyncEcho,
                     target: Async,
                     method: "POST",
                     path: "/echo",
@@ -175,42 +248,46 @@ pub fn groups() -> Vec<Group> {
             ],
         },
         Group {
-            id: "ramp",
+            id: GroupId::Ramp,
             title: "Ramping load on the database (seed 002)",
             needs: db,
             columns: vec![
-                col("blocking-users-ramp", Blocking, "/users/{rand:1-10000}"),
-                col("async-users-ramp", Async, "/users/{rand:1-10000}"),
+                col(C::BlockingUsersRamp, Blocking, "/users/{rand:1-10000}"),
+                col(C::AsyncUsersRamp, Async, "/users/{rand:1-10000}"),
             ],
         },
         Group {
-            id: "mixed",
+            id: GroupId::Mixed,
             title: "Mixed: /health next to a background load",
             needs: both,
             columns: vec![
-                mixed("blocking-health-next-to-cpu", Blocking, "/cpu?n={cpu_n}"),
-                mixed("async-health-next-to-cpu", Async, "/cpu?n={cpu_n}"),
+                mixed(C::BlockingHealthNextToCpu, Blocking, "/cpu?n={cpu_n}"),
+                mixed(C::AsyncHealthNextToCpu, Async, "/cpu?n={cpu_n}"),
+                mixed(C::AsyncHealthNextToCpuRayon, Async, "/cpu/rayon?n={cpu_n}"),
+                mixed(C::BlockingHealthNextToPosts, Blocking, "/posts/1"),
                 mixed(
-                    "async-health-next-to-cpu-rayon",
-                    Async,
-                    "/cpu/rayon?n={cpu_n}",
-                ),
-                mixed("blocking-health-next-to-posts", Blocking, "/posts/1"),
-                mixed(
-                    "async-health-next-to-posts-blocking",
+                    C::AsyncHealthNextToPostsBlocking,
                     Async,
                     "/posts/1/blocking",
                 ),
-                mixed("async-health-next-to-posts", Async, "/posts/1"),
+                mixed(C::AsyncHealthNextToPosts, Async, "/posts/1"),
                 mixed(
-                    "async-health-next-to-users-blocking",
+                    C::AsyncHealthNextToUsersBlocking,
                     Async,
                     "/users/1/blocking",
                 ),
-                mixed("async-health-next-to-users", Async, "/users/1"),
+                mixed(C::AsyncHealthNextToUsers, Async, "/users/1"),
             ],
         },
     ]
+}
+
+/// The group a column belongs to.
+pub fn group_of(column: ColumnId) -> Option<GroupId> {
+    groups()
+        .into_iter()
+        .find(|g| g.columns.iter().any(|c| c.id == column))
+        .map(|g| g.id)
 }
 
 /// How a group is loaded.
@@ -252,6 +329,31 @@ impl Load {
             ),
         }
     }
+
+    /// The unrecorded window before each measured one: the same load, with
+    /// timed loads cut to `length` (a ramp warms up at its peak).
+    pub fn warm_up(&self, length: Duration) -> Load {
+        match self {
+            Load::Burst { .. } | Load::ClosedCount { .. } => self.clone(),
+            Load::Closed { connections, .. } => Load::Closed {
+                connections: *connections,
+                duration: length,
+            },
+            Load::Stages(stages) => Load::Closed {
+                connections: stages.iter().map(|s| s.1).max().unwrap_or(1).max(1),
+                duration: length,
+            },
+            Load::Mixed {
+                background,
+                probe_rps,
+                ..
+            } => Load::Mixed {
+                background: *background,
+                probe_rps: *probe_rps,
+                duration: length,
+            },
+        }
+    }
 }
 
 /// A named set of loads.
@@ -261,15 +363,19 @@ pub struct Profile {
     pub cpu_n: u64,
     /// Per-request timeout of the load generator.
     pub timeout: Duration,
-    loads: Vec<(&'static str, Load)>,
+    /// Rounds per column: every column of a group once per round.
+    pub rounds: u32,
+    /// Length of the warm-up window of timed loads ([`Load::warm_up`]).
+    pub warm_up: Duration,
+    loads: Vec<(GroupId, Load)>,
 }
 
 impl Profile {
-    pub fn load(&self, group: &str) -> Option<&Load> {
+    pub fn load(&self, group: GroupId) -> Option<&Load> {
         self.loads.iter().find(|(g, _)| *g == group).map(|(_, l)| l)
     }
 
-    pub fn load_mut(&mut self, group: &str) -> Option<&mut Load> {
+    pub fn load_mut(&mut self, group: GroupId) -> Option<&mut Load> {
         self.loads
             .iter_mut()
             .find(|(g, _)| *g == group)
@@ -281,132 +387,101 @@ fn secs(s: u64) -> Duration {
     Duration::from_secs(s)
 }
 
-/// `quick`: every group, scaled down, for CI and a first look (about 2 minutes on 2 cores).
+fn ms(m: u64) -> Duration {
+    Duration::from_millis(m)
+}
+
+/// `quick`: every group, scaled down, 3 rounds: CI's smoke test and a first
+/// look (under 3 minutes on 2 cores after the build).
 pub fn quick() -> Profile {
+    use GroupId as G;
+    let closed = |connections, duration| Load::Closed {
+        connections,
+        duration,
+    };
     Profile {
         name: "quick",
         cpu_n: 1_000_000,
         timeout: secs(30),
+        rounds: 3,
+        warm_up: ms(400),
         loads: vec![
             (
-                "cpu",
+                G::Cpu,
                 Load::ClosedCount {
                     connections: 16,
-                    requests: 400,
+                    requests: 200,
                 },
             ),
+            (G::Database, closed(32, secs(1))),
+            (G::Cache, closed(32, secs(1))),
+            (G::Slow, closed(16, secs(1))),
+            (G::Baseline, closed(32, secs(1))),
+            (G::Json, closed(16, secs(1))),
             (
-                "database",
-                Load::Closed {
-                    connections: 32,
-                    duration: secs(3),
-                },
-            ),
-            (
-                "cache",
-                Load::Closed {
-                    connections: 32,
-                    duration: secs(3),
-                },
-            ),
-            (
-                "slow",
-                Load::Closed {
-                    connections: 16,
-                    duration: secs(3),
-                },
-            ),
-            (
-                "baseline",
-                Load::Closed {
-                    connections: 32,
-                    duration: secs(3),
-                },
-            ),
-            (
-                "json",
-                Load::Closed {
-                    connections: 16,
-                    duration: secs(3),
-                },
-            ),
-            (
-                "ramp",
+                G::Ramp,
                 Load::Stages(vec![
-                    (secs(2), 20),
-                    (secs(2), 40),
-                    (secs(1), 60),
-                    (secs(1), 0),
+                    (ms(500), 20),
+                    (ms(500), 40),
+                    (ms(500), 60),
+                    (ms(500), 0),
                 ]),
             ),
             (
-                "mixed",
+                G::Mixed,
                 Load::Mixed {
                     background: 16,
-                    probe_rps: 50.0,
-                    duration: secs(3),
+                    probe_rps: 100.0,
+                    duration: secs(1),
                 },
             ),
         ],
     }
 }
 
-/// `seed`: the seeds' own loads.
+/// `seed`: the seeds' own load shapes, 3 rounds each. Two changes make the
+/// rounds fit in about half an hour on 2 cores, both printed with the report:
+/// timed windows are 10 s instead of one 30 s run, and the CPU group's
+/// 10,000-request burst computes n = 1,000,000 square roots per request
+/// (seed 000's 10,000,000 took 164 s per burst here, 4.5 s on its 12 cores).
 pub fn seed() -> Profile {
+    use GroupId as G;
+    let closed = |connections, duration| Load::Closed {
+        connections,
+        duration,
+    };
     Profile {
         name: "seed",
-        cpu_n: contract::workload::DEFAULT_CPU_N,
+        cpu_n: 1_000_000,
         timeout: secs(300),
+        rounds: 3,
+        warm_up: secs(3),
         loads: vec![
             // Seed 000: 10,000 requests at once, per column.
-            ("cpu", Load::Burst { requests: 10_000 }),
-            ("database", Load::Burst { requests: 10_000 }),
+            (G::Cpu, Load::Burst { requests: 10_000 }),
+            (G::Database, Load::Burst { requests: 10_000 }),
             // Seed 001: JMeter with 200 threads.
+            (G::Cache, closed(200, secs(10))),
+            (G::Slow, closed(200, secs(10))),
+            (G::Baseline, closed(200, secs(10))),
+            // Seed 003: k6 with 16 VUs.
+            (G::Json, closed(16, secs(10))),
+            // Seed 002: k6 stages, each stage half as long.
             (
-                "cache",
-                Load::Closed {
-                    connections: 200,
-                    duration: secs(30),
-                },
-            ),
-            (
-                "slow",
-                Load::Closed {
-                    connections: 200,
-                    duration: secs(30),
-                },
-            ),
-            (
-                "baseline",
-                Load::Closed {
-                    connections: 200,
-                    duration: secs(30),
-                },
-            ),
-            // Seed 003: k6 with 16 VUs for 30 s.
-            (
-                "json",
-                Load::Closed {
-                    connections: 16,
-                    duration: secs(30),
-                },
-            ),
-            // Seed 002: k6 stages.
-            (
-                "ramp",
+                G::Ramp,
                 Load::Stages(vec![
-                    (secs(15), 50),
-                    (secs(30), 100),
-                    (secs(15), 150),
-                    (secs(30), 0),
+                    (ms(7_500), 50),
+                    (secs(15), 100),
+                    (ms(7_500), 150),
+                    (secs(15), 0),
                 ]),
             ),
             (
-                "mixed",
+                G::Mixed,
                 Load::Mixed {
                     background: 64,
                     probe_rps: 50.0,
-                    duration: secs(15),
+                    duration: secs(10),
                 },
             ),
         ],
@@ -415,40 +490,38 @@ pub fn seed() -> Profile {
 
 /// A one-scenario-per-group profile for the end-to-end test: seconds, not minutes.
 pub fn tiny() -> Profile {
-    let c = |connections, ms| Load::Closed {
+    use GroupId as G;
+    let c = |connections, m| Load::Closed {
         connections,
-        duration: Duration::from_millis(ms),
+        duration: ms(m),
     };
     Profile {
         name: "tiny",
         cpu_n: 100_000,
         timeout: secs(30),
+        rounds: 2,
+        warm_up: ms(100),
         loads: vec![
             (
-                "cpu",
+                G::Cpu,
                 Load::ClosedCount {
                     connections: 4,
                     requests: 20,
                 },
             ),
-            ("database", c(4, 300)),
-            ("cache", c(4, 300)),
-            ("slow", c(4, 700)),
-            ("baseline", c(4, 300)),
-            ("json", c(4, 300)),
+            // Seed 000's shape, small.
+            (G::Database, Load::Burst { requests: 100 }),
+            (G::Cache, c(4, 200)),
+            (G::Slow, c(4, 400)),
+            (G::Baseline, c(4, 200)),
+            (G::Json, c(4, 200)),
+            (G::Ramp, Load::Stages(vec![(ms(200), 4), (ms(200), 0)])),
             (
-                "ramp",
-                Load::Stages(vec![
-                    (Duration::from_millis(300), 4),
-                    (Duration::from_millis(300), 0),
-                ]),
-            ),
-            (
-                "mixed",
+                G::Mixed,
                 Load::Mixed {
                     background: 4,
-                    probe_rps: 20.0,
-                    duration: Duration::from_millis(700),
+                    probe_rps: 40.0,
+                    duration: ms(400),
                 },
             ),
         ],
@@ -466,6 +539,13 @@ pub fn profile(name: &str) -> Option<Profile> {
 
 pub const PROFILE_NAMES: &[&str] = &["quick", "seed", "tiny"];
 
+/// The order of a group's `n` columns in round `round` (1-based): rotated by
+/// one more place each round, so no column is always first or last.
+pub fn round_order(n: usize, round: u32) -> Vec<usize> {
+    let shift = (round as usize).saturating_sub(1) % n.max(1);
+    (0..n).map(|i| (i + shift) % n).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -474,12 +554,61 @@ mod tests {
     fn every_profile_loads_every_group() {
         for name in PROFILE_NAMES {
             let p = profile(name).unwrap();
-            for g in GROUP_IDS {
-                assert!(p.load(g).is_some(), "profile {name} has no load for {g}");
+            for g in GroupId::ALL {
+                assert!(p.load(*g).is_some(), "profile {name} has no load for {g}");
             }
         }
-        let ids: Vec<&str> = groups().iter().map(|g| g.id).collect();
-        assert_eq!(ids, GROUP_IDS);
+        let ids: Vec<GroupId> = groups().iter().map(|g| g.id).collect();
+        assert_eq!(ids, GroupId::ALL);
+    }
+
+    #[test]
+    fn every_column_id_is_in_the_matrix_once_and_ids_round_trip() {
+        let in_matrix: Vec<ColumnId> = groups()
+            .into_iter()
+            .flat_map(|g| g.columns)
+            .map(|c| c.id)
+            .collect();
+        assert_eq!(in_matrix, ColumnId::ALL);
+        for id in ColumnId::ALL {
+            assert_eq!(ColumnId::parse(id.as_str()), Some(*id));
+        }
+        assert_eq!(GroupId::parse("nope"), None);
+    }
+
+    #[test]
+    fn rounds_rotate_the_column_order() {
+        assert_eq!(round_order(3, 1), vec![0, 1, 2]);
+        assert_eq!(round_order(3, 2), vec![1, 2, 0]);
+        assert_eq!(round_order(3, 3), vec![2, 0, 1]);
+        assert_eq!(round_order(3, 4), vec![0, 1, 2]);
+        assert_eq!(round_order(0, 2), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn warm_up_is_the_same_load_cut_short() {
+        let d = Duration::from_millis(250);
+        let closed = Load::Closed {
+            connections: 7,
+            duration: secs(9),
+        };
+        assert_eq!(
+            closed.warm_up(d),
+            Load::Closed {
+                connections: 7,
+                duration: d
+            }
+        );
+        let ramp = Load::Stages(vec![(secs(1), 5), (secs(1), 40), (secs(1), 0)]);
+        assert_eq!(
+            ramp.warm_up(d),
+            Load::Closed {
+                connections: 40,
+                duration: d
+            }
+        );
+        let burst = Load::Burst { requests: 10 };
+        assert_eq!(burst.warm_up(d), burst);
     }
 
     #[test]
@@ -487,7 +616,7 @@ mod tests {
         let mut seen = std::collections::HashSet::new();
         for g in groups() {
             for c in g.columns {
-                assert!(seen.insert(c.id), "{} twice", c.id);
+                assert!(seen.insert(c.id), "{} twice", c.id.as_str());
             }
         }
     }

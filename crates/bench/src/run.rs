@@ -1,25 +1,31 @@
-//! One bench run from start to end: services, servers, every column of every
-//! selected group, then the results. Progress goes to stderr on a terminal.
+//! One bench run from start to end, in named steps: check the targets given
+//! by URL, find Postgres and Redis ([`find_services`]), then for every group
+//! and round measure each column on a server process started for it
+//! ([`measure_group`], [`measure_column`]), and tear down. Progress goes to
+//! stderr on a terminal.
 
 use std::io::IsTerminal;
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use process_stats::CpuSnapshot;
 
 use crate::cli::Cli;
-use crate::load::{run_column, LoadOptions};
+use crate::cpu_account::{account, Parts};
+use crate::load::{run_column, ColumnError, LoadOptions};
 use crate::model::{
-    ColumnResult, GroupResult, RunResults, RunSettings, ServerStats, SkippedGroup, SCHEMA_VERSION,
+    ColumnResult, GroupResult, RoundResult, RunResults, RunSettings, ServerStats, SkippedGroup,
+    SCHEMA_VERSION,
 };
-use crate::plan::{groups, Profile, Target};
-use crate::servers::{http_get, parse_base_url, requests_total, OwnedServer, Server};
+use crate::plan::{groups, round_order, Column, Group, GroupId, Load, Profile, Target};
+use crate::servers::{http_get, parse_base_url, requests_total, OwnedServer};
 
 /// What must be cleaned up if the run is interrupted: the throwaway database
-/// and key prefix, and the child servers' pids. Children also die with bench
-/// (parent-death signal); the database would not.
+/// and key prefix. Child servers die with bench (parent-death signal); the
+/// database would not.
 static INTERRUPT_GUARDS: Mutex<
     Option<(local_services::TestDatabase, local_services::RedisPrefix)>,
 > = Mutex::new(None);
@@ -35,16 +41,19 @@ pub fn install_interrupt_cleanup() -> anyhow::Result<()> {
         .spawn(move || {
             if signals.forever().next().is_some() {
                 eprintln!("bench: interrupted, cleaning up");
-                let guards = INTERRUPT_GUARDS
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .take();
-                drop(guards);
+                drop(take_guards());
                 local_services::stop_started_services();
                 std::process::exit(130);
             }
         })?;
     Ok(())
+}
+
+fn take_guards() -> Option<(local_services::TestDatabase, local_services::RedisPrefix)> {
+    INTERRUPT_GUARDS
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .take()
 }
 
 struct Progress {
@@ -59,12 +68,70 @@ impl Progress {
     }
 }
 
+/// How each column's server comes to be: started fresh by bench with these
+/// arguments, or a server someone else runs at a given address.
+struct Launch {
+    blocking_args: Vec<String>,
+    async_args: Vec<String>,
+    blocking_external: Option<SocketAddr>,
+    async_external: Option<SocketAddr>,
+    logs: PathBuf,
+    /// Whether a server has applied migrations and seeded the cache: later
+    /// starts skip that setup (the data is there), so a fresh process per
+    /// column round costs only the process start.
+    set_up: std::cell::Cell<bool>,
+}
+
+/// A column's server for one round.
+enum RoundServer {
+    Owned(OwnedServer),
+    External(SocketAddr),
+}
+
+impl RoundServer {
+    fn addr(&self) -> SocketAddr {
+        match self {
+            RoundServer::Owned(s) => s.addr(),
+            RoundServer::External(a) => *a,
+        }
+    }
+
+    fn pid(&self) -> Option<u32> {
+        match self {
+            RoundServer::Owned(s) => Some(s.pid()),
+            RoundServer::External(_) => None,
+        }
+    }
+}
+
+impl Launch {
+    /// A fresh server process for `target` (or the external one).
+    fn start(&self, target: Target) -> anyhow::Result<RoundServer> {
+        let (args, external) = match target {
+            Target::Blocking => (&self.blocking_args, self.blocking_external),
+            Target::Async => (&self.async_args, self.async_external),
+        };
+        if let Some(addr) = external {
+            return Ok(RoundServer::External(addr));
+        }
+        let log = self.logs.join(format!("{}-server.log", target.name()));
+        let mut args = args.clone();
+        let skip = "--skip-setup".to_owned();
+        if self.set_up.get() && !args.contains(&skip) {
+            args.push(skip);
+        }
+        let server = OwnedServer::start(target, args, &log)?;
+        self.set_up.set(true);
+        Ok(RoundServer::Owned(server))
+    }
+}
+
 /// Runs the selected groups and returns the results; `dir` receives server logs.
 pub fn run(
     cli: &Cli,
     profile: &Profile,
-    selected: &[&'static str],
-    dir: &std::path::Path,
+    selected: &[GroupId],
+    dir: &Path,
 ) -> anyhow::Result<RunResults> {
     let started = Instant::now();
     let machine = crate::machine::describe();
@@ -73,100 +140,27 @@ pub fn run(
         on: std::io::stderr().is_terminal(),
     };
 
-    // Targets given by URL must answer before anything else happens.
-    let external = |url: &Option<String>, which: &str| -> anyhow::Result<Option<SocketAddr>> {
-        let Some(url) = url else { return Ok(None) };
-        let addr = parse_base_url(url).map_err(|e| anyhow::anyhow!("--{which}-url: {e}"))?;
-        match http_get(addr, "/health") {
-            Ok((200, _)) => Ok(Some(addr)),
-            Ok((status, _)) => {
-                anyhow::bail!("the {which} server at {url} answered /health with {status}")
-            }
-            Err(e) => anyhow::bail!("cannot reach the {which} server at {url}: {e}"),
-        }
-    };
-    let blocking_external = external(&cli.blocking_url, "blocking")?;
-    let async_external = external(&cli.async_url, "async")?;
-
-    let mut matrix: Vec<_> = groups()
+    let blocking_external = external_target(&cli.blocking_url, "blocking")?;
+    let async_external = external_target(&cli.async_url, "async")?;
+    let mut matrix: Vec<Group> = groups()
         .into_iter()
         .filter(|g| selected.contains(&g.id))
         .collect();
-    let need = |matrix: &[crate::plan::Group], t: Target| {
-        matrix
-            .iter()
-            .any(|g| g.columns.iter().any(|c| c.target == t))
-    };
 
-    let mut server_args: Vec<String> = Vec::new();
-    let mut skipped = Vec::new();
-    let starts_any = (need(&matrix, Target::Blocking) && blocking_external.is_none())
-        || (need(&matrix, Target::Async) && async_external.is_none());
-    if starts_any {
-        progress.say("bench: finding Postgres and Redis");
-        match (local_services::postgres(), local_services::redis()) {
-            (Ok(pg), Ok(redis)) => {
-                let db = pg.fresh_database()?;
-                let prefix = redis.fresh_prefix();
-                server_args.extend([
-                    "--database-url".into(),
-                    db.url().to_owned(),
-                    "--redis-url".into(),
-                    redis.url().to_owned(),
-                    "--redis-key-prefix".into(),
-                    prefix.as_str().to_owned(),
-                ]);
-                *INTERRUPT_GUARDS.lock().unwrap_or_else(|p| p.into_inner()) = Some((db, prefix));
-            }
-            (pg, redis) => {
-                // Run what needs neither; say what was skipped and what to install.
-                let reason = [pg.err(), redis.err()]
-                    .into_iter()
-                    .flatten()
-                    .map(|e| format!("{e:#}"))
-                    .collect::<Vec<_>>()
-                    .join("; ");
-                matrix.retain(|g| {
-                    let needs_any = g.needs.postgres || g.needs.redis;
-                    if needs_any {
-                        skipped.push(SkippedGroup {
-                            group: g.id.to_owned(),
-                            reason: reason.clone(),
-                        });
-                    }
-                    !needs_any
-                });
-                let names: Vec<&str> = skipped
-                    .iter()
-                    .map(|s: &SkippedGroup| s.group.as_str())
-                    .collect();
-                eprintln!(
-                    "bench: skipping {} (they need Postgres and Redis): {reason}",
-                    names.join(", ")
-                );
-                server_args.push("--skip-setup".into());
-            }
-        }
-    }
-    let start_blocking = need(&matrix, Target::Blocking) && blocking_external.is_none();
-    let start_async = need(&matrix, Target::Async) && async_external.is_none();
-    if let Some(n) = cli.pool_size {
-        server_args.extend([
-            "--db-pool-size".into(),
-            n.to_string(),
-            "--redis-pool-size".into(),
-            n.to_string(),
-        ]);
-    }
-    let mut blocking_args = server_args.clone();
-    if let Some(n) = cli.handler_threads {
-        blocking_args.extend(["--handler-threads".into(), n.to_string()]);
-    }
-    let mut async_args = server_args.clone();
-    if let Some(n) = cli.worker_threads {
-        async_args.extend(["--worker-threads".into(), n.to_string()]);
-    }
-    let settings = effective_settings(
+    let needs_ours = matrix
+        .iter()
+        .flat_map(|g| &g.columns)
+        .any(|c| match c.target {
+            Target::Blocking => blocking_external.is_none(),
+            Target::Async => async_external.is_none(),
+        });
+    let (server_args, skipped) = if needs_ours {
+        find_services(&mut matrix, &progress)?
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let (blocking_args, async_args) = server_args_for(cli, &server_args);
+    let mut settings = effective_settings(
         cli,
         profile,
         &blocking_args,
@@ -174,36 +168,18 @@ pub fn run(
         blocking_external,
         async_external,
     )?;
+    settings.rounds = profile.rounds;
 
     let logs = dir.join("logs");
     std::fs::create_dir_all(&logs).with_context(|| format!("cannot create {}", logs.display()))?;
-    let start = |t: Target,
-                 args: &[String],
-                 on: bool,
-                 ext: Option<SocketAddr>|
-     -> anyhow::Result<Option<Server>> {
-        if let Some(addr) = ext {
-            return Ok(Some(Server::External { addr }));
-        }
-        if !on {
-            return Ok(None);
-        }
-        progress.say(&format!("bench: starting the {} server", t.name()));
-        let log: PathBuf = logs.join(format!("{}-server.log", t.name()));
-        Ok(Some(Server::Owned(OwnedServer::start(
-            t,
-            args.to_vec(),
-            &log,
-        )?)))
-    };
-    let mut blocking = start(
-        Target::Blocking,
-        &blocking_args,
-        start_blocking,
+    let launch = Launch {
+        blocking_args,
+        async_args,
         blocking_external,
-    )?;
-    let mut asynchronous = start(Target::Async, &async_args, start_async, async_external)?;
-
+        async_external,
+        logs,
+        set_up: std::cell::Cell::new(false),
+    };
     let options = LoadOptions {
         timeout: profile.timeout,
         threads: cli
@@ -216,103 +192,24 @@ pub fn run(
         let load = profile
             .load(group.id)
             .context("profile has no load for a group")?;
-        progress.say(&format!("\n{} — {}", group.title, load.describe()));
-        let mut columns = Vec::new();
-        for column in &group.columns {
-            let server = match column.target {
-                Target::Blocking => blocking.as_mut(),
-                Target::Async => asynchronous.as_mut(),
-            }
-            .context("server not started")?;
-            if cli.cold {
-                if let Server::Owned(s) = server {
-                    s.restart()?;
-                }
-            }
-            let label = column_label(column);
-            progress.say(&format!("  {label} ..."));
-            let addr = server.addr();
-            let metrics_before = http_get(addr, "/metrics")
-                .ok()
-                .map(|(_, b)| requests_total(&b));
-            let threads_before = server
-                .pid()
-                .and_then(|p| process_stats::sample(p).ok())
-                .map(|s| s.threads)
-                .unwrap_or(0);
-            let sampler = server
-                .pid()
-                .map(|p| process_stats::PeakSampler::start(p, Duration::from_millis(10)));
-            let (load_stats, background_load) = run_column(addr, column, load, &options)?;
-            let peaks = sampler.map(|s| s.stop());
-            let metrics_after = http_get(addr, "/metrics")
-                .ok()
-                .map(|(_, b)| requests_total(&b));
-            // The /metrics read itself is counted by the server after `before` was taken.
-            let counted = match (metrics_before, metrics_after) {
-                (Some(b), Some(a)) => Some(a.saturating_sub(b).saturating_sub(1)),
-                _ => None,
-            };
-            progress.say(&format!(
-                "    {:.1} req/s, p99 {:.1} ms, {} errors, peak threads {}",
-                load_stats.throughput_rps,
-                load_stats.latency_ms.p99,
-                load_stats.errors,
-                peaks
-                    .as_ref()
-                    .map(|p| p.peak_threads.to_string())
-                    .unwrap_or_else(|| "n/a".into())
-            ));
-            columns.push(ColumnResult {
-                id: column.id.to_owned(),
-                label,
-                server: column.target.name().to_owned(),
-                method: column.method.to_owned(),
-                path: column.path.replace("{cpu_n}", &profile.cpu_n.to_string()),
-                background_path: column
-                    .background
-                    .map(|b| b.replace("{cpu_n}", &profile.cpu_n.to_string())),
-                load: load_stats,
-                background_load,
-                server_process: match peaks {
-                    Some(p) => ServerStats {
-                        threads_before,
-                        peak_threads: p.peak_threads,
-                        peak_rss_bytes: p.peak_rss_bytes,
-                        cpu_seconds: p.cpu_seconds,
-                        samples: p.samples,
-                    },
-                    None => ServerStats {
-                        threads_before: 0,
-                        peak_threads: 0,
-                        peak_rss_bytes: 0,
-                        cpu_seconds: 0.0,
-                        samples: 0,
-                    },
-                },
-                server_counted_requests: counted,
-            });
-        }
-        results_groups.push(GroupResult {
-            id: group.id.to_owned(),
-            title: group.title.to_owned(),
-            load: load.describe(),
-            columns,
-        });
+        let warm_up = (!cli.cold).then(|| load.warm_up(cli.warm_up.unwrap_or(profile.warm_up)));
+        progress.say(&format!(
+            "\n{} — {}; {} rounds",
+            group.title,
+            load.describe(),
+            profile.rounds
+        ));
+        results_groups.push(measure_group(
+            group,
+            load,
+            warm_up.as_ref(),
+            profile,
+            &launch,
+            &options,
+            &progress,
+        )?);
     }
-
-    for s in [&mut blocking, &mut asynchronous].into_iter().flatten() {
-        if let Server::Owned(o) = s {
-            o.stop();
-        }
-    }
-    drop((blocking, asynchronous));
-    drop(
-        INTERRUPT_GUARDS
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take(),
-    );
+    drop(take_guards());
 
     Ok(RunResults {
         schema_version: SCHEMA_VERSION,
@@ -325,8 +222,259 @@ pub fn run(
     })
 }
 
+/// A server given by `--<which>-url` must answer /health before anything else happens.
+fn external_target(url: &Option<String>, which: &str) -> anyhow::Result<Option<SocketAddr>> {
+    let Some(url) = url else { return Ok(None) };
+    let addr = parse_base_url(url).map_err(|e| anyhow::anyhow!("--{which}-url: {e}"))?;
+    match http_get(addr, "/health") {
+        Ok((200, _)) => Ok(Some(addr)),
+        Ok((status, _)) => {
+            anyhow::bail!("the {which} server at {url} answered /health with {status}")
+        }
+        Err(e) => anyhow::bail!("cannot reach the {which} server at {url}: {e}"),
+    }
+}
+
+/// Finds Postgres and Redis and makes a throwaway database and key prefix
+/// for the servers bench starts; returns their arguments. Without them, the
+/// groups that need them are dropped from `matrix` and returned as skipped.
+fn find_services(
+    matrix: &mut Vec<Group>,
+    progress: &Progress,
+) -> anyhow::Result<(Vec<String>, Vec<SkippedGroup>)> {
+    progress.say("bench: finding Postgres and Redis");
+    let mut skipped = Vec::new();
+    match (local_services::postgres(), local_services::redis()) {
+        (Ok(pg), Ok(redis)) => {
+            let db = pg.fresh_database()?;
+            let prefix = redis.fresh_prefix();
+            let args = vec![
+                "--database-url".into(),
+                db.url().to_owned(),
+                "--redis-url".into(),
+                redis.url().to_owned(),
+                "--redis-key-prefix".into(),
+                prefix.as_str().to_owned(),
+            ];
+            *INTERRUPT_GUARDS.lock().unwrap_or_else(|p| p.into_inner()) = Some((db, prefix));
+            Ok((args, skipped))
+        }
+        (pg, redis) => {
+            // Run what needs neither; say what was skipped and what to install.
+            let reason = [pg.err(), redis.err()]
+                .into_iter()
+                .flatten()
+                .map(|e| format!("{e:#}"))
+                .collect::<Vec<_>>()
+                .join("; ");
+            matrix.retain(|g| {
+                let needs_any = g.needs.postgres || g.needs.redis;
+                if needs_any {
+                    skipped.push(SkippedGroup {
+                        group: g.id.as_str().to_owned(),
+                        reason: reason.clone(),
+                    });
+                }
+                !needs_any
+            });
+            let names: Vec<&str> = skipped.iter().map(|s| s.group.as_str()).collect();
+            eprintln!(
+                "bench: skipping {} (they need Postgres and Redis): {reason}",
+                names.join(", ")
+            );
+            Ok((vec!["--skip-setup".into()], skipped))
+        }
+    }
+}
+
+/// Each server's arguments: the services', then the sizes given on bench's command line.
+fn server_args_for(cli: &Cli, common: &[String]) -> (Vec<String>, Vec<String>) {
+    let mut common = common.to_vec();
+    if let Some(n) = cli.pool_size {
+        common.extend([
+            "--db-pool-size".into(),
+            n.to_string(),
+            "--redis-pool-size".into(),
+            n.to_string(),
+        ]);
+    }
+    let mut blocking = common.clone();
+    if let Some(n) = cli.handler_threads {
+        blocking.extend(["--handler-threads".into(), n.to_string()]);
+    }
+    let mut asynchronous = common;
+    if let Some(n) = cli.worker_threads {
+        asynchronous.extend(["--worker-threads".into(), n.to_string()]);
+    }
+    (blocking, asynchronous)
+}
+
+/// Every column of `group` once per round, the order rotated between rounds.
+/// A column whose load got no successful answer is marked failed with the
+/// cause and skipped in later rounds; the run goes on.
+fn measure_group(
+    group: &Group,
+    load: &Load,
+    warm_up: Option<&Load>,
+    profile: &Profile,
+    launch: &Launch,
+    options: &LoadOptions,
+    progress: &Progress,
+) -> anyhow::Result<GroupResult> {
+    let mut columns: Vec<ColumnResult> = group
+        .columns
+        .iter()
+        .map(|c| empty_column(c, profile.cpu_n))
+        .collect();
+    for round in 1..=profile.rounds {
+        for (position, &i) in round_order(group.columns.len(), round).iter().enumerate() {
+            if columns[i].failure.is_some() {
+                continue;
+            }
+            let column = &group.columns[i];
+            match measure_column(
+                column,
+                load,
+                warm_up,
+                launch,
+                options,
+                round,
+                position as u32,
+            ) {
+                Ok(r) => {
+                    progress.say(&round_line(&columns[i].label, round, profile.rounds, &r));
+                    columns[i].rounds.push(r);
+                }
+                Err(ColumnError::NoSuccess(cause)) => {
+                    progress.say(&format!("  {} FAILED: {cause}", columns[i].label));
+                    columns[i].failure = Some(cause);
+                }
+                Err(ColumnError::Other(e)) => return Err(e),
+            }
+        }
+    }
+    Ok(GroupResult {
+        id: group.id.as_str().to_owned(),
+        title: group.title.to_owned(),
+        load: load.describe(),
+        warm_up: match warm_up {
+            Some(w) => w.describe(),
+            None => "none (cold start)".into(),
+        },
+        columns,
+    })
+}
+
+fn round_line(label: &str, round: u32, rounds: u32, r: &RoundResult) -> String {
+    format!(
+        "  [{round}/{rounds}] {label}: {:.1} req/s, p99 {:.1} ms, {} errors, threads {} -> {}, other CPU {:.0}% of a core",
+        r.load.throughput_rps,
+        r.load.latency_ms.p99,
+        r.load.errors,
+        r.server_process.idle_threads,
+        r.server_process.peak_threads,
+        r.cpu.other_cores() * 100.0
+    )
+}
+
+/// A column with no rounds yet.
+fn empty_column(column: &Column, cpu_n: u64) -> ColumnResult {
+    let with_n = |p: &str| p.replace("{cpu_n}", &cpu_n.to_string());
+    ColumnResult {
+        id: column.id.as_str().to_owned(),
+        label: column_label(column),
+        server: column.target.name().to_owned(),
+        method: column.method.to_owned(),
+        path: with_n(column.path),
+        background_path: column.background.map(with_n),
+        rounds: Vec::new(),
+        failure: None,
+    }
+}
+
+/// One round of one column: a fresh server, its idle figures, the warm-up,
+/// then the measured window with the server sampled and the machine's CPU
+/// accounted; the server is stopped before the next column starts.
+fn measure_column(
+    column: &Column,
+    load: &Load,
+    warm_up: Option<&Load>,
+    launch: &Launch,
+    options: &LoadOptions,
+    round: u32,
+    position: u32,
+) -> Result<RoundResult, ColumnError> {
+    let server = launch.start(column.target)?;
+    let (addr, pid) = (server.addr(), server.pid());
+    let idle = pid.and_then(|p| process_stats::sample(p).ok());
+    if let Some(w) = warm_up {
+        run_column(addr, column, w, options).map_err(|e| match e {
+            ColumnError::NoSuccess(cause) => ColumnError::NoSuccess(format!("warm-up: {cause}")),
+            other => other,
+        })?;
+    }
+
+    let counted_before = http_get(addr, "/metrics")
+        .ok()
+        .map(|(_, b)| requests_total(&b));
+    let cpu_before = CpuSnapshot::take().context("cannot read /proc for CPU accounting")?;
+    let sampler = pid.map(|p| process_stats::PeakSampler::start(p, Duration::from_millis(10)));
+    let window = Instant::now();
+    let measured = run_column(addr, column, load, options);
+    let window_seconds = window.elapsed().as_secs_f64();
+    let peaks = sampler.map(|s| s.stop());
+    let cpu_after = CpuSnapshot::take().context("cannot read /proc for CPU accounting")?;
+    let (load_stats, background_load) = measured?;
+    let counted_after = http_get(addr, "/metrics")
+        .ok()
+        .map(|(_, b)| requests_total(&b));
+    if let RoundServer::Owned(mut s) = server {
+        s.stop();
+    }
+
+    let cpu = account(
+        &cpu_before,
+        &cpu_after,
+        Parts {
+            server_pid: pid,
+            bench_pid: std::process::id(),
+        },
+        window_seconds,
+    );
+    Ok(RoundResult {
+        round,
+        position,
+        load: load_stats,
+        background_load,
+        server_process: match (idle, peaks) {
+            (Some(i), Some(p)) => ServerStats {
+                idle_threads: i.threads,
+                peak_threads: p.peak_threads,
+                idle_rss_bytes: i.rss_bytes,
+                peak_rss_bytes: p.peak_rss_bytes,
+                cpu_seconds: p.cpu_seconds,
+                samples: p.samples,
+            },
+            _ => ServerStats {
+                idle_threads: 0,
+                peak_threads: 0,
+                idle_rss_bytes: 0,
+                peak_rss_bytes: 0,
+                cpu_seconds: 0.0,
+                samples: 0,
+            },
+        },
+        cpu,
+        // The first /metrics read is counted by the server after `before` was taken.
+        server_counted_requests: match (counted_before, counted_after) {
+            (Some(b), Some(a)) => Some(a.saturating_sub(b).saturating_sub(1)),
+            _ => None,
+        },
+    })
+}
+
 /// "async /cpu/rayon", or for the mixed group "async /health | /cpu".
-fn column_label(c: &crate::plan::Column) -> String {
+fn column_label(c: &Column) -> String {
     let strip = |p: &str| p.split('?').next().unwrap_or(p).to_owned();
     match c.background {
         Some(bg) => format!("{} /health | {}", c.target.name(), strip(bg)),
@@ -372,6 +520,7 @@ fn effective_settings(
     Ok(RunSettings {
         profile: profile.name.to_owned(),
         cold_start: cli.cold,
+        rounds: profile.rounds,
         blocking_handler_threads: b.handler_threads,
         async_worker_threads: a.worker_threads() as u32,
         async_blocking_threads: a.blocking_threads() as u32,

@@ -19,33 +19,9 @@ use crate::plan::Target;
 /// How long a server may take to apply migrations, seed and answer /health.
 const READY_WITHIN: Duration = Duration::from_secs(120);
 
-/// A server bench started, or one it was pointed at.
-pub enum Server {
-    Owned(OwnedServer),
-    External { addr: SocketAddr },
-}
-
-impl Server {
-    pub fn addr(&self) -> SocketAddr {
-        match self {
-            Server::Owned(s) => s.addr,
-            Server::External { addr } => *addr,
-        }
-    }
-
-    /// The process to sample, when it is ours.
-    pub fn pid(&self) -> Option<u32> {
-        match self {
-            Server::Owned(s) => Some(s.child.id()),
-            Server::External { .. } => None,
-        }
-    }
-}
-
 pub struct OwnedServer {
     target: Target,
     addr: SocketAddr,
-    args: Vec<String>,
     log_path: std::path::PathBuf,
     child: Child,
 }
@@ -57,6 +33,14 @@ fn free_port() -> anyhow::Result<u16> {
 }
 
 impl OwnedServer {
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Starts `bench serve <target> --bind 127.0.0.1:<free port> <args>`, its
     /// output appended to `log_path`, and waits until /health answers.
     pub fn start(
@@ -86,7 +70,6 @@ impl OwnedServer {
         let mut server = OwnedServer {
             target,
             addr,
-            args,
             log_path: log_path.to_owned(),
             child,
         };
@@ -115,7 +98,8 @@ impl OwnedServer {
                     self.log_path.display()
                 );
             }
-            std::thread::sleep(Duration::from_millis(100));
+            // Every column round starts a server: poll often so start-up is not padded.
+            std::thread::sleep(Duration::from_millis(20));
         }
     }
 
@@ -132,18 +116,10 @@ impl OwnedServer {
             if self.child.try_wait().ok().flatten().is_some() {
                 return;
             }
-            std::thread::sleep(Duration::from_millis(50));
+            std::thread::sleep(Duration::from_millis(10));
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
-    }
-
-    /// Stops and starts again with the same arguments: a cold start.
-    pub fn restart(&mut self) -> anyhow::Result<()> {
-        self.stop();
-        let fresh = OwnedServer::start(self.target, self.args.clone(), &self.log_path)?;
-        *self = fresh;
-        Ok(())
     }
 }
 

@@ -47,60 +47,100 @@ fn run_bench(args: &[&str], env: &[(&str, &str)]) -> Run {
     }
 }
 
+/// A column of results.json by id.
+fn column<'a>(json: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+    json["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g["columns"].as_array().unwrap())
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("no column {id}"))
+}
+
 #[test]
-fn tiny_profile_fills_every_group_and_column() {
+fn tiny_profile_measures_every_column_in_two_interleaved_rounds_on_fresh_servers() {
     let Run {
         stdout,
         dir: run_dir,
         json,
         _out: _keep_the_folder,
         ..
-    } = run_bench(&["--profile", "tiny"], &[]);
+    } = run_bench(&["--profile", "tiny", "--rounds", "2"], &[]);
     let expected_groups = [
         "cpu", "database", "cache", "slow", "baseline", "json", "ramp", "mixed",
     ];
     let groups = json["groups"].as_array().unwrap();
     let ids: Vec<&str> = groups.iter().map(|g| g["id"].as_str().unwrap()).collect();
     assert_eq!(ids, expected_groups);
+    assert_eq!(json["settings"]["rounds"], 2);
     let plan = bench::plan::groups();
     for (g, planned) in groups.iter().zip(&plan) {
         let cols = g["columns"].as_array().unwrap();
         assert_eq!(cols.len(), planned.columns.len(), "group {}", planned.id);
-        for c in cols {
+        for (i, c) in cols.iter().enumerate() {
             let id = c["id"].as_str().unwrap();
-            assert!(
-                c["load"]["total_requests"].as_u64().unwrap() > 0,
-                "{id}: no requests"
-            );
-            assert_eq!(
-                c["load"]["errors"].as_u64(),
-                Some(0),
-                "{id}: errors {}",
-                c["load"]["errors_by_kind"]
-            );
-            let threads = c["server_process"]["peak_threads"].as_u64().unwrap();
-            assert!(
-                threads >= 2,
-                "{id}: peak threads {threads} not read from /proc"
-            );
-            assert!(c["server_process"]["samples"].as_u64().unwrap() > 0, "{id}");
+            assert!(c["failure"].is_null(), "{id}: {}", c["failure"]);
+            let rounds = c["rounds"].as_array().unwrap();
+            let numbers: Vec<u64> = rounds
+                .iter()
+                .map(|r| r["round"].as_u64().unwrap())
+                .collect();
+            assert_eq!(numbers, [1, 2], "{id}");
+            // Interleaved and rotated: position i in round 1, one place earlier in round 2.
+            let n = cols.len() as u64;
+            let positions: Vec<u64> = rounds
+                .iter()
+                .map(|r| r["position"].as_u64().unwrap())
+                .collect();
+            assert_eq!(positions, [i as u64, (i as u64 + n - 1) % n], "{id}");
+            for r in rounds {
+                assert!(
+                    r["load"]["total_requests"].as_u64().unwrap() > 0,
+                    "{id}: no requests"
+                );
+                assert_eq!(
+                    r["load"]["errors"].as_u64(),
+                    Some(0),
+                    "{id}: errors {}",
+                    r["load"]["errors_by_kind"]
+                );
+                let p = &r["server_process"];
+                assert!(p["samples"].as_u64().unwrap() > 0, "{id}");
+                assert!(
+                    p["idle_threads"].as_u64().unwrap() >= 2,
+                    "{id}: idle threads not read"
+                );
+                assert!(
+                    p["peak_threads"].as_u64() >= p["idle_threads"].as_u64(),
+                    "{id}: {p}"
+                );
+                assert!(
+                    p["idle_rss_bytes"].as_u64().unwrap() > 1 << 20,
+                    "{id}: idle RSS not read"
+                );
+                assert!(
+                    p["peak_rss_bytes"].as_u64() >= p["idle_rss_bytes"].as_u64(),
+                    "{id}: {p}"
+                );
+                assert!(r["cpu"]["window_seconds"].as_f64().unwrap() > 0.0, "{id}");
+                assert!(
+                    r["cpu"]["load_generator_seconds"].as_f64().unwrap() >= 0.0,
+                    "{id}"
+                );
+            }
         }
     }
-    // The blocking server runs its 200 handler threads; the async one far fewer.
-    let peak = |gid: &str, cid: &str| -> u64 {
-        groups.iter().find(|g| g["id"] == gid).unwrap()["columns"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["id"] == cid)
-            .unwrap()["server_process"]["peak_threads"]
+    // The blocking server runs its 200 handler threads from the start; the async one far fewer.
+    let idle = |cid: &str| {
+        column(&json, cid)["rounds"][0]["server_process"]["idle_threads"]
             .as_u64()
             .unwrap()
     };
-    assert!(peak("baseline", "blocking-health") >= 200);
-    assert!(peak("baseline", "async-health") < 100);
+    assert!(idle("blocking-health") >= 200);
+    assert!(idle("async-health") < 100);
 
-    assert_eq!(json["findings"].as_array().unwrap().len(), 12);
+    assert_eq!(json["findings"].as_array().unwrap().len(), 13);
     for file in [
         "report.md",
         "cpu-throughput.svg",
@@ -109,8 +149,146 @@ fn tiny_profile_fills_every_group_and_column() {
     ] {
         assert!(run_dir.join(file).exists(), "{file} missing");
     }
-    assert!(stdout.contains("Peak Thread Count"), "{stdout}");
+    assert!(stdout.contains("Threads idle -> peak"), "{stdout}");
+    assert!(stdout.contains("2 rounds per column"), "{stdout}");
     assert!(stdout.contains("Findings"), "{stdout}");
+}
+
+#[test]
+fn a_column_after_a_burst_does_not_inherit_its_memory() {
+    // The database group's burst of 3,000 connections grows the async
+    // server's RSS by tens of MiB (the allocator keeps what the connections
+    // used); the baseline group's /health column comes after it.
+    let Run { json, .. } = run_bench(
+        &[
+            "--profile",
+            "tiny",
+            "--groups",
+            "database,baseline",
+            "--requests",
+            "3000",
+            "--rounds",
+            "1",
+        ],
+        &[],
+    );
+    let figures = |id: &str| {
+        let p = &column(&json, id)["rounds"][0]["server_process"];
+        (
+            p["idle_rss_bytes"].as_u64().unwrap(),
+            p["peak_rss_bytes"].as_u64().unwrap(),
+        )
+    };
+    let (burst_idle, burst_peak) = figures("async-users");
+    let (health_idle, health_peak) = figures("async-health");
+    let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+    assert!(
+        burst_peak > burst_idle + (20 << 20),
+        "the burst should grow RSS by more than 20 MiB: {:.1} -> {:.1} MiB",
+        mib(burst_idle),
+        mib(burst_peak)
+    );
+    assert!(
+        health_peak < burst_peak / 2 && health_idle < burst_idle + (5 << 20),
+        "/health after the burst: {:.1} -> {:.1} MiB, the burst's: {:.1} -> {:.1} MiB",
+        mib(health_idle),
+        mib(health_peak),
+        mib(burst_idle),
+        mib(burst_peak)
+    );
+}
+
+/// A stand-in server: /health answers 200 (so bench accepts it as a
+/// target), every other request 503. Serves for at most 60 s.
+fn failing_server() -> std::net::SocketAddr {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        for stream in listener.incoming() {
+            if std::time::Instant::now() > until {
+                break;
+            }
+            let Ok(mut s) = stream else { continue };
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                while let Ok(n) = s.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    let status = if buf.starts_with(b"GET /health ") {
+                        "200 OK"
+                    } else {
+                        "503 Service Unavailable"
+                    };
+                    let body = "{}";
+                    let answer = format!("HTTP/1.1 {status}\r\nContent-Length: {}\r\nContent-Type: application/json\r\n\r\n{body}", body.len());
+                    let close = buf[..n]
+                        .windows(17)
+                        .any(|w| w.eq_ignore_ascii_case(b"connection: close"));
+                    if s.write_all(answer.as_bytes()).is_err() || close {
+                        break;
+                    }
+                }
+            });
+        }
+    });
+    addr
+}
+
+#[test]
+fn a_column_where_nothing_succeeds_is_reported_failed_with_its_cause() {
+    let addr = failing_server();
+    let url = format!("http://{addr}");
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_bench"))
+        .args([
+            "--profile",
+            "tiny",
+            "--groups",
+            "json",
+            "--rounds",
+            "2",
+            "--strict",
+        ])
+        .args(["--async-url", &url, "--out"])
+        .arg(out_dir.path())
+        .output()
+        .expect("run bench");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // --strict: a failed column fails the run, after the report is written.
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "stdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    let dir = std::fs::read_dir(out_dir.path())
+        .unwrap()
+        .next()
+        .unwrap_or_else(|| panic!("no run folder; stderr:\n{stderr}"))
+        .unwrap()
+        .path();
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
+    let failed = column(&json, "async-echo");
+    let cause = failed["failure"].as_str().unwrap_or_default();
+    assert!(cause.contains("503"), "cause: {cause:?}");
+    // It failed in its warm-up, so no round was kept, and round 2 was not tried.
+    assert_eq!(failed["rounds"].as_array().unwrap().len(), 0);
+    // The blocking column, on a server bench started, was measured as usual.
+    assert_eq!(
+        column(&json, "blocking-echo")["rounds"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    assert!(
+        stdout.contains("FAILED: async POST /echo (async-echo) failed:"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -154,8 +332,10 @@ fn without_postgres_and_redis_the_groups_that_need_neither_still_run() {
         .collect();
     assert_eq!(skipped, ["database", "cache"]);
     for c in json["groups"][0]["columns"].as_array().unwrap() {
-        assert!(c["load"]["total_requests"].as_u64().unwrap() > 0);
-        assert_eq!(c["load"]["errors"].as_u64(), Some(0));
+        for r in c["rounds"].as_array().unwrap() {
+            assert!(r["load"]["total_requests"].as_u64().unwrap() > 0);
+            assert_eq!(r["load"]["errors"].as_u64(), Some(0));
+        }
     }
     assert!(stdout.contains("Skipped database:"), "{stdout}");
 }

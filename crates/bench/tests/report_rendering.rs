@@ -1,26 +1,28 @@
-//! The report from fixed inputs: tables, ratios and findings, checked exactly.
+//! The report from fixed inputs: round aggregation, tables, spreads, the
+//! three-way verdicts and the quiet-machine warning, checked exactly.
 
 use std::collections::BTreeMap;
 
 use bench::findings::{check, Thresholds, THRESHOLDS};
 use bench::model::*;
+use bench::plan::{groups, seed};
 use bench::report::table::group_table;
 use bench::report::text::render_table;
+use bench::stats::Verdict;
 
-fn column(id: &str, server: &str, rps: f64, p99: f64, threads: u64) -> ColumnResult {
-    ColumnResult {
-        id: id.into(),
-        label: id.into(),
-        server: server.into(),
-        method: "GET".into(),
-        path: "/x".into(),
-        background_path: None,
+/// One round: throughput, p99, peak threads; everything else derived.
+fn round(n: u32, rps: f64, p99: f64, threads: u64) -> RoundResult {
+    RoundResult {
+        round: n,
+        position: n - 1,
         load: LoadStats {
             total_requests: (rps * 10.0) as u64,
+            ok_requests: (rps * 10.0) as u64,
             errors: 0,
             errors_by_kind: BTreeMap::new(),
             duration_seconds: 10.0,
             throughput_rps: rps,
+            successful_throughput_rps: rps,
             latency_ms: Latency {
                 avg: p99 / 2.0,
                 min: 1.0,
@@ -35,14 +37,46 @@ fn column(id: &str, server: &str, rps: f64, p99: f64, threads: u64) -> ColumnRes
         },
         background_load: None,
         server_process: ServerStats {
-            threads_before: 3,
+            idle_threads: threads.min(3),
             peak_threads: threads,
+            idle_rss_bytes: 8 * 1024 * 1024,
             peak_rss_bytes: 64 * 1024 * 1024,
-            cpu_seconds: 2.5,
+            cpu_seconds: rps * 10.0 * 20e-6, // 20 us per request
             samples: 100,
+        },
+        cpu: CpuUse {
+            window_seconds: 10.0,
+            server_seconds: 2.0,
+            load_generator_seconds: 1.0,
+            postgres_seconds: 0.5,
+            redis_seconds: 0.0,
+            other_seconds: 0.1,
         },
         server_counted_requests: Some((rps * 10.0) as u64),
     }
+}
+
+/// A column whose rounds have these (throughput, p99) pairs and `threads` at peak.
+fn column(id: &str, server: &str, rounds: &[(f64, f64)], threads: u64) -> ColumnResult {
+    ColumnResult {
+        id: id.into(),
+        label: id.into(),
+        server: server.into(),
+        method: "GET".into(),
+        path: "/x".into(),
+        background_path: None,
+        rounds: rounds
+            .iter()
+            .enumerate()
+            .map(|(i, (rps, p99))| round(i as u32 + 1, *rps, *p99, threads))
+            .collect(),
+        failure: None,
+    }
+}
+
+/// The same figures in each of three rounds.
+fn steady(id: &str, server: &str, rps: f64, p99: f64, threads: u64) -> ColumnResult {
+    column(id, server, &[(rps, p99); 3], threads)
 }
 
 fn group(id: &str, columns: Vec<ColumnResult>) -> GroupResult {
@@ -50,6 +84,7 @@ fn group(id: &str, columns: Vec<ColumnResult>) -> GroupResult {
         id: id.into(),
         title: id.into(),
         load: "test load".into(),
+        warm_up: "none (cold start)".into(),
         columns,
     }
 }
@@ -69,6 +104,7 @@ fn results(groups: Vec<GroupResult>) -> RunResults {
         settings: RunSettings {
             profile: "quick".into(),
             cold_start: false,
+            rounds: 3,
             blocking_handler_threads: 200,
             async_worker_threads: 2,
             async_blocking_threads: 20,
@@ -85,31 +121,48 @@ fn results(groups: Vec<GroupResult>) -> RunResults {
 }
 
 #[test]
-fn group_table_has_seed_000_rows_and_ratios_to_the_first_column() {
+fn group_table_shows_medians_spreads_idle_to_peak_and_ratios() {
     let g = group(
         "cpu",
         vec![
-            column("blocking-cpu", "blocking", 200.0, 40.0, 210),
-            column("async-cpu", "async", 100.0, 120.0, 5),
+            column(
+                "blocking-cpu",
+                "blocking",
+                &[(190.0, 40.0), (200.0, 44.0), (210.0, 38.0)],
+                210,
+            ),
+            column(
+                "async-cpu",
+                "async",
+                &[(100.0, 120.0), (96.0, 125.0), (102.0, 114.0)],
+                5,
+            ),
         ],
     );
     let text = render_table(&group_table(&g));
     let expected = [
-        "                    blocking-cpu      async-cpu",
-        "-----------------------------------------------",
-        "Total Requests              2000   1000 (0.50x)",
-        "Average (ms)                20.0   60.0 (3.00x)",
-        "Min (ms)                    1.00   1.00 (1.00x)",
-        "Max (ms)                    80.0    240 (3.00x)",
-        "Std. Dev. (ms)              3.00   3.00 (1.00x)",
-        "Error Rate                 0.00%          0.00%",
-        "Throughput (req/s)         200.0  100.0 (0.50x)",
-        "Peak Thread Count            210      5 (0.02x)",
-        "p50 (ms)                    20.0   60.0 (3.00x)",
-        "p95 (ms)                    36.0    108 (3.00x)",
-        "p99 (ms)                    40.0    120 (3.00x)",
-        "Peak RSS (MiB)              64.0   64.0 (1.00x)",
-        "Server CPU (s)              2.50   2.50 (1.00x)",
+        "                             blocking-cpu          async-cpu",
+        "------------------------------------------------------------",
+        "Rounds                                  3                  3",
+        "Total Requests                       2000       1000 (0.50x)",
+        "Average (ms)                         20.0       60.0 (3.00x)",
+        "Min (ms)                             1.00       1.00 (1.00x)",
+        "Max (ms)                             80.0        240 (3.00x)",
+        "Std. Dev. (ms)                       3.00       3.00 (1.00x)",
+        "Error Rate                          0.00%              0.00%",
+        "Throughput (req/s)              200.0 ±5%  100.0 ±4% (0.50x)",
+        "Successful (req/s)              200.0 ±5%  100.0 ±4% (0.50x)",
+        "Threads idle -> peak             3 -> 210             3 -> 5",
+        "p50 (ms)                        20.0 ±10%   60.0 ±5% (3.00x)",
+        "p95 (ms)                        36.0 ±10%    108 ±5% (3.00x)",
+        "p99 (ms)                        40.0 ±10%    120 ±5% (3.00x)",
+        "RSS idle -> peak (MiB)        8.0 -> 64.0        8.0 -> 64.0",
+        "Server CPU (s)                       0.04       0.02 (0.50x)",
+        "Server CPU per request (us)      20.0 ±0%   20.0 ±0% (1.00x)",
+        "CPU: load generator (s)              1.00       1.00 (1.00x)",
+        "CPU: Postgres (s)                    0.50       0.50 (1.00x)",
+        "CPU: Redis (s)                       0.00               0.00",
+        "CPU: everything else (s)             0.10       0.10 (1.00x)",
         "",
     ]
     .join("\n");
@@ -117,97 +170,187 @@ fn group_table_has_seed_000_rows_and_ratios_to_the_first_column() {
 }
 
 #[test]
-fn unsampled_servers_show_not_applicable() {
-    let mut c = column("async-health", "async", 10.0, 1.0, 0);
-    c.server_process.samples = 0;
-    let t = group_table(&group("baseline", vec![c]));
-    let row = t.rows.iter().find(|r| r[0] == "Peak Thread Count").unwrap();
-    assert_eq!(row[1], "n/a");
+fn unsampled_servers_show_not_applicable_and_failed_columns_say_so() {
+    let mut c = steady("async-health", "async", 10.0, 1.0, 0);
+    for r in &mut c.rounds {
+        r.server_process.samples = 0;
+    }
+    let mut failed = steady("blocking-health", "blocking", 1.0, 1.0, 200);
+    failed.rounds.clear();
+    failed.failure = Some("the load: every connection was refused".into());
+    let g = group("baseline", vec![c, failed]);
+    let t = group_table(&g);
+    let row = |name: &str| t.rows.iter().find(|r| r[0] == name).unwrap().clone();
+    assert_eq!(row("Threads idle -> peak")[1], "n/a");
+    assert_eq!(row("Server CPU per request (us)")[1], "n/a");
+    assert_eq!(row("Throughput (req/s)")[2], "failed");
+    let r = results(vec![g]);
+    let text = bench::report::text::render(&r, &check(&r, &THRESHOLDS), &THRESHOLDS);
+    assert!(
+        text.contains(
+            "FAILED: blocking-health (blocking-health) failed: the load: every connection was refused"
+        ),
+        "{text}"
+    );
 }
 
-fn verdicts(r: &RunResults, t: &Thresholds) -> Vec<(String, Option<bool>)> {
-    check(r, t).into_iter().map(|f| (f.id, f.held)).collect()
+fn verdicts(r: &RunResults, t: &Thresholds) -> Vec<(String, Verdict)> {
+    check(r, t).into_iter().map(|f| (f.id, f.verdict)).collect()
 }
 
 #[test]
-fn findings_follow_the_numbers() {
+fn findings_follow_the_rounds() {
     let r = results(vec![
         group(
             "cpu",
             vec![
-                column("blocking-cpu", "blocking", 200.0, 40.0, 210),
-                column("async-cpu", "async", 100.0, 120.0, 5),
-                column("async-cpu-rayon", "async", 180.0, 45.0, 7), // 0.90x: within 15%
-                column("async-cpu-spawn-blocking", "async", 150.0, 60.0, 30),
+                steady("blocking-cpu", "blocking", 200.0, 40.0, 210),
+                steady("async-cpu", "async", 100.0, 120.0, 5),
+                // 0.90x in every round: within 15% (and clear of the margin).
+                steady("async-cpu-rayon", "async", 180.0, 45.0, 7),
+                steady("async-cpu-spawn-blocking", "async", 150.0, 60.0, 30),
             ],
         ),
         group(
             "database",
             vec![
-                column("blocking-users", "blocking", 1000.0, 50.0, 210),
-                column("async-users", "async", 2500.0, 20.0, 5),
-                column("async-users-blocking", "async", 300.0, 200.0, 14),
-                column("async-users-spawn-blocking", "async", 800.0, 60.0, 40), // 0.80x: not within 15%
+                steady("blocking-users", "blocking", 1000.0, 50.0, 210),
+                // 2.5x, then 1.02x: one round cannot tell, so INCONCLUSIVE.
+                column(
+                    "async-users",
+                    "async",
+                    &[(2500.0, 20.0), (1020.0, 20.0), (2400.0, 20.0)],
+                    5,
+                ),
+                steady("async-users-blocking", "async", 300.0, 200.0, 14),
+                // 0.70x: misses 85% by more than the margin.
+                steady("async-users-spawn-blocking", "async", 700.0, 60.0, 40),
             ],
         ),
         group(
             "mixed",
             vec![
-                column("async-health-next-to-cpu", "async", 20.0, 500.0, 5),
-                column("async-health-next-to-cpu-rayon", "async", 20.0, 2.0, 7),
-                column("async-health-next-to-posts-blocking", "async", 20.0, 8.0, 5),
-                column("async-health-next-to-posts", "async", 20.0, 2.0, 5), // 4x: below 5x
+                steady("async-health-next-to-cpu", "async", 20.0, 500.0, 5),
+                steady("async-health-next-to-cpu-rayon", "async", 20.0, 2.0, 7),
+                // 4x: misses 5x by more than 5%.
+                steady("async-health-next-to-posts-blocking", "async", 20.0, 8.0, 5),
+                steady("async-health-next-to-posts", "async", 20.0, 2.0, 5),
             ],
         ),
         group(
             "cache",
             vec![
-                column("blocking-cache", "blocking", 100.0, 1.0, 200),
-                column("async-cache", "async", 90.0, 1.0, 5),
+                steady("blocking-cache", "blocking", 100.0, 1.0, 200),
+                steady("async-cache", "async", 80.0, 1.0, 5),
             ],
         ),
     ]);
     let v = verdicts(&r, &THRESHOLDS);
+    use Verdict::*;
     let expect = [
-        ("cpu-inline-hurts-async", Some(true)),
-        ("cpu-offload-recovers", Some(true)),
-        ("db-async-driver-wins", Some(true)),
-        ("db-inline-driver-worst", Some(true)),
-        ("db-spawn-blocking-recovers", Some(false)),
-        ("async-far-fewer-threads", Some(true)),
-        ("mixed-cpu", Some(true)),
-        ("mixed-db-driver", None),
-        ("mixed-sleep", Some(false)),
-        ("cache-async-wins", Some(false)),
-        ("baseline-async-wins", None),
-        ("ramp-async-wins", None),
+        ("cpu-inline-hurts-async", Held),
+        ("cpu-offload-recovers", Held),
+        ("db-async-driver-wins", Inconclusive),
+        ("db-inline-driver-worst", Held),
+        ("db-spawn-blocking-recovers", NotHeld),
+        ("async-far-fewer-threads", Held),
+        ("mixed-cpu", Held),
+        ("mixed-db-driver", NotMeasured),
+        ("mixed-sleep", NotHeld),
+        ("cache-async-wins", NotHeld),
+        ("baseline-async-wins", NotMeasured),
+        ("ramp-async-wins", NotMeasured),
+        ("baseline-cpu-per-request", NotMeasured),
     ];
     assert_eq!(v, expect.map(|(id, h)| (id.to_owned(), h)).to_vec());
 
     let f = check(&r, &THRESHOLDS);
     assert_eq!(
-        f[1].evidence,
-        "async-cpu-rayon 180 req/s = 0.90x blocking's 200"
+        f[2].evidence,
+        "2400 vs 1000 req/s (medians) = 2.40x (1.02-2.50x over 3 rounds)"
     );
-    assert_eq!(f[4].evidence, "800 vs 1000 req/s = 0.80x");
-    assert_eq!(f[8].evidence, "/health p99 8.0 ms vs 2.0 ms = 4.0x");
+    assert_eq!(
+        f[4].evidence,
+        "700 vs 1000 req/s (medians) = 0.70x (0.70-0.70x over 3 rounds)"
+    );
+    assert_eq!(
+        f[8].evidence,
+        "/health p99 8.0 ms vs 2.0 ms (medians) = 4.00x (4.00-4.00x over 3 rounds)"
+    );
+    assert_eq!(
+        f[4].columns,
+        ["async-users-spawn-blocking", "blocking-users"]
+    );
 
     // Thresholds really decide: loosen one and the verdict flips.
     let loose = Thresholds {
-        offload_within: 0.25,
+        offload_within: 0.35,
         ..THRESHOLDS
     };
-    assert_eq!(
-        verdicts(&r, &loose)[4],
-        ("db-spawn-blocking-recovers".to_owned(), Some(true))
-    );
+    assert_eq!(verdicts(&r, &loose)[4].1, Held);
+}
+
+#[test]
+fn a_tie_within_the_margin_is_inconclusive_not_a_verdict() {
+    // 1-2% apart in every round: noise, not a finding either way.
+    let r = results(vec![group(
+        "cache",
+        vec![
+            column(
+                "blocking-cache",
+                "blocking",
+                &[(100.0, 1.0), (100.0, 1.0), (100.0, 1.0)],
+                200,
+            ),
+            column(
+                "async-cache",
+                "async",
+                &[(101.0, 1.0), (98.0, 1.0), (102.0, 1.0)],
+                5,
+            ),
+        ],
+    )]);
+    let v = verdicts(&r, &THRESHOLDS);
+    assert_eq!(v[9], ("cache-async-wins".to_owned(), Verdict::Inconclusive));
+    let tight = Thresholds {
+        margin: 0.0,
+        ..THRESHOLDS
+    };
+    // Without a margin the same rounds still cannot agree: one round is below 1.
+    assert_eq!(verdicts(&r, &tight)[9].1, Verdict::Inconclusive);
+}
+
+#[test]
+fn the_seed_profile_measures_every_finding() {
+    // Every column of every group the seed profile loads, with plausible rounds.
+    let profile = seed();
+    let matrix: Vec<GroupResult> = groups()
+        .into_iter()
+        .filter(|g| profile.load(g.id).is_some())
+        .map(|g| {
+            let columns = g
+                .columns
+                .iter()
+                .map(|c| steady(c.id.as_str(), c.target.name(), 100.0, 5.0, 20))
+                .collect();
+            group(g.id.as_str(), columns)
+        })
+        .collect();
+    let findings = check(&results(matrix), &THRESHOLDS);
+    let unmeasured: Vec<&str> = findings
+        .iter()
+        .filter(|f| f.verdict == Verdict::NotMeasured)
+        .map(|f| f.id.as_str())
+        .collect();
+    assert!(unmeasured.is_empty(), "not measured: {unmeasured:?}");
+    assert_eq!(findings.len(), 13);
 }
 
 #[test]
 fn results_json_round_trips() {
     let r = results(vec![group(
         "baseline",
-        vec![column("blocking-health", "blocking", 10.0, 1.0, 200)],
+        vec![steady("blocking-health", "blocking", 10.0, 1.0, 200)],
     )]);
     let json = serde_json::to_string(&r).unwrap();
     let back: RunResults = serde_json::from_str(&json).unwrap();
@@ -219,14 +362,14 @@ fn markdown_report_has_every_group_and_finding() {
     let r = results(vec![group(
         "cpu",
         vec![
-            column("blocking-cpu", "blocking", 200.0, 40.0, 210),
-            column("async-cpu", "async", 100.0, 120.0, 5),
+            steady("blocking-cpu", "blocking", 200.0, 40.0, 210),
+            steady("async-cpu", "async", 100.0, 120.0, 5),
         ],
     )]);
     let f = check(&r, &THRESHOLDS);
     let md = bench::report::markdown::render(&r, &f, &THRESHOLDS);
     assert!(
-        md.contains("| Throughput (req/s) | 200.0 | 100.0 (0.50x) |"),
+        md.contains("| Throughput (req/s) | 200.0 ±0% | 100.0 ±0% (0.50x) |"),
         "{md}"
     );
     assert!(
@@ -234,47 +377,37 @@ fn markdown_report_has_every_group_and_finding() {
         "{md}"
     );
     assert!(md.contains("| NOT MEASURED |"), "{md}");
-    assert!(
-        md.contains(
-            "Machine: 2 cores, Test CPU, 1.0 GiB memory, Linux, load average 0.50 at start"
-        ),
-        "{md}"
-    );
+    assert!(md.contains("3 rounds per column"), "{md}");
+    assert!(md.contains("The machine was quiet"), "{md}");
 }
 
 #[test]
-fn differences_within_the_margin_decide_nothing() {
-    // 1% apart, same p99: noise, not a finding either way.
-    let r = results(vec![
-        group(
-            "cpu",
-            vec![
-                column("blocking-cpu", "blocking", 200.0, 40.0, 210),
-                column("async-cpu", "async", 198.0, 40.0, 5),
-            ],
-        ),
-        group(
-            "cache",
-            vec![
-                column("blocking-cache", "blocking", 100.0, 1.0, 200),
-                column("async-cache", "async", 101.0, 1.0, 5),
-            ],
-        ),
-    ]);
-    let v = verdicts(&r, &THRESHOLDS);
-    assert_eq!(v[0], ("cpu-inline-hurts-async".to_owned(), Some(false)));
-    assert_eq!(v[9], ("cache-async-wins".to_owned(), Some(false)));
-    let tight = Thresholds {
-        margin: 0.0,
-        ..THRESHOLDS
-    };
-    assert_eq!(verdicts(&r, &tight)[0].1, Some(true));
-    assert_eq!(verdicts(&r, &tight)[9].1, Some(true));
+fn a_busy_window_is_flagged_with_its_column() {
+    let mut busy = steady("async-health", "async", 10.0, 1.0, 5);
+    busy.rounds[1].cpu.other_seconds = 3.0; // 30% of a core over 10 s
+    let r = results(vec![group(
+        "baseline",
+        vec![steady("blocking-health", "blocking", 10.0, 1.0, 200), busy],
+    )]);
+    let f = check(&r, &THRESHOLDS);
+    for text in [
+        bench::report::text::render(&r, &f, &THRESHOLDS),
+        bench::report::markdown::render(&r, &f, &THRESHOLDS),
+    ] {
+        assert!(
+            text.contains("WARNING: the machine was not quiet: other programs used more than 10% of one core (up to 30%) in 1 of the measured windows; affected: async-health (round 2)."),
+            "{text}"
+        );
+    }
+    // 10% exactly is still quiet.
+    let mut edge = r.clone();
+    edge.groups[0].columns[1].rounds[1].cpu.other_seconds = 1.0;
+    assert!(bench::findings::busy_windows(&edge, &THRESHOLDS).is_empty());
 }
 
 #[test]
 fn markdown_cells_escape_pipes() {
-    let mut c = column("async-health-next-to-cpu", "async", 20.0, 5.0, 21);
+    let mut c = steady("async-health-next-to-cpu", "async", 20.0, 5.0, 21);
     c.label = "async /health | /cpu".into();
     let md = bench::report::markdown::render_table(&group_table(&group("mixed", vec![c])));
     assert!(md.starts_with("|  | async /health \\| /cpu |\n"), "{md}");

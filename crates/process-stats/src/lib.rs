@@ -6,9 +6,11 @@
 //! Thread count is the number that tells a thread-per-request server from an
 //! event loop, so it is read from the kernel rather than estimated.
 
+mod cpu_snapshot;
 mod parse;
 mod peak_sampler;
 mod sample;
 
+pub use cpu_snapshot::{parse_proc_stat_busy_ticks, parse_process_cpu, CpuSnapshot, ProcessCpu};
 pub use peak_sampler::{PeakSampler, Peaks};
 pub use sample::{sample, sample_self, ProcessSample};

@@ -52,12 +52,12 @@ pub(crate) fn parse_stat_cpu_ticks(text: &str) -> io::Result<u64> {
     Ok(parse_number(utime, "utime")? + parse_number(stime, "stime")?)
 }
 
-fn parse_number(text: &str, what: &str) -> io::Result<u64> {
+pub(crate) fn parse_number(text: &str, what: &str) -> io::Result<u64> {
     text.parse()
         .map_err(|_| invalid(format!("{what} is not a number: {text:?}")))
 }
 
-fn invalid(message: String) -> io::Error {
+pub(crate) fn invalid(message: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, message)
 }
 

@@ -42,7 +42,7 @@ fn sample_dir(dir: &Path) -> io::Result<ProcessSample> {
 
 /// The kernel's USER_HZ, the unit of the times in `/proc/<pid>/stat`
 /// (100 on every common Linux, but read rather than assumed).
-fn ticks_per_second() -> f64 {
+pub(crate) fn ticks_per_second() -> f64 {
     match rustix::param::clock_ticks_per_second() {
         0 => 100.0,
         ticks => ticks as f64,

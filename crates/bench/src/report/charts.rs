@@ -1,10 +1,12 @@
-//! SVG charts, written by hand: a bar chart per group for throughput and p99,
-//! and for the mixed group a line chart of /health p99 over time. No chart
-//! library: a few rectangles and polylines are all these need.
+//! SVG charts, written by hand: a bar chart per group for throughput and p99
+//! (the bar at the median over rounds, a whisker from the lowest to the
+//! highest round), and for the mixed group a line chart of /health p99 over
+//! time. No chart library: a few rectangles and polylines are all these need.
 
 use std::fmt::Write as _;
 
-use crate::model::{GroupResult, RunResults};
+use crate::model::{ColumnResult, GroupResult, RunResults};
+use crate::stats::{column_spread, Metric, Spread};
 
 const W: f64 = 760.0;
 const H: f64 = 360.0;
@@ -119,37 +121,50 @@ fn trim_num(v: f64) -> String {
     }
 }
 
-/// Vertical bars, one per (label, value).
-pub fn bar_chart(title: &str, y_label: &str, bars: &[(String, f64)]) -> String {
+/// Vertical bars, one per (label, spread): the bar at the median, a whisker
+/// from min to max.
+pub fn bar_chart(title: &str, y_label: &str, bars: &[(String, Spread)]) -> String {
     let mut out = String::new();
-    let y_max = nice_max(bars.iter().map(|b| b.1).fold(0.0, f64::max));
+    let y_max = nice_max(bars.iter().map(|b| b.1.max).fold(0.0, f64::max));
     let scale = Scale::Linear { max: y_max };
     frame(&mut out, title, y_label, &scale);
     let plot_w = W - LEFT - RIGHT;
     let plot_h = H - TOP - BOTTOM;
     let slot = plot_w / bars.len().max(1) as f64;
-    for (i, (label, v)) in bars.iter().enumerate() {
-        let h = plot_h * (v / y_max).clamp(0.0, 1.0);
+    let y_of = |v: f64| TOP + plot_h - plot_h * (v / y_max).clamp(0.0, 1.0);
+    for (i, (label, s)) in bars.iter().enumerate() {
+        let y = y_of(s.median);
+        let h = TOP + plot_h - y;
         let x = LEFT + slot * i as f64 + slot * 0.15;
-        let y = TOP + plot_h - h;
+        let mid = x + slot * 0.35;
         let _ = writeln!(
             out,
             r#"<rect x="{x:.1}" y="{y:.1}" width="{:.1}" height="{h:.1}" fill="{}"/>"#,
             slot * 0.7,
             COLORS[i % COLORS.len()]
         );
+        if s.n > 1 {
+            let (top, bottom) = (y_of(s.max), y_of(s.min));
+            let _ = writeln!(
+                out,
+                r##"<path class="whisker" d="M{mid:.1} {top:.1}V{bottom:.1}M{:.1} {top:.1}H{:.1}M{:.1} {bottom:.1}H{:.1}" stroke="#333" stroke-width="1.5" fill="none"/>"##,
+                mid - 6.0,
+                mid + 6.0,
+                mid - 6.0,
+                mid + 6.0
+            );
+        }
         let _ = writeln!(
             out,
             r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
-            x + slot * 0.35,
+            mid + if s.n > 1 { 18.0 } else { 0.0 },
             y - 4.0,
-            trim_num(*v)
+            trim_num(s.median)
         );
-        let lx = x + slot * 0.35;
         let ly = TOP + plot_h + 14.0;
         let _ = writeln!(
             out,
-            r#"<text x="{lx:.1}" y="{ly:.1}" text-anchor="end" transform="rotate(-25 {lx:.1} {ly:.1})">{}</text>"#,
+            r#"<text x="{mid:.1}" y="{ly:.1}" text-anchor="end" transform="rotate(-25 {mid:.1} {ly:.1})">{}</text>"#,
             escape(label)
         );
     }
@@ -173,11 +188,22 @@ pub fn line_chart(title: &str, y_label: &str, series: &[(String, Vec<(f64, f64)>
     frame(&mut out, title, y_label, &scale);
     let plot_w = W - LEFT - RIGHT;
     let plot_h = H - TOP - BOTTOM;
+    for tick in x_ticks(x_max) {
+        let x = LEFT + plot_w * tick / x_max;
+        let _ = writeln!(
+            out,
+            r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#999"/><text class="x-tick" x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
+            TOP + plot_h,
+            TOP + plot_h + 4.0,
+            TOP + plot_h + 15.0,
+            trim_num(tick)
+        );
+    }
     let _ = writeln!(
         out,
-        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">seconds into the run</text>"#,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">seconds into the window</text>"#,
         LEFT + plot_w / 2.0,
-        TOP + plot_h + 18.0
+        TOP + plot_h + 30.0
     );
     for (i, (label, points)) in series.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
@@ -196,7 +222,7 @@ pub fn line_chart(title: &str, y_label: &str, series: &[(String, Vec<(f64, f64)>
             r#"<polyline fill="none" stroke="{color}" stroke-width="2" points="{}"/>"#,
             pts.join(" ")
         );
-        let ly = TOP + plot_h + 36.0 + 14.0 * (i / 2) as f64;
+        let ly = TOP + plot_h + 46.0 + 14.0 * (i / 2) as f64;
         let lx = LEFT + (i % 2) as f64 * plot_w / 2.0;
         let _ = writeln!(
             out,
@@ -210,26 +236,48 @@ pub fn line_chart(title: &str, y_label: &str, series: &[(String, Vec<(f64, f64)>
     out
 }
 
+/// Tick positions for a seconds axis from 0 to `x_max`: a 1-2-5 step giving
+/// at most about ten ticks.
+fn x_ticks(x_max: f64) -> Vec<f64> {
+    let step = [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0]
+        .into_iter()
+        .find(|s| x_max / s <= 10.0)
+        .unwrap_or(1000.0);
+    (0..)
+        .map(|i| i as f64 * step)
+        .take_while(|t| *t <= x_max + 1e-9)
+        .collect()
+}
+
+/// The round of `c` whose /health p99 is the median one (the round a
+/// latency-over-time line is drawn from).
+fn median_round(c: &ColumnResult) -> Option<&crate::model::RoundResult> {
+    let mut rounds: Vec<_> = c.rounds.iter().collect();
+    rounds.sort_by(|a, b| a.load.latency_ms.p99.total_cmp(&b.load.latency_ms.p99));
+    rounds.get(rounds.len() / 2).copied()
+}
+
 /// Every chart of a run, as (file name, SVG text).
 pub fn all(results: &RunResults) -> Vec<(String, String)> {
     let mut files = Vec::new();
     for g in &results.groups {
         files.push((
             format!("{}-throughput.svg", g.id),
-            group_bars(g, "throughput", "req/s", |c| c.load.throughput_rps),
+            group_bars(g, "throughput", "req/s", |r| Some(r.load.throughput_rps)),
         ));
         files.push((
             format!("{}-p99.svg", g.id),
-            group_bars(g, "p99 latency", "ms", |c| c.load.latency_ms.p99),
+            group_bars(g, "p99 latency", "ms", |r| Some(r.load.latency_ms.p99)),
         ));
         if g.id == "mixed" {
             let series = g
                 .columns
                 .iter()
-                .map(|c| {
+                .filter_map(|c| Some((c, median_round(c)?)))
+                .map(|(c, r)| {
                     (
                         c.label.clone(),
-                        c.load
+                        r.load
                             .timeline
                             .iter()
                             // A second in which nothing finished has no latency to draw.
@@ -242,7 +290,7 @@ pub fn all(results: &RunResults) -> Vec<(String, String)> {
             files.push((
                 "mixed-latency-over-time.svg".into(),
                 line_chart(
-                    "/health p99 per second, next to each background load",
+                    "/health p99 per second next to each background load (median round)",
                     "ms (log scale)",
                     &series,
                 ),
@@ -252,18 +300,21 @@ pub fn all(results: &RunResults) -> Vec<(String, String)> {
     files
 }
 
-fn group_bars(
-    g: &GroupResult,
-    what: &str,
-    unit: &str,
-    value: fn(&crate::model::ColumnResult) -> f64,
-) -> String {
-    let bars: Vec<(String, f64)> = g
+fn group_bars(g: &GroupResult, what: &str, unit: &str, metric: Metric) -> String {
+    let bars: Vec<(String, Spread)> = g
         .columns
         .iter()
-        .map(|c| (c.label.clone(), value(c)))
+        .filter_map(|c| Some((c.label.clone(), column_spread(c, metric)?)))
         .collect();
-    bar_chart(&format!("{} — {what}", g.title), unit, &bars)
+    let rounds = g.columns.iter().map(|c| c.rounds.len()).max().unwrap_or(0);
+    bar_chart(
+        &format!(
+            "{} — {what}, median of {rounds} rounds (whisker: min-max)",
+            g.title
+        ),
+        unit,
+        &bars,
+    )
 }
 
 #[cfg(test)]
@@ -292,10 +343,43 @@ mod tests {
     }
 
     #[test]
-    fn bar_chart_escapes_labels_and_draws_one_bar_each() {
-        let svg = bar_chart("t", "req/s", &[("a<b".into(), 10.0), ("c".into(), 5.0)]);
+    fn bar_chart_escapes_labels_and_draws_one_bar_and_whisker_each() {
+        let spread = |v: f64| Spread {
+            median: v,
+            min: v * 0.9,
+            max: v * 1.1,
+            n: 3,
+        };
+        let svg = bar_chart(
+            "t",
+            "req/s",
+            &[("a<b".into(), spread(10.0)), ("c".into(), spread(5.0))],
+        );
         assert!(svg.contains("a&lt;b"));
         assert_eq!(svg.matches("<rect x=").count(), 2);
+        assert_eq!(svg.matches("class=\"whisker\"").count(), 2);
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+        // One round has no range to draw.
+        let one = Spread {
+            n: 1,
+            ..spread(4.0)
+        };
+        assert_eq!(
+            bar_chart("t", "ms", &[("x".into(), one)])
+                .matches("whisker")
+                .count(),
+            0
+        );
+    }
+
+    #[test]
+    fn seconds_axis_has_labelled_ticks() {
+        assert_eq!(x_ticks(3.0), vec![0.0, 1.0, 2.0, 3.0]);
+        assert_eq!(
+            x_ticks(15.0),
+            vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0]
+        );
+        let svg = line_chart("t", "ms", &[("a".into(), vec![(1.0, 2.0), (4.0, 3.0)])]);
+        assert_eq!(svg.matches("class=\"x-tick\"").count(), 5, "{svg}");
     }
 }

@@ -34,27 +34,24 @@ pub fn render(results: &RunResults, findings: &[Finding], t: &Thresholds) -> Str
         super::settings_line(results),
         results.wall_seconds
     );
+    let _ = writeln!(out, "{}\n", super::quiet_line(results, t));
     let _ = writeln!(
         out,
-        "Each cell: the value, then in brackets its ratio to the group's first column.\n"
+        "Each cell: the median over the rounds, ±spread where rounds vary (the farther end of the rounds' range, as a share of the median), then in brackets the median's ratio to the group's first column. Threads and RSS read idle (just after the server started) -> peak (within the measured window).\n"
     );
     for g in &results.groups {
-        let _ = writeln!(out, "## {}\n\nLoad: {}.\n", g.title, g.load);
+        let _ = writeln!(out, "## {}\n\n{}\n", g.title, super::group_load_line(g));
         out.push_str(&render_table(&group_table(g)));
         out.push('\n');
     }
     for sk in &results.skipped {
         let _ = writeln!(out, "Skipped **{}**: {}\n", sk.group, sk.reason);
     }
+    for line in super::failure_lines(results) {
+        let _ = writeln!(out, "**FAILED**: {line}\n");
+    }
     let _ = writeln!(out, "## Findings\n");
-    let _ = writeln!(
-        out,
-        "Thresholds: \"beats\" and \"worse\" need a difference of more than {:.0}%; an offload is \"close\" within {:.0}% of blocking's throughput; \"far fewer threads\" is at most {:.0}% of blocking's; a mixed-load stall is a /health p99 at least {}x higher.\n",
-        t.margin * 100.0,
-        t.offload_within * 100.0,
-        t.thread_fraction * 100.0,
-        t.mixed_p99_factor
-    );
+    let _ = writeln!(out, "{}\n", super::text::thresholds_line(t));
     let _ = writeln!(
         out,
         "| verdict | claim | seed | evidence |\n|---|---|---|---|"

@@ -8,13 +8,14 @@ pub mod markdown;
 pub mod table;
 pub mod text;
 
+use crate::findings::{busy_windows, Thresholds};
 use crate::model::RunResults;
 
 /// "2 cores, AMD EPYC, 23.5 GiB memory, Linux 6.x"
 pub fn machine_line(results: &RunResults) -> String {
     let m = &results.machine;
     format!(
-        "{} cores, {}, {:.1} GiB memory, {}, load average {:.2} at start",
+        "{} cores, {}, {:.1} GiB memory, {}, load average {:.2} at start (not a quietness signal: the blocking server's own threads raise it)",
         m.cores,
         m.cpu_model,
         m.memory_bytes as f64 / (1024.0 * 1024.0 * 1024.0),
@@ -27,9 +28,11 @@ pub fn machine_line(results: &RunResults) -> String {
 pub fn settings_line(results: &RunResults) -> String {
     let s = &results.settings;
     format!(
-        "profile {}{}; blocking: {} handler threads; async: {} workers, {} blocking threads, {} rayon threads; pools: Postgres {}, Redis {}; load generator: {} threads; /cpu n = {}; servers: {}",
+        "profile {}{}, {} round{} per column, each on a fresh server process; blocking: {} handler threads; async: {} workers, {} blocking threads, {} rayon threads; pools: Postgres {}, Redis {}; load generator: {} threads; /cpu n = {}; servers: {}",
         s.profile,
-        if s.cold_start { " (cold start per column)" } else { "" },
+        if s.cold_start { " (cold start: no warm-up)" } else { "" },
+        s.rounds,
+        if s.rounds == 1 { "" } else { "s" },
         s.blocking_handler_threads,
         s.async_worker_threads,
         s.async_blocking_threads,
@@ -39,5 +42,54 @@ pub fn settings_line(results: &RunResults) -> String {
         s.loadgen_threads,
         s.cpu_n,
         s.targets
+    )
+}
+
+/// Whether every measured window was quiet, in one sentence: what "quiet"
+/// means, and, when it was not, which columns (and rounds) were disturbed.
+pub fn quiet_line(results: &RunResults, t: &Thresholds) -> String {
+    let busy = busy_windows(results, t);
+    if busy.is_empty() {
+        return format!(
+            "The machine was quiet: in every measured window, programs other than the server, bench, Postgres and Redis used at most {:.0}% of one core.",
+            t.quiet_other_cores * 100.0
+        );
+    }
+    let worst = busy.iter().map(|b| b.2).fold(0.0, f64::max);
+    let mut columns: Vec<String> = Vec::new();
+    for (id, round, _) in &busy {
+        let entry = format!("{id} (round {round})");
+        if !columns.contains(&entry) {
+            columns.push(entry);
+        }
+    }
+    format!(
+        "WARNING: the machine was not quiet: other programs used more than {:.0}% of one core (up to {:.0}%) in {} of the measured windows; affected: {}. Figures of those columns include the interference.",
+        t.quiet_other_cores * 100.0,
+        worst * 100.0,
+        busy.len(),
+        columns.join(", ")
+    )
+}
+
+/// One line per column that failed, with its cause.
+pub fn failure_lines(results: &RunResults) -> Vec<String> {
+    results
+        .groups
+        .iter()
+        .flat_map(|g| &g.columns)
+        .filter_map(|c| {
+            c.failure
+                .as_ref()
+                .map(|f| format!("{} ({}) failed: {f}", c.label, c.id))
+        })
+        .collect()
+}
+
+/// "Load: ... Warm-up: ..." for a group heading.
+pub fn group_load_line(g: &crate::model::GroupResult) -> String {
+    format!(
+        "Load: {}. Warm-up before each measured window: {}.",
+        g.load, g.warm_up
     )
 }

@@ -1,7 +1,11 @@
 //! One group as a table in seed 000's layout: a row per metric, a column per
-//! variant, each cell followed by its ratio to the group's first column.
+//! variant. Each cell is the median over the column's rounds; rows that vary
+//! from run to run also show the spread (`12807 ±4%`: the farther end of the
+//! rounds' range, as a share of the median); then, in brackets, the ratio of
+//! the median to the group's first column. Process rows read `idle -> peak`.
 
-use crate::model::{ColumnResult, GroupResult};
+use crate::model::{ColumnResult, GroupResult, RoundResult};
+use crate::stats::{column_spread, Metric, Spread};
 
 /// Rows and cells, ready for a text or Markdown printer.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,95 +23,160 @@ enum Unit {
     Rps,
     MiB,
     Seconds,
+    Micros,
+}
+
+enum Cells {
+    /// The median (with its spread when `spread`), and the ratio to the first column when `ratio`.
+    Value {
+        metric: Metric,
+        unit: Unit,
+        spread: bool,
+        ratio: bool,
+    },
+    /// "idle -> peak", medians of both.
+    IdlePeak {
+        idle: Metric,
+        peak: Metric,
+        unit: Unit,
+    },
 }
 
 struct Row {
     name: &'static str,
-    value: fn(&ColumnResult) -> f64,
-    unit: Unit,
-    /// Whether "x first column" means anything for this row.
-    ratio: bool,
+    cells: Cells,
+    /// Read from /proc: "n/a" for a server bench did not start.
+    process: bool,
 }
 
+const fn value(name: &'static str, metric: Metric, unit: Unit, spread: bool) -> Row {
+    Row {
+        name,
+        cells: Cells::Value {
+            metric,
+            unit,
+            spread,
+            ratio: true,
+        },
+        process: false,
+    }
+}
+
+const fn process(name: &'static str, metric: Metric, unit: Unit, spread: bool) -> Row {
+    Row {
+        name,
+        cells: Cells::Value {
+            metric,
+            unit,
+            spread,
+            ratio: true,
+        },
+        process: true,
+    }
+}
+
+const MIB: f64 = 1024.0 * 1024.0;
+
 const ROWS: &[Row] = &[
-    Row {
-        name: "Total Requests",
-        value: |c| c.load.total_requests as f64,
-        unit: Unit::Count,
-        ratio: true,
-    },
-    Row {
-        name: "Average (ms)",
-        value: |c| c.load.latency_ms.avg,
-        unit: Unit::Ms,
-        ratio: true,
-    },
-    Row {
-        name: "Min (ms)",
-        value: |c| c.load.latency_ms.min,
-        unit: Unit::Ms,
-        ratio: true,
-    },
-    Row {
-        name: "Max (ms)",
-        value: |c| c.load.latency_ms.max,
-        unit: Unit::Ms,
-        ratio: true,
-    },
-    Row {
-        name: "Std. Dev. (ms)",
-        value: |c| c.load.latency_ms.stdev,
-        unit: Unit::Ms,
-        ratio: true,
-    },
+    value(
+        "Total Requests",
+        |r| Some(r.load.total_requests as f64),
+        Unit::Count,
+        false,
+    ),
+    value(
+        "Average (ms)",
+        |r| Some(r.load.latency_ms.avg),
+        Unit::Ms,
+        false,
+    ),
+    value("Min (ms)", |r| Some(r.load.latency_ms.min), Unit::Ms, false),
+    value("Max (ms)", |r| Some(r.load.latency_ms.max), Unit::Ms, false),
+    value(
+        "Std. Dev. (ms)",
+        |r| Some(r.load.latency_ms.stdev),
+        Unit::Ms,
+        false,
+    ),
     Row {
         name: "Error Rate",
-        value: |c| c.load.error_rate(),
-        unit: Unit::Percent,
-        ratio: false,
+        cells: Cells::Value {
+            metric: |r| Some(r.load.error_rate()),
+            unit: Unit::Percent,
+            spread: false,
+            ratio: false,
+        },
+        process: false,
     },
+    value(
+        "Throughput (req/s)",
+        |r| Some(r.load.throughput_rps),
+        Unit::Rps,
+        true,
+    ),
+    value(
+        "Successful (req/s)",
+        |r| Some(r.load.successful_throughput_rps),
+        Unit::Rps,
+        true,
+    ),
     Row {
-        name: "Throughput (req/s)",
-        value: |c| c.load.throughput_rps,
-        unit: Unit::Rps,
-        ratio: true,
+        name: "Threads idle -> peak",
+        cells: Cells::IdlePeak {
+            idle: |r| Some(r.server_process.idle_threads as f64),
+            peak: |r| Some(r.server_process.peak_threads as f64),
+            unit: Unit::Count,
+        },
+        process: true,
     },
+    value("p50 (ms)", |r| Some(r.load.latency_ms.p50), Unit::Ms, true),
+    value("p95 (ms)", |r| Some(r.load.latency_ms.p95), Unit::Ms, true),
+    value("p99 (ms)", |r| Some(r.load.latency_ms.p99), Unit::Ms, true),
     Row {
-        name: "Peak Thread Count",
-        value: |c| c.server_process.peak_threads as f64,
-        unit: Unit::Count,
-        ratio: true,
+        name: "RSS idle -> peak (MiB)",
+        cells: Cells::IdlePeak {
+            idle: |r| Some(r.server_process.idle_rss_bytes as f64 / MIB),
+            peak: |r| Some(r.server_process.peak_rss_bytes as f64 / MIB),
+            unit: Unit::MiB,
+        },
+        process: true,
     },
-    Row {
-        name: "p50 (ms)",
-        value: |c| c.load.latency_ms.p50,
-        unit: Unit::Ms,
-        ratio: true,
-    },
-    Row {
-        name: "p95 (ms)",
-        value: |c| c.load.latency_ms.p95,
-        unit: Unit::Ms,
-        ratio: true,
-    },
-    Row {
-        name: "p99 (ms)",
-        value: |c| c.load.latency_ms.p99,
-        unit: Unit::Ms,
-        ratio: true,
-    },
-    Row {
-        name: "Peak RSS (MiB)",
-        value: |c| c.server_process.peak_rss_bytes as f64 / (1024.0 * 1024.0),
-        unit: Unit::MiB,
-        ratio: true,
-    },
-    Row {
-        name: "Server CPU (s)",
-        value: |c| c.server_process.cpu_seconds,
-        unit: Unit::Seconds,
-        ratio: true,
-    },
+    process(
+        "Server CPU (s)",
+        |r| Some(r.server_process.cpu_seconds),
+        Unit::Seconds,
+        false,
+    ),
+    process(
+        "Server CPU per request (us)",
+        RoundResult::server_cpu_us_per_request,
+        Unit::Micros,
+        true,
+    ),
+    value(
+        "CPU: load generator (s)",
+        |r| Some(r.cpu.load_generator_seconds),
+        Unit::Seconds,
+        false,
+    ),
+    value(
+        "CPU: Postgres (s)",
+        |r| Some(r.cpu.postgres_seconds),
+        Unit::Seconds,
+        false,
+    ),
+    value(
+        "CPU: Redis (s)",
+        |r| Some(r.cpu.redis_seconds),
+        Unit::Seconds,
+        false,
+    ),
+    value(
+        "CPU: everything else (s)",
+        |r| Some(r.cpu.other_seconds),
+        Unit::Seconds,
+        false,
+    ),
 ];
 
 /// Milliseconds with as many decimals as make sense for their size.
@@ -129,37 +198,71 @@ fn fmt(unit: Unit, v: f64) -> String {
         Unit::Rps => format!("{v:.1}"),
         Unit::MiB => format!("{v:.1}"),
         Unit::Seconds => format!("{v:.2}"),
+        Unit::Micros => format!("{v:.1}"),
     }
 }
 
-/// Builds the table of `group`. A column whose server was not sampled (a
-/// server given by URL) shows "n/a" in the process rows.
+fn median(c: &ColumnResult, m: Metric) -> Option<Spread> {
+    column_spread(c, m)
+}
+
+fn cell(row: &Row, c: &ColumnResult, base: Option<f64>, first: bool) -> String {
+    let sampled = c.rounds.iter().any(|r| r.server_process.samples > 0);
+    if c.rounds.is_empty() {
+        return "failed".into();
+    }
+    if row.process && !sampled {
+        return "n/a".into();
+    }
+    match row.cells {
+        Cells::Value {
+            metric,
+            unit,
+            spread,
+            ratio,
+        } => {
+            let Some(s) = median(c, metric) else {
+                return "n/a".into();
+            };
+            let mut out = fmt(unit, s.median);
+            if spread && s.n > 1 {
+                out.push_str(&format!(" ±{:.0}%", s.plus_minus() * 100.0));
+            }
+            if let (true, false, Some(b)) = (ratio, first, base) {
+                if b > 0.0 {
+                    out.push_str(&format!(" ({:.2}x)", s.median / b));
+                }
+            }
+            out
+        }
+        Cells::IdlePeak { idle, peak, unit } => match (median(c, idle), median(c, peak)) {
+            (Some(i), Some(p)) => format!("{} -> {}", fmt(unit, i.median), fmt(unit, p.median)),
+            _ => "n/a".into(),
+        },
+    }
+}
+
+/// Builds the table of `group`.
 pub fn group_table(group: &GroupResult) -> Table {
     let mut header = vec![String::new()];
     header.extend(group.columns.iter().map(|c| c.label.clone()));
-    let rows = ROWS
-        .iter()
-        .map(|row| {
-            let base = group.columns.first().map(row.value).unwrap_or(0.0);
+    let rounds = {
+        let mut cells = vec!["Rounds".to_owned()];
+        cells.extend(group.columns.iter().map(|c| c.rounds.len().to_string()));
+        cells
+    };
+    let rows = std::iter::once(rounds)
+        .chain(ROWS.iter().map(|row| {
+            let base = group.columns.first().and_then(|c| match row.cells {
+                Cells::Value { metric, .. } => median(c, metric).map(|s| s.median),
+                Cells::IdlePeak { .. } => None,
+            });
             let mut cells = vec![row.name.to_owned()];
             for (i, c) in group.columns.iter().enumerate() {
-                let process_row = matches!(
-                    row.name,
-                    "Peak Thread Count" | "Peak RSS (MiB)" | "Server CPU (s)"
-                );
-                if process_row && c.server_process.samples == 0 {
-                    cells.push("n/a".into());
-                    continue;
-                }
-                let v = (row.value)(c);
-                let mut cell = fmt(row.unit, v);
-                if row.ratio && i > 0 && base > 0.0 {
-                    cell.push_str(&format!(" ({:.2}x)", v / base));
-                }
-                cells.push(cell);
+                cells.push(cell(row, c, base, i == 0));
             }
             cells
-        })
+        }))
         .collect();
     Table { header, rows }
 }

@@ -43,23 +43,25 @@ pub fn render_table(t: &Table) -> String {
 
 /// A verdict word for a finding.
 pub fn verdict(f: &Finding) -> &'static str {
-    match f.held {
-        Some(true) => "HELD",
-        Some(false) => "NOT HELD",
-        None => "NOT MEASURED",
-    }
+    f.verdict.word()
+}
+
+/// The thresholds in one sentence.
+pub fn thresholds_line(t: &Thresholds) -> String {
+    format!(
+        "Thresholds: a claim HELD when every round clears its line by more than {:.0}%, NOT HELD when every round misses it by more than {:.0}%, INCONCLUSIVE otherwise; \"beats\" means a ratio above 1; an offload is \"close\" within {:.0}% of blocking's throughput; \"far fewer threads\" is at most {:.0}% of blocking's; a mixed-load stall is a /health p99 at least {}x higher; a window is quiet when other programs use at most {:.0}% of one core.",
+        t.margin * 100.0,
+        t.margin * 100.0,
+        t.offload_within * 100.0,
+        t.thread_fraction * 100.0,
+        t.mixed_p99_factor,
+        t.quiet_other_cores * 100.0
+    )
 }
 
 pub fn render_findings(findings: &[Finding], t: &Thresholds) -> String {
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "Thresholds: beats/worse by more than {:.0}%, offload within {:.0}% of blocking, async threads <= {:.0}% of blocking's, mixed /health p99 factor >= {}x",
-        t.margin * 100.0,
-        t.offload_within * 100.0,
-        t.thread_fraction * 100.0,
-        t.mixed_p99_factor
-    );
+    let _ = writeln!(out, "{}", thresholds_line(t));
     for f in findings {
         let _ = writeln!(out, "[{:>12}] {} ({})", verdict(f), f.claim, f.seed);
         let _ = writeln!(out, "               {}", f.evidence);
@@ -72,13 +74,21 @@ pub fn render(results: &RunResults, findings: &[Finding], t: &Thresholds) -> Str
     let mut out = String::new();
     let _ = writeln!(out, "Machine: {}", super::machine_line(results));
     let _ = writeln!(out, "Settings: {}", super::settings_line(results));
+    let _ = writeln!(
+        out,
+        "Each cell: the median over the rounds, ±spread where rounds vary, (ratio to the group's first column)."
+    );
     for g in &results.groups {
-        let _ = writeln!(out, "\n{} — {}", g.title, g.load);
+        let _ = writeln!(out, "\n{}\n{}", g.title, super::group_load_line(g));
         out.push_str(&render_table(&group_table(g)));
     }
     for sk in &results.skipped {
         let _ = writeln!(out, "\nSkipped {}: {}", sk.group, sk.reason);
     }
+    for line in super::failure_lines(results) {
+        let _ = writeln!(out, "\nFAILED: {line}");
+    }
+    let _ = writeln!(out, "\n{}", super::quiet_line(results, t));
     let _ = writeln!(out, "\nFindings");
     out.push_str(&render_findings(findings, t));
     out

@@ -1,0 +1,209 @@
+//! Rounds into figures: the median of a metric over a column's rounds with its
+//! spread, the ratio of two columns round by round, and the three-way verdict
+//! on an interval.
+//!
+//! The interval is the plain min..max over rounds. With the columns of a group
+//! interleaved, round i of one column ran next to round i of the other, so a
+//! ratio is taken per round and its min..max says how much the comparison
+//! itself moved. A claim holds only when the whole interval clears its line by
+//! the margin; it fails only when the whole interval misses it by the margin;
+//! anything else is inconclusive. That is what keeps two runs from calling the
+//! same comparison HELD and NOT HELD.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{ColumnResult, RoundResult};
+
+/// A metric over rounds: its median and its range.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+    /// How many rounds it comes from.
+    pub n: usize,
+}
+
+impl Spread {
+    /// The spread of `values`, ignoring values that are not finite; `None`
+    /// when nothing is left.
+    pub fn of(values: impl IntoIterator<Item = f64>) -> Option<Spread> {
+        let mut v: Vec<f64> = values.into_iter().filter(|x| x.is_finite()).collect();
+        if v.is_empty() {
+            return None;
+        }
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        let median = if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        };
+        Some(Spread {
+            median,
+            min: v[0],
+            max: v[n - 1],
+            n,
+        })
+    }
+
+    /// The larger distance from the median to either end, as a fraction of
+    /// the median (0.04 for "±4%"); 0 when the median is 0.
+    pub fn plus_minus(&self) -> f64 {
+        if self.median == 0.0 {
+            0.0
+        } else {
+            ((self.median - self.min).max(self.max - self.median) / self.median).abs()
+        }
+    }
+}
+
+/// A metric of one round, `None` where the round does not have it.
+pub type Metric = fn(&RoundResult) -> Option<f64>;
+
+/// The spread of `metric` over a column's rounds.
+pub fn column_spread(c: &ColumnResult, metric: Metric) -> Option<Spread> {
+    Spread::of(c.rounds.iter().filter_map(metric))
+}
+
+/// The spread of `a / b` taken round by round (rounds matched by number).
+pub fn ratio_spread(a: &ColumnResult, b: &ColumnResult, metric: Metric) -> Option<Spread> {
+    Spread::of(a.rounds.iter().filter_map(|ra| {
+        let rb = b.rounds.iter().find(|rb| rb.round == ra.round)?;
+        let (x, y) = (metric(ra)?, metric(rb)?);
+        (y != 0.0).then(|| x / y)
+    }))
+}
+
+/// The answer to a claim.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Verdict {
+    /// The whole interval clears the claim's line by the margin.
+    #[serde(rename = "HELD")]
+    Held,
+    /// The whole interval misses the line by the margin.
+    #[serde(rename = "NOT HELD")]
+    NotHeld,
+    /// The interval reaches within the margin of the line: the rounds cannot tell.
+    #[serde(rename = "INCONCLUSIVE")]
+    Inconclusive,
+    /// A column the claim needs was not run.
+    #[serde(rename = "NOT MEASURED")]
+    NotMeasured,
+}
+
+impl Verdict {
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Held => "HELD",
+            Verdict::NotHeld => "NOT HELD",
+            Verdict::Inconclusive => "INCONCLUSIVE",
+            Verdict::NotMeasured => "NOT MEASURED",
+        }
+    }
+}
+
+/// Which side of its line a claim wants the figure on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    Above,
+    Below,
+}
+
+/// The verdict on "the figure is on `side` of `line`", given its interval
+/// over rounds and a relative `margin` either side of the line.
+pub fn verdict(interval: &Spread, side: Side, line: f64, margin: f64) -> Verdict {
+    let (high, low) = (line * (1.0 + margin), line * (1.0 - margin));
+    let (clears, misses) = match side {
+        Side::Above => (interval.min > high, interval.max < low),
+        Side::Below => (interval.max < low, interval.min > high),
+    };
+    if clears {
+        Verdict::Held
+    } else if misses {
+        Verdict::NotHeld
+    } else {
+        Verdict::Inconclusive
+    }
+}
+
+/// "1.16x (1.08-1.22x over 3 rounds)".
+pub fn describe_ratio(s: &Spread) -> String {
+    format!(
+        "{:.2}x ({:.2}-{:.2}x over {} round{})",
+        s.median,
+        s.min,
+        s.max,
+        s.n,
+        if s.n == 1 { "" } else { "s" }
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(values: &[f64]) -> Spread {
+        Spread::of(values.iter().copied()).unwrap()
+    }
+
+    #[test]
+    fn median_and_range() {
+        assert_eq!(
+            s(&[3.0, 1.0, 2.0]),
+            Spread {
+                median: 2.0,
+                min: 1.0,
+                max: 3.0,
+                n: 3
+            }
+        );
+        assert_eq!(s(&[4.0, 1.0, 2.0, 3.0]).median, 2.5);
+        assert_eq!(s(&[f64::NAN, 5.0]).n, 1);
+        assert!(Spread::of([f64::INFINITY]).is_none());
+        assert!((s(&[96.0, 100.0, 102.0]).plus_minus() - 0.04).abs() < 1e-12);
+        assert_eq!(s(&[0.0, 0.0]).plus_minus(), 0.0);
+    }
+
+    #[test]
+    fn three_verdicts_with_a_margin_either_side_of_the_line() {
+        let m = 0.05;
+        // Every round more than 5% above 1.0: held.
+        assert_eq!(
+            verdict(&s(&[1.06, 1.2, 1.1]), Side::Above, 1.0, m),
+            Verdict::Held
+        );
+        // Every round more than 5% below: not held.
+        assert_eq!(
+            verdict(&s(&[0.8, 0.94]), Side::Above, 1.0, m),
+            Verdict::NotHeld
+        );
+        // A tie, and an interval that crosses the line: inconclusive.
+        assert_eq!(
+            verdict(&s(&[0.99, 1.01]), Side::Above, 1.0, m),
+            Verdict::Inconclusive
+        );
+        assert_eq!(
+            verdict(&s(&[0.9, 1.3]), Side::Above, 1.0, m),
+            Verdict::Inconclusive
+        );
+        // Exactly on the margin is not beyond it.
+        assert_eq!(
+            verdict(&s(&[1.05, 1.2]), Side::Above, 1.0, m),
+            Verdict::Inconclusive
+        );
+        // "At most a quarter": below the line.
+        assert_eq!(
+            verdict(&s(&[0.1, 0.2]), Side::Below, 0.25, m),
+            Verdict::Held
+        );
+        assert_eq!(
+            verdict(&s(&[0.3, 0.5]), Side::Below, 0.25, m),
+            Verdict::NotHeld
+        );
+        assert_eq!(
+            verdict(&s(&[0.2, 0.3]), Side::Below, 0.25, m),
+            Verdict::Inconclusive
+        );
+    }
+}
