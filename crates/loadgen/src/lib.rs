@@ -24,7 +24,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! # JSON schema (`--json`, `schema_version` 1)
+//! # JSON schema (`--json`, `schema_version` 2)
 //!
 //! `--json` prints [`Report`] exactly. Durations are milliseconds as
 //! floats and their names end in `_ms`; rates end in `_rps`; fields that do
@@ -32,7 +32,7 @@
 //! changing `schema_version`; renaming or removing one bumps it.
 //!
 //! ```text
-//! schema_version           integer, 1
+//! schema_version           integer, 2 (1 had user_ms and system_ms as the split of the CPU time)
 //! target.url               string, as given (placeholders included)
 //! target.method            string
 //! target.keep_alive        bool
@@ -60,7 +60,8 @@
 //!                           pool_cap_hits, connections_used} | null
 //! burst                    {connections, connected_before_release, connect_phase_ms} | null
 //! timeline                 [{second, requests, errors, p50_ms, p99_ms}], one per second
-//! client_cpu               {user_ms, system_ms, cores_used}
+//! client_cpu               {cpu_ms, cores_used, user_ms, system_ms}; cpu_ms = user + system;
+//!                          user_ms (= cpu_ms) and system_ms (= 0) are deprecated
 //! thresholds               [{expression, actual, passed}]
 //! ```
 //!
@@ -73,7 +74,6 @@
 mod aggregate;
 mod chunked;
 pub mod cli;
-mod cpu_time;
 mod duration_text;
 mod fd_limit;
 mod http1;

@@ -123,9 +123,8 @@ fn write_report(out: &mut String, r: &Report) -> std::fmt::Result {
     writeln!(out)?;
     writeln!(
         out,
-        "Client CPU  user {:.2} s, system {:.2} s ({:.2} cores busy on average)",
-        r.client_cpu.user_ms / 1000.0,
-        r.client_cpu.system_ms / 1000.0,
+        "Client CPU  {:.2} s, user + system ({:.2} cores busy on average)",
+        r.client_cpu.cpu_ms / 1000.0,
         r.client_cpu.cores_used
     )?;
     if !r.thresholds.is_empty() {

@@ -12,7 +12,7 @@ use crate::latency_stats::LatencySummary;
 
 /// Version of the JSON shape; bumped only when a field changes meaning or
 /// disappears (adding fields does not bump it).
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Everything measured in one run.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -144,7 +144,15 @@ pub struct TimelineRow {
 /// CPU time the load generator itself used (user + system, all threads).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct ClientCpu {
+    /// User plus system CPU time during the run.
+    #[serde(default)]
+    pub cpu_ms: f64,
+    /// Deprecated (schema 2): the same as `cpu_ms`. `process-stats`, the
+    /// workspace's one `/proc` reader, gives only the sum, so the split into
+    /// user and system time is gone; `user_ms + system_ms` is still the CPU
+    /// time, which is what readers of schema 1 added up.
     pub user_ms: f64,
+    /// Deprecated (schema 2): always 0; see `user_ms`.
     pub system_ms: f64,
     /// CPU time divided by elapsed time: 1.0 means one core fully busy.
     pub cores_used: f64,
