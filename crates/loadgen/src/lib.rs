@@ -48,6 +48,7 @@
 //! elapsed_ms               float, load phase wall time (burst: from the release)
 //! requests.total|ok|errors integer (ok = response status < 400)
 //! throughput_rps           float, requests.total / elapsed
+//! successful_throughput_rps  float, requests.ok / elapsed (status < 400 only)
 //! error_rate_percent       float, 0..100
 //! errors.status            integer, responses with status >= 400
 //! errors.by_status         {"503": n, ...}
@@ -78,6 +79,7 @@ mod duration_text;
 mod fd_limit;
 mod http1;
 mod latency_stats;
+mod no_success;
 mod plan;
 mod print_text;
 mod record;

@@ -26,7 +26,12 @@ pub struct Report {
     /// from the release instant, after all connections were opened).
     pub elapsed_ms: f64,
     pub requests: RequestCounts,
+    /// Requests that ended, successfully or not, per second of `elapsed_ms`.
     pub throughput_rps: f64,
+    /// Responses with a status below 400 (`requests.ok`) per second of
+    /// `elapsed_ms`: the throughput a dead port or a failing server cannot fake.
+    #[serde(default)]
+    pub successful_throughput_rps: f64,
     pub error_rate_percent: f64,
     pub errors: ErrorCounts,
     /// Responses by status code, as strings (`"200"`), errors included.

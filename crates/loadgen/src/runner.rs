@@ -188,6 +188,7 @@ async fn run_on(
             errors: counts.errors,
         },
         throughput_rps: counts.total as f64 / elapsed_s,
+        successful_throughput_rps: (counts.total - counts.errors) as f64 / elapsed_s,
         error_rate_percent: error_rate_percent(counts.errors, counts.total),
         errors: ErrorCounts {
             status: by_status.values().sum(),

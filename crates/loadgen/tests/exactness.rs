@@ -25,6 +25,8 @@ fn n_1000_on_10_connections_sends_exactly_1000_requests() {
     assert_eq!(server.requests(), 1000, "requests the server saw");
     assert_eq!(report.requests.total, 1000);
     assert_eq!(report.requests.ok, 1000);
+    assert_eq!(report.successful_throughput_rps, report.throughput_rps);
+    assert_eq!(report.no_success_cause(), None);
     assert_eq!(report.status_codes.get("200"), Some(&1000));
     assert_eq!(report.latency_ms.count, 1000);
     assert!(
