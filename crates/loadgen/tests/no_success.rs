@@ -5,23 +5,12 @@
 
 mod common;
 
-use std::process::Command;
 use std::time::{Duration, Instant};
+
+use common::run_loadgen;
 
 /// Exit status of a run in which no request succeeded (README, exit codes).
 const NO_SUCCESS: i32 = 3;
-
-fn run_loadgen(args: &[&str]) -> (Option<i32>, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_loadgen"))
-        .args(args)
-        .output()
-        .expect("run loadgen");
-    (
-        output.status.code(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
 
 #[test]
 fn a_closed_port_exits_3_with_one_line_and_backs_off() {
