@@ -10,6 +10,10 @@
 //! histograms, error counts, a per-second timeline); the result is a
 //! [`Report`], which [`render_text`] prints for people and `serde_json`
 //! prints for programs. The library never prints.
+//! [`Report::no_success_cause`] says, in one line, why a run in which no
+//! request succeeded failed (the CLI exits 3 with it), and
+//! [`parse_duration`] is the duration syntax every tool of the workspace
+//! accepts.
 //!
 //! ```no_run
 //! use std::time::Duration;
