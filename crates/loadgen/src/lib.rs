@@ -10,6 +10,10 @@
 //! histograms, error counts, a per-second timeline); the result is a
 //! [`Report`], which [`render_text`] prints for people and `serde_json`
 //! prints for programs. The library never prints.
+//! [`Report::no_success_cause`] says, in one line, why a run in which no
+//! request succeeded failed (the CLI exits 3 with it), and
+//! [`parse_duration`] is the duration syntax every tool of the workspace
+//! accepts.
 //!
 //! ```no_run
 //! use std::time::Duration;
@@ -24,7 +28,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! # JSON schema (`--json`, `schema_version` 1)
+//! # JSON schema (`--json`, `schema_version` 2)
 //!
 //! `--json` prints [`Report`] exactly. Durations are milliseconds as
 //! floats and their names end in `_ms`; rates end in `_rps`; fields that do
@@ -32,7 +36,7 @@
 //! changing `schema_version`; renaming or removing one bumps it.
 //!
 //! ```text
-//! schema_version           integer, 1
+//! schema_version           integer, 2 (1 had user_ms and system_ms as the split of the CPU time)
 //! target.url               string, as given (placeholders included)
 //! target.method            string
 //! target.keep_alive        bool
@@ -48,6 +52,7 @@
 //! elapsed_ms               float, load phase wall time (burst: from the release)
 //! requests.total|ok|errors integer (ok = response status < 400)
 //! throughput_rps           float, requests.total / elapsed
+//! successful_throughput_rps  float, requests.ok / elapsed (status < 400 only)
 //! error_rate_percent       float, 0..100
 //! errors.status            integer, responses with status >= 400
 //! errors.by_status         {"503": n, ...}
@@ -60,7 +65,8 @@
 //!                           pool_cap_hits, connections_used} | null
 //! burst                    {connections, connected_before_release, connect_phase_ms} | null
 //! timeline                 [{second, requests, errors, p50_ms, p99_ms}], one per second
-//! client_cpu               {user_ms, system_ms, cores_used}
+//! client_cpu               {cpu_ms, cores_used, user_ms, system_ms}; cpu_ms = user + system;
+//!                          user_ms (= cpu_ms) and system_ms (= 0) are deprecated
 //! thresholds               [{expression, actual, passed}]
 //! ```
 //!
@@ -73,11 +79,11 @@
 mod aggregate;
 mod chunked;
 pub mod cli;
-mod cpu_time;
 mod duration_text;
 mod fd_limit;
 mod http1;
 mod latency_stats;
+mod no_success;
 mod plan;
 mod print_text;
 mod record;

@@ -1,7 +1,8 @@
 //! The `loadgen` binary: parse the command line, run the plan with a
 //! progress line on a terminal, print the report, and exit with 0 (all
-//! thresholds passed), 1 (a threshold failed or the run broke) or 2 (bad
-//! input or a plan the machine cannot run; nothing was sent).
+//! thresholds passed), 1 (a threshold failed or the run broke), 2 (bad
+//! input or a plan the machine cannot run; nothing was sent) or 3 (no
+//! request succeeded; the report is still printed, the cause goes to stderr).
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -12,6 +13,10 @@ use clap::error::ErrorKind;
 use clap::Parser;
 use loadgen::cli::{one_line_error, Cli};
 use loadgen::{render_text, run_blocking_with_progress, Progress, RunError};
+
+/// Exit status when not one request got a status below 400: distinct from a
+/// failed threshold (1) so that scripts can tell "slow" from "not there".
+const NO_SUCCESS: u8 = 3;
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -78,6 +83,11 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
 
+    if let Some(cause) = report.no_success_cause() {
+        // One line: the cause says more than any threshold it also failed.
+        eprintln!("loadgen: {cause}");
+        return ExitCode::from(NO_SUCCESS);
+    }
     let failed: Vec<&str> = report
         .thresholds
         .iter()

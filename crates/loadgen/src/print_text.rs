@@ -75,7 +75,11 @@ fn write_report(out: &mut String, r: &Report) -> std::fmt::Result {
         "Requests    {} total, {} ok, {} errors ({:.2}%)",
         r.requests.total, r.requests.ok, r.requests.errors, r.error_rate_percent
     )?;
-    writeln!(out, "Throughput  {:.1} req/s", r.throughput_rps)?;
+    writeln!(
+        out,
+        "Throughput  {:.1} req/s total, {:.1} req/s successful (status < 400)",
+        r.throughput_rps, r.successful_throughput_rps
+    )?;
     let statuses = r
         .status_codes
         .iter()
@@ -123,9 +127,8 @@ fn write_report(out: &mut String, r: &Report) -> std::fmt::Result {
     writeln!(out)?;
     writeln!(
         out,
-        "Client CPU  user {:.2} s, system {:.2} s ({:.2} cores busy on average)",
-        r.client_cpu.user_ms / 1000.0,
-        r.client_cpu.system_ms / 1000.0,
+        "Client CPU  {:.2} s, user + system ({:.2} cores busy on average)",
+        r.client_cpu.cpu_ms / 1000.0,
         r.client_cpu.cores_used
     )?;
     if !r.thresholds.is_empty() {
@@ -172,7 +175,8 @@ fn latency_row(out: &mut String, label: &str, l: &LatencySummary) -> std::fmt::R
     )
 }
 
-fn seconds(ms: f64) -> String {
+/// `2000` as `2s`, `1500` as `1500ms`: how plans spell durations.
+pub(crate) fn seconds(ms: f64) -> String {
     if ms >= 1000.0 && (ms / 1000.0).fract() == 0.0 {
         format!("{}s", ms / 1000.0)
     } else {

@@ -12,7 +12,7 @@ use crate::latency_stats::LatencySummary;
 
 /// Version of the JSON shape; bumped only when a field changes meaning or
 /// disappears (adding fields does not bump it).
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Everything measured in one run.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -26,7 +26,12 @@ pub struct Report {
     /// from the release instant, after all connections were opened).
     pub elapsed_ms: f64,
     pub requests: RequestCounts,
+    /// Requests that ended, successfully or not, per second of `elapsed_ms`.
     pub throughput_rps: f64,
+    /// Responses with a status below 400 (`requests.ok`) per second of
+    /// `elapsed_ms`: the throughput a dead port or a failing server cannot fake.
+    #[serde(default)]
+    pub successful_throughput_rps: f64,
     pub error_rate_percent: f64,
     pub errors: ErrorCounts,
     /// Responses by status code, as strings (`"200"`), errors included.
@@ -144,7 +149,15 @@ pub struct TimelineRow {
 /// CPU time the load generator itself used (user + system, all threads).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct ClientCpu {
+    /// User plus system CPU time during the run.
+    #[serde(default)]
+    pub cpu_ms: f64,
+    /// Deprecated (schema 2): the same as `cpu_ms`. `process-stats`, the
+    /// workspace's one `/proc` reader, gives only the sum, so the split into
+    /// user and system time is gone; `user_ms + system_ms` is still the CPU
+    /// time, which is what readers of schema 1 added up.
     pub user_ms: f64,
+    /// Deprecated (schema 2): always 0; see `user_ms`.
     pub system_ms: f64,
     /// CPU time divided by elapsed time: 1.0 means one core fully busy.
     pub cores_used: f64,

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::duration_text::parse_duration;
+use crate::duration_text::parse_duration_or_zero;
 
 /// One stage: ramp linearly from the previous target to `target` over `duration`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -28,7 +28,8 @@ pub fn parse_stages(text: &str) -> Result<Vec<Stage>, String> {
         let (duration, target) = part.split_once(':').ok_or_else(|| {
             format!("stage '{part}' must look like DURATION:CONNECTIONS, e.g. 30s:100")
         })?;
-        let duration = parse_duration(duration).map_err(|e| format!("stage '{part}': {e}"))?;
+        let duration =
+            parse_duration_or_zero(duration).map_err(|e| format!("stage '{part}': {e}"))?;
         let target = target.trim().parse::<usize>().map_err(|_| {
             format!("stage '{part}': connection count '{target}' is not a whole number")
         })?;

@@ -2,7 +2,7 @@
 //! parsing them up front, so a typo fails before any load is sent, and
 //! checking them against a finished report.
 
-use crate::duration_text::parse_duration;
+use crate::duration_text::parse_duration_or_zero;
 use crate::report::{Report, ThresholdResult};
 
 /// What a threshold looks at.
@@ -89,7 +89,7 @@ impl Threshold {
                 match value.parse::<f64>() {
                     Ok(n) if n.is_finite() && n >= 0.0 => n,
                     _ => {
-                        parse_duration(value)
+                        parse_duration_or_zero(value)
                             .map_err(|_| bad_value())?
                             .as_secs_f64()
                             * 1000.0

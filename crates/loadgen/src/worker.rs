@@ -67,10 +67,43 @@ pub(crate) enum Pacing {
     },
 }
 
+/// First pause after a failed connect in a closed or staged loop.
+const CONNECT_BACKOFF_FIRST: Duration = Duration::from_millis(5);
+/// Longest pause between connect attempts of one worker.
+const CONNECT_BACKOFF_MAX: Duration = Duration::from_millis(200);
+
+/// A worker's pause between failed connects: 5 ms, doubling to 200 ms,
+/// back to nothing once a connection opens. Without it a closed loop against
+/// a port where nothing listens retries as fast as the kernel refuses
+/// (about 90,000 times a second here) and reports that as throughput.
+#[derive(Debug, Default)]
+struct ConnectBackoff {
+    /// The pause after the next failure; zero when the last attempt connected.
+    next: Duration,
+}
+
+impl ConnectBackoff {
+    /// The pause to take after a request that ended with `outcome`, if any.
+    fn after(&mut self, outcome: Outcome) -> Option<Duration> {
+        if outcome != Outcome::Failed(FailureKind::Connect) {
+            self.next = Duration::ZERO;
+            return None;
+        }
+        let pause = self.next.max(CONNECT_BACKOFF_FIRST);
+        self.next = (pause * 2).min(CONNECT_BACKOFF_MAX);
+        Some(pause)
+    }
+}
+
 /// Runs one worker until its pacing runs out of tickets.
 pub(crate) async fn run_worker(shared: Arc<Shared>, worker: usize, mut pacing: Pacing) {
     let mut connection: Option<Connection> = None;
     let mut burst_done = false;
+    // Only the loops that send again as soon as a request ends back off: a
+    // burst sends once per worker, and open mode is paced by its arrival
+    // clock, whose schedule a pause would only turn into late sends.
+    let mut backoff = matches!(pacing, Pacing::Closed { .. } | Pacing::Staged { .. })
+        .then(ConnectBackoff::default);
     if let Pacing::Burst { ready, .. } = &pacing {
         // Open the connection before the release so that the burst measures
         // requests, not the TCP handshake. A failed connect is retried (and
@@ -105,6 +138,9 @@ pub(crate) async fn run_worker(shared: Arc<Shared>, worker: usize, mut pacing: P
                 outcome,
             },
         );
+        if let Some(pause) = backoff.as_mut().and_then(|b| b.after(outcome)) {
+            tokio::time::sleep(pause).await;
+        }
     }
 }
 
@@ -215,5 +251,25 @@ async fn exchange(shared: &Shared, connection: &mut Option<Connection>) -> Outco
             *connection = None;
             Outcome::Failed(FailureKind::Timeout)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connect_backoff_doubles_to_its_cap_and_resets_on_a_connection() {
+        let refused = Outcome::Failed(FailureKind::Connect);
+        let mut backoff = ConnectBackoff::default();
+        let pauses: Vec<u64> = (0..8)
+            .filter_map(|_| backoff.after(refused))
+            .map(|d| d.as_millis() as u64)
+            .collect();
+        assert_eq!(pauses, [5, 10, 20, 40, 80, 160, 200, 200]);
+        assert_eq!(backoff.after(Outcome::Status(503)), None);
+        assert_eq!(backoff.after(refused), Some(CONNECT_BACKOFF_FIRST));
+        assert_eq!(backoff.after(Outcome::Failed(FailureKind::Timeout)), None);
+        assert_eq!(backoff.after(refused), Some(CONNECT_BACKOFF_FIRST));
     }
 }

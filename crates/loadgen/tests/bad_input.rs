@@ -4,7 +4,8 @@
 mod common;
 
 use std::net::TcpListener;
-use std::process::Command;
+
+use common::run_loadgen;
 
 /// A listener that counts connection attempts without answering them.
 struct SilentListener {
@@ -35,18 +36,6 @@ impl SilentListener {
         }
         count
     }
-}
-
-fn run_loadgen(args: &[&str]) -> (Option<i32>, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_loadgen"))
-        .args(args)
-        .output()
-        .expect("run loadgen");
-    (
-        output.status.code(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
 }
 
 #[test]

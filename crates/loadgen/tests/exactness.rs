@@ -25,6 +25,8 @@ fn n_1000_on_10_connections_sends_exactly_1000_requests() {
     assert_eq!(server.requests(), 1000, "requests the server saw");
     assert_eq!(report.requests.total, 1000);
     assert_eq!(report.requests.ok, 1000);
+    assert_eq!(report.successful_throughput_rps, report.throughput_rps);
+    assert_eq!(report.no_success_cause(), None);
     assert_eq!(report.status_codes.get("200"), Some(&1000));
     assert_eq!(report.latency_ms.count, 1000);
     assert!(
@@ -65,8 +67,14 @@ fn the_binary_reports_the_same_count_in_json() {
     assert!(output.stderr.is_empty(), "no progress output on a pipe");
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON report");
     assert_eq!(json["requests"]["total"], 1000);
-    assert_eq!(json["schema_version"], 1);
+    assert_eq!(json["schema_version"], 2);
     assert!(json["latency_ms"]["p99"].as_f64().is_some());
+    let cpu = &json["client_cpu"];
+    assert_eq!(
+        cpu["cpu_ms"].as_f64(),
+        Some(cpu["user_ms"].as_f64().unwrap_or(-1.0) + cpu["system_ms"].as_f64().unwrap_or(-1.0)),
+        "schema 2: user_ms + system_ms is still the CPU time; {cpu}"
+    );
     assert_eq!(server.requests(), 1000);
 }
 

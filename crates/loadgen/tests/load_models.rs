@@ -91,6 +91,15 @@ fn errors_are_split_by_kind() {
     assert_eq!(status.errors.status, 10);
     assert_eq!(status.errors.by_status.get("503"), Some(&10));
     assert_eq!(status.error_rate_percent, 100.0);
+    assert!(status.throughput_rps > 0.0);
+    assert_eq!(
+        status.successful_throughput_rps, 0.0,
+        "503s are not successful throughput"
+    );
+    assert_eq!(
+        status.no_success_cause().as_deref(),
+        Some("no request succeeded: every response had status 503")
+    );
 
     // A port that was just free: nothing listens there any more.
     let closed_port = std::net::TcpListener::bind("127.0.0.1:0")

@@ -5,6 +5,7 @@
 #![allow(dead_code)] // each test file uses a different part of it
 
 use std::net::SocketAddr;
+use std::process::Command;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -147,4 +148,17 @@ async fn serve(mut socket: TcpStream, counters: &Counters, behaviour: Behaviour)
             Ok(n) => buf.extend_from_slice(&chunk[..n]),
         }
     }
+}
+
+/// Runs the built `loadgen` binary with `args`: its exit code, stdout and stderr.
+pub(crate) fn run_loadgen(args: &[&str]) -> (Option<i32>, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_loadgen"))
+        .args(args)
+        .output()
+        .expect("run loadgen");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
 }
