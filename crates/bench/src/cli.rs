@@ -31,7 +31,7 @@ pub struct Cli {
 
     /// Length of the warm-up window of timed loads (default: the profile's,
     /// 400ms quick, 3s seed). Counted loads and bursts warm up with the same load.
-    #[arg(long, value_parser = parse_duration)]
+    #[arg(long, value_parser = loadgen::parse_duration)]
     pub warm_up: Option<Duration>,
 
     /// No warm-up window before each measured one (seed 000 measured from a
@@ -44,7 +44,7 @@ pub struct Cli {
     pub requests: Option<u64>,
 
     /// Override the duration of timed loads, e.g. 10s, 500ms, 2m.
-    #[arg(long, value_parser = parse_duration)]
+    #[arg(long, value_parser = loadgen::parse_duration)]
     pub duration: Option<Duration>,
 
     /// Override the connection count of closed loads (and the mixed group's background).
@@ -107,25 +107,6 @@ pub enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
-}
-
-/// `10s`, `500ms`, `2m`, `1h`.
-pub fn parse_duration(raw: &str) -> Result<Duration, String> {
-    let bad = || format!("expected a duration like 10s, 500ms or 2m, got {raw:?}");
-    let split = raw.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
-    let (num, unit) = raw.split_at(split);
-    let n: u64 = num.parse().map_err(|_| bad())?;
-    let d = match unit {
-        "ms" => Duration::from_millis(n),
-        "s" => Duration::from_secs(n),
-        "m" => Duration::from_secs(n * 60),
-        "h" => Duration::from_secs(n * 3600),
-        _ => return Err(bad()),
-    };
-    if d.is_zero() {
-        return Err(format!("duration must be more than zero, got {raw:?}"));
-    }
-    Ok(d)
 }
 
 impl Cli {
@@ -220,16 +201,6 @@ mod tests {
 
     fn cli(args: &[&str]) -> Cli {
         Cli::try_parse_from(std::iter::once("bench").chain(args.iter().copied())).unwrap()
-    }
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_duration("10s"), Ok(Duration::from_secs(10)));
-        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
-        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
-        for bad in ["", "10", "s", "10x", "-1s", "0s", "1.5s"] {
-            assert!(parse_duration(bad).is_err(), "{bad:?}");
-        }
     }
 
     #[test]

@@ -95,20 +95,10 @@ impl From<anyhow::Error> for ColumnError {
 
 /// The loadgen report, or the column's failure when nothing succeeded.
 fn checked(report: loadgen::Report, what: &str) -> Result<loadgen::Report, ColumnError> {
-    match no_success_cause(&report) {
+    match report.no_success_cause() {
         Some(cause) => Err(ColumnError::NoSuccess(format!("{what}: {cause}"))),
         None => Ok(report),
     }
-}
-
-/// TEMPORARY until loadgen's `Report::no_success_cause` lands.
-fn no_success_cause(r: &loadgen::Report) -> Option<String> {
-    (r.requests.ok == 0).then(|| {
-        format!(
-            "no request succeeded ({} errors; statuses {:?})",
-            r.requests.errors, r.status_codes
-        )
-    })
 }
 
 /// Runs `column` under `load` against `addr`; for the mixed group returns the
@@ -195,11 +185,7 @@ pub fn stats(r: &loadgen::Report) -> LoadStats {
         errors_by_kind,
         duration_seconds: r.elapsed_ms / 1000.0,
         throughput_rps: r.throughput_rps,
-        successful_throughput_rps: if r.elapsed_ms > 0.0 {
-            r.requests.ok as f64 * 1000.0 / r.elapsed_ms
-        } else {
-            0.0
-        },
+        successful_throughput_rps: r.successful_throughput_rps,
         latency_ms: Latency {
             avg: l.mean,
             min: l.min,
@@ -220,6 +206,6 @@ pub fn stats(r: &loadgen::Report) -> LoadStats {
                 p99_ms: t.p99_ms,
             })
             .collect(),
-        client_cpu_seconds: (r.client_cpu.user_ms + r.client_cpu.system_ms) / 1000.0,
+        client_cpu_seconds: r.client_cpu.cpu_ms / 1000.0,
     }
 }

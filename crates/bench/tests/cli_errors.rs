@@ -34,9 +34,17 @@ fn bad_duration_is_refused() {
     assert_eq!(code, 2);
     let first = err.lines().next().unwrap_or_default();
     assert!(
-        first.contains("expected a duration like 10s, 500ms or 2m, got \"ten\""),
+        first.contains("expected a duration like 10s, 500ms, 2m or 1m30s, got \"ten\""),
         "{err}"
     );
+}
+
+#[test]
+fn durations_are_read_as_loadgen_reads_them() {
+    // One parser for both tools: `1m30s` works here as it does for `loadgen -d`.
+    use clap::Parser as _;
+    let cli = bench::cli::Cli::try_parse_from(["bench", "--duration", "1m30s"]).unwrap();
+    assert_eq!(cli.duration, Some(std::time::Duration::from_secs(90)));
 }
 
 #[test]

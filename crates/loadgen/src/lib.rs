@@ -65,8 +65,7 @@
 //!                           pool_cap_hits, connections_used} | null
 //! burst                    {connections, connected_before_release, connect_phase_ms} | null
 //! timeline                 [{second, requests, errors, p50_ms, p99_ms}], one per second
-//! client_cpu               {cpu_ms, cores_used, user_ms, system_ms}; cpu_ms = user + system;
-//!                          user_ms (= cpu_ms) and system_ms (= 0) are deprecated
+//! client_cpu               {cpu_ms, cores_used}; cpu_ms = user + system
 //! thresholds               [{expression, actual, passed}]
 //! ```
 //!

@@ -144,8 +144,6 @@ mod tests {
             timeline: Vec::new(),
             client_cpu: ClientCpu {
                 cpu_ms: 0.0,
-                user_ms: 0.0,
-                system_ms: 0.0,
                 cores_used: 0.0,
             },
             thresholds: Vec::new(),

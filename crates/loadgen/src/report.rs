@@ -149,16 +149,10 @@ pub struct TimelineRow {
 /// CPU time the load generator itself used (user + system, all threads).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct ClientCpu {
-    /// User plus system CPU time during the run.
-    #[serde(default)]
+    /// User plus system CPU time during the run (schema 1 had them apart as
+    /// `user_ms` and `system_ms`; `process-stats`, the workspace's one /proc
+    /// reader, gives their sum).
     pub cpu_ms: f64,
-    /// Deprecated (schema 2): the same as `cpu_ms`. `process-stats`, the
-    /// workspace's one `/proc` reader, gives only the sum, so the split into
-    /// user and system time is gone; `user_ms + system_ms` is still the CPU
-    /// time, which is what readers of schema 1 added up.
-    pub user_ms: f64,
-    /// Deprecated (schema 2): always 0; see `user_ms`.
-    pub system_ms: f64,
     /// CPU time divided by elapsed time: 1.0 means one core fully busy.
     pub cores_used: f64,
 }

@@ -212,8 +212,6 @@ async fn run_on(
         timeline: timeline.finish(),
         client_cpu: ClientCpu {
             cpu_ms: cpu_seconds * 1000.0,
-            user_ms: cpu_seconds * 1000.0,
-            system_ms: 0.0,
             cores_used: cpu_seconds / origin.elapsed().as_secs_f64().max(1e-9),
         },
         thresholds: Vec::new(),

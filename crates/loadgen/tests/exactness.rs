@@ -70,10 +70,10 @@ fn the_binary_reports_the_same_count_in_json() {
     assert_eq!(json["schema_version"], 2);
     assert!(json["latency_ms"]["p99"].as_f64().is_some());
     let cpu = &json["client_cpu"];
-    assert_eq!(
-        cpu["cpu_ms"].as_f64(),
-        Some(cpu["user_ms"].as_f64().unwrap_or(-1.0) + cpu["system_ms"].as_f64().unwrap_or(-1.0)),
-        "schema 2: user_ms + system_ms is still the CPU time; {cpu}"
+    assert!(cpu["cpu_ms"].as_f64().is_some_and(|ms| ms > 0.0), "{cpu}");
+    assert!(
+        cpu.get("user_ms").is_none(),
+        "schema 2 has no user/system split: {cpu}"
     );
     assert_eq!(server.requests(), 1000);
 }
