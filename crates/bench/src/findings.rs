@@ -122,14 +122,15 @@ fn pct(f: f64) -> String {
     format!("{:.0}%", f * 100.0)
 }
 
-/// "async beats blocking on req/s": ratio a/b above 1 by the margin.
-fn beats(a: ColumnId, b: ColumnId) -> Check {
+/// "`a` serves at least `line(t)` times `b`'s requests per second", judged
+/// on the ratio taken round by round.
+fn throughput_ratio_above(a: ColumnId, b: ColumnId, line: fn(&Thresholds) -> f64) -> Check {
     Box::new(move |cx, t| {
         let (ca, cb) = (cx.col(a)?, cx.col(b)?);
         let ratio = ratio_spread(ca, cb, rps)?;
         Some((
             ratio,
-            verdict(&ratio, Side::Above, 1.0, t.margin),
+            verdict(&ratio, Side::Above, line(t), t.margin),
             format!(
                 "{:.0} vs {:.0} req/s (medians) = {}",
                 median(ca, rps),
@@ -140,22 +141,14 @@ fn beats(a: ColumnId, b: ColumnId) -> Check {
     })
 }
 
+/// "`a` beats `b`": a ratio above 1.
+fn beats(a: ColumnId, b: ColumnId) -> Check {
+    throughput_ratio_above(a, b, |_| 1.0)
+}
+
 /// "`a` comes within `offload_within` of `b`'s throughput".
 fn comes_close(a: ColumnId, b: ColumnId) -> Check {
-    Box::new(move |cx, t| {
-        let (ca, cb) = (cx.col(a)?, cx.col(b)?);
-        let ratio = ratio_spread(ca, cb, rps)?;
-        Some((
-            ratio,
-            verdict(&ratio, Side::Above, 1.0 - t.offload_within, t.margin),
-            format!(
-                "{:.0} vs {:.0} req/s (medians) = {}",
-                median(ca, rps),
-                median(cb, rps),
-                describe_ratio(&ratio)
-            ),
-        ))
-    })
+    throughput_ratio_above(a, b, |t| 1.0 - t.offload_within)
 }
 
 fn specs(t: &Thresholds) -> Vec<Spec> {
