@@ -14,7 +14,7 @@
 //! The test prints the measured recovery time (from the moment the proxy
 //! passes again to the last non-200 answer of a dependency route); run with
 //! `--nocapture` to see it:
-//! `cargo test -p server-tests --test outage_under_load -- --nocapture`.
+//! `cargo test -p tests --test outage_under_load -- --nocapture`.
 //!
 //! In CI each outage lasts 3 s; `RELIABILITY_FULL=1` makes it 15 s.
 
@@ -23,8 +23,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use contract::ApiError;
-use server_tests::fault_proxy::Mode;
-use server_tests::{http, spawn_app_with, AppOptions, Server, TestApp};
+use tests::fault_proxy::Mode;
+use tests::{http, spawn_app_with, AppOptions, Server, TestApp};
 
 /// The harness runs servers with `--acquire-timeout-ms 1000`; no answer may
 /// take longer than that plus a margin a busy 2-core machine cannot exceed.

@@ -14,7 +14,7 @@ use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use contract::ApiError;
-use server_tests::{http, spawn_app_with, AppOptions, Server, TestApp};
+use tests::{http, spawn_app_with, AppOptions, Server, TestApp};
 
 const CONCURRENT: usize = 20;
 const ACQUIRE_TIMEOUT: Duration = Duration::from_millis(1000);

@@ -16,7 +16,7 @@
 use contract::params::{MAX_BODY_BYTES, MAX_HEADER_BYTES};
 use contract::routes::ROUTES;
 use proptest::prelude::*;
-use server_tests::{http, spawn_app, Server, TestApp};
+use tests::{http, spawn_app, Server, TestApp};
 
 fn cases() -> u32 {
     if std::env::var("RELIABILITY_FULL").is_ok_and(|v| v == "1") {
@@ -137,7 +137,7 @@ fn check_answer(
 }
 
 /// The contract's error body: `{"error": "<text>"}` and nothing else.
-fn error_shaped(r: &server_tests::Response, what: &str) -> Result<(), TestCaseError> {
+fn error_shaped(r: &tests::Response, what: &str) -> Result<(), TestCaseError> {
     let json: serde_json::Value = serde_json::from_slice(&r.body).map_err(|e| {
         TestCaseError::fail(format!(
             "{what} {}: body is not JSON ({e}): {:?}",

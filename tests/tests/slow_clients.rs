@@ -12,13 +12,13 @@
 //!
 //! In CI the header timeout is 3 s; `RELIABILITY_FULL=1` keeps the default
 //! 10 s. Both use 1,000 slow connections. See the figures with
-//! `cargo test -p server-tests --test slow_clients -- --nocapture`.
+//! `cargo test -p tests --test slow_clients -- --nocapture`.
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use server_tests::{http, spawn_app_with, AppOptions, Server};
+use tests::{http, spawn_app_with, AppOptions, Server};
 
 const SLOW_CLIENTS: usize = 1_000;
 
