@@ -12,9 +12,11 @@
 pub mod cache;
 pub mod error;
 pub mod framing;
+pub mod head;
 pub mod metrics;
 pub mod model;
 pub mod params;
+pub mod pool;
 pub mod posts;
 pub mod routes;
 pub mod settings;

@@ -48,7 +48,8 @@ pub struct CommonSettings {
     #[arg(long, env = "POOL_TEST_ON_CHECKOUT", default_value_t = false)]
     pub pool_test_on_checkout: bool,
 
-    /// Close pooled connections idle for longer than this many seconds.
+    /// Close pooled connections idle for longer than this many seconds; 0 keeps
+    /// them open however long they are idle.
     #[arg(long, env = "POOL_IDLE_TIMEOUT_S", default_value_t = 600)]
     pub pool_idle_timeout_s: u64,
 
@@ -72,8 +73,12 @@ impl CommonSettings {
         Duration::from_millis(self.acquire_timeout_ms)
     }
 
-    pub fn pool_idle_timeout(&self) -> Duration {
-        Duration::from_secs(self.pool_idle_timeout_s)
+    /// How long a pooled connection may sit idle before it is closed; `None`
+    /// for `--pool-idle-timeout-s 0`, which means "never". Every pool library
+    /// here takes an `Option` and refuses (or misreads) a zero duration, so
+    /// the conversion is made once, here.
+    pub fn pool_idle_timeout(&self) -> Option<Duration> {
+        (self.pool_idle_timeout_s > 0).then(|| Duration::from_secs(self.pool_idle_timeout_s))
     }
 
     pub fn drain_timeout(&self) -> Duration {
@@ -139,6 +144,17 @@ mod tests {
         assert_eq!(cli.common.acquire_timeout(), Duration::from_secs(2));
         assert_eq!(cli.common.drain_timeout(), Duration::from_secs(10));
         assert!(!cli.common.pool_test_on_checkout);
+    }
+
+    #[test]
+    fn an_idle_timeout_of_zero_means_never() {
+        let idle = |s: &str| {
+            Cli::try_parse_from(["x", "--pool-idle-timeout-s", s])
+                .map(|cli| cli.common.pool_idle_timeout())
+                .ok()
+        };
+        assert_eq!(idle("0"), Some(None));
+        assert_eq!(idle("600"), Some(Some(Duration::from_secs(600))));
     }
 
     #[test]
