@@ -26,7 +26,6 @@ mod child_server;
 mod parent_death;
 mod plain_thread;
 mod postgres_service;
-mod redacted_url;
 mod redis_service;
 mod service_dir;
 mod service_slot;

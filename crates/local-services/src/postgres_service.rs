@@ -8,9 +8,9 @@ use postgres::error::SqlState;
 use postgres::NoTls;
 use uuid::Uuid;
 
-use crate::redacted_url::redacted;
 use crate::service_slot::ServiceSlot;
 use crate::{plain_thread, throwaway_postgres};
+use contract::settings::redact_url;
 
 /// Used when `DATABASE_URL` is not set: a local server with trust auth.
 const DEFAULT_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
@@ -131,7 +131,7 @@ fn find_or_start() -> anyhow::Result<Postgres> {
                     started_here: false,
                 })
             }
-            Err(error) => format!("no Postgres answers at {} ({error:#})", redacted(&url)),
+            Err(error) => format!("no Postgres answers at {} ({error:#})", redact_url(&url)),
         }
     };
     if crate::throwaway_forbidden() {
@@ -155,11 +155,11 @@ fn find_or_start() -> anyhow::Result<Postgres> {
 fn connect(url: &str, timeout: Duration) -> anyhow::Result<postgres::Client> {
     let mut config: postgres::Config = url
         .parse()
-        .with_context(|| format!("parse the Postgres URL {}", redacted(url)))?;
+        .with_context(|| format!("parse the Postgres URL {}", redact_url(url)))?;
     config.connect_timeout(timeout);
     config
         .connect(NoTls)
-        .with_context(|| format!("connect to {}", redacted(url)))
+        .with_context(|| format!("connect to {}", redact_url(url)))
 }
 
 fn create_database(admin_url: &str, name: &str) -> anyhow::Result<()> {
@@ -182,7 +182,7 @@ fn create_database(admin_url: &str, name: &str) -> anyhow::Result<()> {
 /// `url` with its path (the database name) replaced by `database`.
 fn url_with_database(url: &str, database: &str) -> anyhow::Result<String> {
     let mut parsed = url::Url::parse(url)
-        .with_context(|| format!("parse the Postgres URL {}", redacted(url)))?;
+        .with_context(|| format!("parse the Postgres URL {}", redact_url(url)))?;
     parsed.set_path(&format!("/{database}"));
     Ok(parsed.into())
 }

@@ -6,9 +6,9 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use uuid::Uuid;
 
-use crate::redacted_url::redacted;
 use crate::service_slot::ServiceSlot;
 use crate::throwaway_redis;
+use contract::settings::redact_url;
 
 /// Used when `REDIS_URL` is not set.
 const DEFAULT_URL: &str = "redis://127.0.0.1:6379";
@@ -108,7 +108,7 @@ fn find_or_start() -> anyhow::Result<Redis> {
                     started_here: false,
                 })
             }
-            Err(error) => format!("no Redis answers at {} ({error:#})", redacted(&url)),
+            Err(error) => format!("no Redis answers at {} ({error:#})", redact_url(&url)),
         }
     };
     if crate::throwaway_forbidden() {
@@ -131,10 +131,10 @@ fn find_or_start() -> anyhow::Result<Redis> {
 
 fn connect(url: &str, timeout: Duration) -> anyhow::Result<redis::Connection> {
     let client = redis::Client::open(url)
-        .with_context(|| format!("parse the Redis URL {}", redacted(url)))?;
+        .with_context(|| format!("parse the Redis URL {}", redact_url(url)))?;
     let connection = client
         .get_connection_with_timeout(timeout)
-        .with_context(|| format!("connect to {}", redacted(url)))?;
+        .with_context(|| format!("connect to {}", redact_url(url)))?;
     connection
         .set_read_timeout(Some(timeout))
         .context("set the Redis read timeout")?;
