@@ -7,7 +7,9 @@
 //! Every request is recorded, and the record must show:
 //! - no request hangs: every one is answered within the acquire timeout plus
 //!   a wide margin, and none fails at the transport level;
-//! - while a dependency is down, its routes answer 503 with the contract's body;
+//! - while a dependency is down, its routes answer 503 with the contract's
+//!   body, and each of them was answered at least once inside each outage (so
+//!   that check cannot pass on no requests at all);
 //! - `/health` and `/cpu` answer 200 throughout;
 //! - every request sent 5 s or more after the dependency returned answers 200.
 //!
@@ -227,6 +229,17 @@ fn check(server: Server, records: &[Record], outages: &[Outage]) {
             .iter()
             .filter(|r| r.sent > o.down && r.sent < o.back)
             .count();
+        for (path, _) in DEPENDENT {
+            let inside = records
+                .iter()
+                .filter(|r| r.path == path && r.sent > o.down && r.sent + r.took < o.back)
+                .count();
+            assert!(
+                inside >= 1,
+                "{name}: no {path} was sent and answered inside the {:?} outage, so its 503 was never checked",
+                o.mode
+            );
+        }
         println!(
             "{name}: {:?} outage of {:?} under load ({during} requests during it): \
              recovered {last_failure:?} after the dependency returned",
