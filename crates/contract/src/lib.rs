@@ -21,6 +21,7 @@ pub mod posts;
 pub mod routes;
 pub mod settings;
 pub mod sql;
+pub mod startup;
 pub mod workload;
 
 pub use error::{ApiError, ErrorBody};
