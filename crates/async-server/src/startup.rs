@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use contract::settings::redact_url;
 use contract::sql::{MIGRATIONS, SELECT_ALL_USER_CACHE_FIELDS, TAKE_MIGRATION_LOCK};
-use contract::startup::{RetrySchedule, STARTUP_TIMEOUT};
+use contract::startup::RetrySchedule;
 use sqlx::{Connection as _, PgConnection, PgPool};
 
 use crate::cache::RedisPool;
@@ -34,18 +34,19 @@ where
     Fut: Future<Output = anyhow::Result<T>>,
 {
     loop {
-        let error = match attempt().await {
+        match attempt().await {
             Ok(value) => return Ok(value),
-            Err(e) => e,
-        };
-        let Some(pause) = schedule.pause_after_failure(Instant::now()) else {
-            return Err(error.context(format!("{what} did not succeed within {STARTUP_TIMEOUT:?}")));
-        };
-        tracing::warn!(
-            error = format!("{error:#}"),
-            "{what} failed; retrying in {pause:?}"
-        );
-        tokio::time::sleep(pause).await;
+            Err(error) => match schedule.pause_after_failure(what, Instant::now()) {
+                Err(gave_up) => return Err(error.context(gave_up)),
+                Ok(pause) => {
+                    tracing::warn!(
+                        error = format!("{error:#}"),
+                        "{what} failed; the task waits {pause:?} on a timer, then retries"
+                    );
+                    tokio::time::sleep(pause).await;
+                }
+            },
+        }
     }
 }
 

@@ -70,12 +70,13 @@ fn retry<T>(
             Ok(value) => return Ok(Some(value)),
             Err(e) => e,
         };
-        let Some(pause) = schedule.pause_after_failure(Instant::now()) else {
-            return Err(error.context(format!("{what} did not succeed within {STARTUP_TIMEOUT:?}")));
+        let pause = match schedule.pause_after_failure(what, Instant::now()) {
+            Ok(pause) => pause,
+            Err(gave_up) => return Err(error.context(gave_up)),
         };
         tracing::warn!(
             error = format!("{error:#}"),
-            "{what} failed; retrying in {pause:?}"
+            "{what} failed; this thread sleeps {pause:?}, then retries"
         );
         match shutdown.recv_timeout(pause) {
             Err(RecvTimeoutError::Timeout) => {}

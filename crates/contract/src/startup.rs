@@ -31,17 +31,17 @@ impl RetrySchedule {
         }
     }
 
-    /// After a failed attempt at `now`: how long to pause before the next
-    /// one, or `None` when the pause would end past the deadline (give up,
-    /// with the last error). Each pause is twice the one before, at most
-    /// [`MAX_RETRY_PAUSE`].
-    pub fn pause_after_failure(&mut self, now: Instant) -> Option<Duration> {
+    /// After a failed attempt of `what` at `now`: how long to pause before
+    /// the next one, or, when the pause would end past the deadline, the
+    /// message to give up with (add it to the last error). Each pause is
+    /// twice the one before, at most [`MAX_RETRY_PAUSE`].
+    pub fn pause_after_failure(&mut self, what: &str, now: Instant) -> Result<Duration, String> {
         let pause = self.next_pause;
         if now + pause > self.deadline {
-            return None;
+            return Err(format!("{what} did not succeed within {STARTUP_TIMEOUT:?}"));
         }
         self.next_pause = (pause * 2).min(MAX_RETRY_PAUSE);
-        Some(pause)
+        Ok(pause)
     }
 }
 
@@ -55,7 +55,7 @@ mod tests {
         let mut schedule = RetrySchedule::starting_at(start);
         let mut now = start;
         let mut pauses = Vec::new();
-        while let Some(pause) = schedule.pause_after_failure(now) {
+        while let Ok(pause) = schedule.pause_after_failure("x", now) {
             pauses.push(pause.as_millis());
             now += pause;
         }
@@ -71,8 +71,12 @@ mod tests {
     fn the_deadline_is_for_the_whole_start_up() {
         let start = Instant::now();
         let mut schedule = RetrySchedule::starting_at(start);
-        assert!(schedule
-            .pause_after_failure(start + STARTUP_TIMEOUT - Duration::from_millis(100))
-            .is_none());
+        assert_eq!(
+            schedule.pause_after_failure(
+                "applying migrations",
+                start + STARTUP_TIMEOUT - Duration::from_millis(100)
+            ),
+            Err("applying migrations did not succeed within 30s".to_owned())
+        );
     }
 }
