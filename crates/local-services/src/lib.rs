@@ -28,6 +28,7 @@ mod plain_thread;
 mod postgres_service;
 mod redis_service;
 mod service_dir;
+mod service_lookup;
 mod service_slot;
 mod spawner;
 mod throwaway_postgres;

@@ -3,11 +3,12 @@
 
 use std::time::Duration;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use postgres::error::SqlState;
 use postgres::NoTls;
 use uuid::Uuid;
 
+use crate::service_lookup::{find_running_or_start, ServiceSpec};
 use crate::service_slot::ServiceSlot;
 use crate::{plain_thread, throwaway_postgres};
 use contract::settings::redact_url;
@@ -117,39 +118,23 @@ pub(crate) fn probe(url: &str, timeout: Duration) -> anyhow::Result<()> {
 }
 
 fn find_or_start() -> anyhow::Result<Postgres> {
-    let url = std::env::var("DATABASE_URL")
-        .ok()
-        .filter(|url| !url.trim().is_empty())
-        .unwrap_or_else(|| DEFAULT_URL.to_owned());
-    let why_not_running = if crate::throwaway_forced() {
-        "LOCAL_SERVICES_FORCE_THROWAWAY is set".to_owned()
-    } else {
-        match probe(&url, PROBE_TIMEOUT) {
-            Ok(()) => {
-                return Ok(Postgres {
-                    admin_url: url,
-                    started_here: false,
-                })
-            }
-            Err(error) => format!("no Postgres answers at {} ({error:#})", redact_url(&url)),
-        }
+    let spec = ServiceSpec {
+        name: "Postgres",
+        url_var: "DATABASE_URL",
+        default_url: DEFAULT_URL,
+        binaries_missing: "no initdb/postgres binaries were found on PATH or in \
+             /usr/lib/postgresql/*/bin",
+        package: "postgresql",
     };
-    if crate::throwaway_forbidden() {
-        bail!("{why_not_running} and LOCAL_SERVICES_NO_THROWAWAY forbids a throwaway one; install postgresql or set DATABASE_URL");
-    }
-    match throwaway_postgres::start() {
-        Ok(Some(admin_url)) => Ok(Postgres {
-            admin_url,
-            started_here: true,
-        }),
-        Ok(None) => bail!(
-            "{why_not_running} and no initdb/postgres binaries were found on PATH or in \
-             /usr/lib/postgresql/*/bin; install postgresql or set DATABASE_URL"
-        ),
-        Err(error) => Err(error.context(format!(
-            "{why_not_running}, and starting a throwaway Postgres failed"
-        ))),
-    }
+    let found = find_running_or_start(
+        &spec,
+        |url| probe(url, PROBE_TIMEOUT),
+        throwaway_postgres::start,
+    )?;
+    Ok(Postgres {
+        admin_url: found.url,
+        started_here: found.started_here,
+    })
 }
 
 fn connect(url: &str, timeout: Duration) -> anyhow::Result<postgres::Client> {
