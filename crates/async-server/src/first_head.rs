@@ -1,5 +1,5 @@
 //! The first request head of every connection, read and checked by the
-//! blocking server's rules before hyper sees it, so that a malformed or
+//! contract's head rules (the blocking server's too) before hyper sees it, so that a malformed or
 //! oversized head gets the contract's JSON error instead of hyper's bare
 //! 400 or 431 with an empty body.
 //!
