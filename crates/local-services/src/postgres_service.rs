@@ -15,6 +15,17 @@ use contract::settings::redact_url;
 
 /// Used when `DATABASE_URL` is not set: a local server with trust auth.
 const DEFAULT_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
+
+/// What the lookup (`service_lookup`) needs to know about Postgres.
+const SERVICE: ServiceSpec = ServiceSpec {
+    name: "Postgres",
+    url_var: "DATABASE_URL",
+    default_url: DEFAULT_URL,
+    binaries_missing: "no initdb/postgres binaries were found on PATH or in \
+         /usr/lib/postgresql/*/bin",
+    package: "postgresql",
+};
+
 /// How long a running server gets to answer before we start our own.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(1);
 /// Connect timeout for admin work on a server already known to answer.
@@ -118,16 +129,8 @@ pub(crate) fn probe(url: &str, timeout: Duration) -> anyhow::Result<()> {
 }
 
 fn find_or_start() -> anyhow::Result<Postgres> {
-    let spec = ServiceSpec {
-        name: "Postgres",
-        url_var: "DATABASE_URL",
-        default_url: DEFAULT_URL,
-        binaries_missing: "no initdb/postgres binaries were found on PATH or in \
-             /usr/lib/postgresql/*/bin",
-        package: "postgresql",
-    };
     let found = find_running_or_start(
-        &spec,
+        &SERVICE,
         |url| probe(url, PROBE_TIMEOUT),
         throwaway_postgres::start,
     )?;

@@ -13,6 +13,16 @@ use contract::settings::redact_url;
 
 /// Used when `REDIS_URL` is not set.
 const DEFAULT_URL: &str = "redis://127.0.0.1:6379";
+
+/// What the lookup (`service_lookup`) needs to know about Redis.
+const SERVICE: ServiceSpec = ServiceSpec {
+    name: "Redis",
+    url_var: "REDIS_URL",
+    default_url: DEFAULT_URL,
+    binaries_missing: "no redis-server binary was found on PATH",
+    package: "redis-server",
+};
+
 /// How long a running server gets to answer before we start our own.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(1);
 /// Connect and read timeout for the clean-up of a prefix.
@@ -95,15 +105,8 @@ pub(crate) fn probe(url: &str, timeout: Duration) -> anyhow::Result<()> {
 }
 
 fn find_or_start() -> anyhow::Result<Redis> {
-    let spec = ServiceSpec {
-        name: "Redis",
-        url_var: "REDIS_URL",
-        default_url: DEFAULT_URL,
-        binaries_missing: "no redis-server binary was found on PATH",
-        package: "redis-server",
-    };
     let found = find_running_or_start(
-        &spec,
+        &SERVICE,
         |url| probe(url, PROBE_TIMEOUT),
         throwaway_redis::start,
     )?;
