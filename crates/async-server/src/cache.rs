@@ -81,7 +81,7 @@ pub(crate) fn connect_pool(common: &CommonSettings) -> anyhow::Result<RedisPool>
             .set_connection_timeout(timeout)
             .set_response_timeout(timeout),
         test_on_checkout: common.pool_test_on_checkout,
-        idle_timeout: Some(common.pool_idle_timeout()).filter(|d| !d.is_zero()),
+        idle_timeout: common.pool_idle_timeout(),
     };
     managed::Pool::builder(manager)
         .max_size(common.redis_pool_size as usize)
@@ -247,16 +247,14 @@ pub(crate) type SyncRedisPool = r2d2::Pool<SyncRedisManager>;
 /// Builds the sync pool without connecting (`min_idle` 0: no connection until used).
 pub(crate) fn connect_sync_pool(common: &CommonSettings) -> anyhow::Result<SyncRedisPool> {
     let client = redis::Client::open(common.redis_url.as_str()).context("parsing REDIS_URL")?;
-    Ok(r2d2::Pool::builder()
-        .max_size(common.redis_pool_size)
-        .min_idle(Some(0))
-        .connection_timeout(common.acquire_timeout())
-        .test_on_check_out(common.pool_test_on_checkout)
-        .idle_timeout(Some(common.pool_idle_timeout()).filter(|d| !d.is_zero()))
-        .build_unchecked(SyncRedisManager {
-            client,
-            timeout: common.acquire_timeout(),
-        }))
+    Ok(
+        contract::pool::r2d2_builder(common, common.redis_pool_size).build_unchecked(
+            SyncRedisManager {
+                client,
+                timeout: common.acquire_timeout(),
+            },
+        ),
+    )
 }
 
 /// Both cached fields with the sync client, one GET after the other.

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use chrono::{DateTime, Utc};
+use contract::error::ErrorKind;
 use contract::model::User;
 use contract::settings::CommonSettings;
 use contract::sql::SELECT_USER_BY_ID;
@@ -30,12 +31,6 @@ fn user_from_row((id, name, email, created_at, updated_at): UserRow) -> User {
         created_at,
         updated_at,
     }
-}
-
-/// `None` for "leave it unset": zero means "never" to our settings, while the
-/// pool libraries reject a zero idle timeout.
-fn idle_timeout(common: &CommonSettings) -> Option<Duration> {
-    Some(common.pool_idle_timeout()).filter(|d| !d.is_zero())
 }
 
 // ---------------------------------------------------------------------------
@@ -59,7 +54,7 @@ pub(crate) fn connect_pool(common: &CommonSettings) -> anyhow::Result<PgPool> {
         // throughput here. A broken connection still shows up as an error on
         // the query, and sqlx drops it then.
         .test_before_acquire(common.pool_test_on_checkout)
-        .idle_timeout(idle_timeout(common))
+        .idle_timeout(common.pool_idle_timeout())
         .connect_lazy_with(options))
 }
 
@@ -73,18 +68,14 @@ fn sqlx_error_is_unavailability(e: &sqlx::Error) -> bool {
         | sqlx::Error::Tls(_)
         | sqlx::Error::Protocol(_)
         | sqlx::Error::WorkerCrashed => true,
-        sqlx::Error::Database(db) => db.code().is_some_and(|c| sqlstate_is_unavailability(&c)),
+        sqlx::Error::Database(db) => sqlstate_is_unavailability(db.code().as_deref()),
         _ => false,
     }
 }
 
-/// SQLSTATE classes that mean the server is going away or full: 08 connection
-/// exception, 53 insufficient resources (too many connections), 57 operator
-/// intervention (shutdown, terminated backend).
-fn sqlstate_is_unavailability(code: &str) -> bool {
-    ["08", "53", "57"]
-        .iter()
-        .any(|class| code.starts_with(class))
+/// The contract's SQLSTATE rule (class 08, 53 or 57: 503), as a yes/no.
+fn sqlstate_is_unavailability(code: Option<&str>) -> bool {
+    ErrorKind::for_sqlstate(code) == ErrorKind::Unavailable
 }
 
 pub(crate) fn sqlx_error(e: sqlx::Error) -> AppError {
@@ -171,22 +162,13 @@ pub(crate) fn connect_sync_pool(common: &CommonSettings) -> anyhow::Result<SyncP
     let manager = SyncPgManager {
         inner: PostgresConnectionManager::new(config, NoTls),
     };
-    Ok(r2d2::Pool::builder()
-        .max_size(common.db_pool_size)
-        .min_idle(Some(0))
-        .connection_timeout(common.acquire_timeout())
-        .test_on_check_out(common.pool_test_on_checkout)
-        .idle_timeout(idle_timeout(common))
-        .build_unchecked(manager))
+    Ok(contract::pool::r2d2_builder(common, common.db_pool_size).build_unchecked(manager))
 }
 
 fn postgres_error(e: postgres::Error) -> AppError {
     let unavailable = e.is_closed()
-        || match e.code() {
-            Some(code) => sqlstate_is_unavailability(code.code()),
-            // No SQLSTATE: the error came from the socket, not from Postgres.
-            None => e.as_db_error().is_none(),
-        };
+        // No SQLSTATE means the error came from the socket: unavailable too.
+        || sqlstate_is_unavailability(e.code().map(|c| c.code()));
     if unavailable {
         AppError::unavailable("database", format_args!("postgres (sync): {e}"))
     } else {

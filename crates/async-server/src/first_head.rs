@@ -1,15 +1,15 @@
 //! The first request head of every connection, read and checked by the
-//! blocking server's rules before hyper sees it, so that a malformed or
+//! contract's head rules (the blocking server's too) before hyper sees it, so that a malformed or
 //! oversized head gets the contract's JSON error instead of hyper's bare
 //! 400 or 431 with an empty body.
 //!
 //! hyper answers a head it cannot parse itself, with no way for us to shape
 //! the answer. So the connection layer reads the first head off the socket
-//! (into a small buffer, as hyper would), parses it with httparse exactly as
-//! crates/blocking-server/src/http/read.rs does (same header count, same
-//! size limit, same messages), adds the few rules on which hyper is stricter
-//! than httparse (the request target must be a URI, Content-Length only
-//! digits, no Transfer-Encoding on HTTP/1.0), and only then hands the bytes
+//! (into a small buffer, as hyper would), checks it with the contract's head
+//! rules (`contract::head::parse_head`: the very function the blocking
+//! server's crates/blocking-server/src/http/read.rs uses, so the same limits
+//! and messages), adds the one rule on which hyper is stricter than httparse
+//! (the request target must be a URI), and only then hands the bytes
 //! to hyper through [`crate::prefixed_io::PrefixedIo`]. A head that passes
 //! here is one hyper accepts.
 //!
@@ -21,14 +21,10 @@
 //! measure. Clients that send garbage rarely do so after a good request.
 
 use axum::http::Uri;
-use contract::params::MAX_HEADER_BYTES;
 use contract::ApiError;
 use tokio::io::AsyncReadExt as _;
 use tokio::net::TcpStream;
 
-/// Header fields beyond this many get 431: the blocking server's limit, and
-/// hyper's default one too, so later heads on a connection see the same rule.
-const MAX_HEADERS: usize = 100;
 /// What the buffer starts at: most heads (curl, load tools) are well under.
 const INITIAL_BUFFER: usize = 1024;
 
@@ -59,9 +55,6 @@ pub(crate) async fn read_first_head(stream: &mut TcpStream, buf: &mut Vec<u8>) -
         if !buf.is_empty() {
             match check_head(buf) {
                 Ok(true) => return FirstHead::Ready,
-                Ok(false) if buf.len() > MAX_HEADER_BYTES => {
-                    return FirstHead::Reject(ApiError::headers_too_large())
-                }
                 Ok(false) => {}
                 Err(error) => return FirstHead::Reject(error),
             }
@@ -80,39 +73,26 @@ pub(crate) async fn read_first_head(stream: &mut TcpStream, buf: &mut Vec<u8>) -
 
 /// Checks the head at the start of `buf`: `Ok(true)` when it is complete
 /// and acceptable, `Ok(false)` when more bytes are needed, else the error to
-/// answer. The messages are the blocking server's (crates/blocking-server/
-/// src/http/read.rs, `parse_head`), in the same order.
+/// answer. The checks are the contract's (`contract::head::parse_head`, which
+/// the blocking server runs on every head), plus hyper's one rule on which it
+/// is stricter than httparse.
 fn check_head(buf: &[u8]) -> Result<bool, ApiError> {
-    let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
-    let mut parsed = httparse::Request::new(&mut headers);
-    let head_len = match parsed.parse(buf) {
-        Ok(httparse::Status::Complete(n)) => n,
-        Ok(httparse::Status::Partial) => return Ok(false),
-        Err(httparse::Error::TooManyHeaders) => return Err(ApiError::headers_too_large()),
-        Err(e) => return Err(malformed(&format!("request head: {e}"))),
-    };
-    if head_len > MAX_HEADER_BYTES {
-        return Err(ApiError::headers_too_large());
-    }
-    let (Some(_method), Some(target), Some(version)) = (parsed.method, parsed.path, parsed.version)
-    else {
-        return Err(malformed("request line"));
+    let mut slots = contract::head::header_slots();
+    let Some(head) = contract::head::parse_head(buf, &mut slots).inspect_err(log_refusal)? else {
+        return Ok(false);
     };
     // hyper's rule, not httparse's: the target must parse as a URI
     // (httparse lets through `<`, `>` and a backquote, which a URI may not hold).
-    if Uri::try_from(target).is_err() {
-        return Err(malformed("request target"));
+    if Uri::try_from(head.target).is_err() {
+        let error = contract::framing::malformed("request target");
+        log_refusal(&error);
+        return Err(error);
     }
-
-    // The framing rule both servers share (contract::framing); only whether
-    // the head is acceptable matters here, hyper does the framing itself.
-    let headers = parsed.headers.iter().map(|h| (h.name, h.value));
-    contract::framing::body_framing(headers, version == 0).map(|_| true)
+    Ok(true)
 }
 
-fn malformed(what: &str) -> ApiError {
-    tracing::debug!("malformed request: {what}");
-    contract::framing::malformed(what)
+fn log_refusal(error: &ApiError) {
+    tracing::debug!(%error, "request refused");
 }
 
 #[cfg(test)]
@@ -165,20 +145,5 @@ mod tests {
                 String::from_utf8_lossy(raw)
             );
         }
-    }
-
-    #[test]
-    fn too_many_fields_or_bytes_get_431() {
-        let mut many = b"GET / HTTP/1.1\r\n".to_vec();
-        for i in 0..=MAX_HEADERS {
-            many.extend_from_slice(format!("x-{i}: v\r\n").as_bytes());
-        }
-        many.extend_from_slice(b"\r\n");
-        assert_eq!(rejected(&many).status(), 431);
-        let big = format!(
-            "GET / HTTP/1.1\r\nx: {}\r\n\r\n",
-            "a".repeat(MAX_HEADER_BYTES)
-        );
-        assert_eq!(rejected(big.as_bytes()).status(), 431);
     }
 }

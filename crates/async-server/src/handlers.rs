@@ -11,7 +11,7 @@ use axum::extract::{RawQuery, Request, State};
 use axum::http::{header, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use contract::model::{to_json, CachedUser, CpuResult, EchoRequest, Health, User};
-use contract::params::{is_json_content_type, parse_cpu_n, parse_id, MAX_BODY_BYTES};
+use contract::params::{is_json_content_type, parse_cpu_n, parse_path_id, MAX_BODY_BYTES};
 use contract::posts::{post_after_delay, POST_DELAY};
 use contract::workload::sqrt_sum;
 use contract::ApiError;
@@ -38,36 +38,11 @@ fn json<T: Serialize>(value: &T) -> Response {
 }
 
 /// The `{id}` of `/users/{id}...` and `/posts/{id}...`: the second path
-/// segment, percent-decoded the way the blocking server's router does it
-/// (so `/users/%31` is user 1 on both).
+/// segment, decoded and checked by the contract's rule (as the blocking
+/// server's handlers do with the segment its router found).
 fn path_id(uri: &Uri) -> Result<i64, AppError> {
     let raw = uri.path().split('/').nth(2).unwrap_or("");
-    Ok(parse_id(&percent_decode(raw))?)
-}
-
-/// Replaces each `%XX` (two hex digits) with its byte. A `%` not followed by
-/// two hex digits stays as it is; if the bytes are not UTF-8, the segment is
-/// kept undecoded. Either way a bad id then fails `parse_id` with a 400.
-fn percent_decode(segment: &str) -> std::borrow::Cow<'_, str> {
-    if !segment.contains('%') {
-        return segment.into();
-    }
-    let hex = |b: u8| char::from(b).to_digit(16);
-    let bytes = segment.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if let [b'%', hi, lo, ..] = bytes[i..] {
-            if let (Some(hi), Some(lo)) = (hex(hi), hex(lo)) {
-                out.push((hi * 16 + lo) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8(out).map_or_else(|_| segment.into(), Into::into)
+    Ok(parse_path_id(raw)?)
 }
 
 /// GET /health — the worker answers at once.
@@ -264,27 +239,4 @@ pub(crate) async fn no_route() -> AppError {
 /// listing the path's methods.
 pub(crate) async fn method_not_allowed() -> AppError {
     ApiError::method_not_allowed().into()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::percent_decode;
-
-    #[test]
-    fn ids_are_percent_decoded_like_the_blocking_servers() {
-        let cases = [
-            ("17", "17"),
-            ("%31", "1"),
-            ("1%30", "10"),
-            ("%41b", "Ab"),
-            ("%", "%"),
-            ("1%2", "1%2"),
-            ("%zz", "%zz"),
-            // Not UTF-8 once decoded: kept as sent.
-            ("%ff", "%ff"),
-        ];
-        for (raw, want) in cases {
-            assert_eq!(percent_decode(raw), want, "{raw:?}");
-        }
-    }
 }

@@ -34,7 +34,6 @@ pub use app::{app, AppState};
 pub use cli::main_with_args;
 pub use error::AppError;
 pub use settings::Settings;
-pub use startup::STARTUP_DEADLINE;
 
 /// The tokio runtime of the server: `worker_threads` event-loop workers and a
 /// blocking pool of up to `blocking_threads` threads.
@@ -90,8 +89,16 @@ pub async fn run(
             tracing::warn!("--skip-setup: no migrations, no cache seeding");
             return Ok(());
         }
-        startup::migrate(&state.db, &common.database_url, common.acquire_timeout()).await?;
+        let mut schedule = contract::startup::RetrySchedule::starting_at(std::time::Instant::now());
+        startup::migrate(
+            &mut schedule,
+            &state.db,
+            &common.database_url,
+            common.acquire_timeout(),
+        )
+        .await?;
         startup::seed_cache(
+            &mut schedule,
             &state.db,
             &state.cache,
             &common.redis_url,

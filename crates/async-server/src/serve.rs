@@ -75,9 +75,9 @@ pub(crate) async fn serve(
         // An idle connection is closed quietly; a half-sent head gets a 408,
         // see `answer_head_timeout`.
         .header_read_timeout(header_read_timeout)
-        // hyper's header-count limit stays at its default, 100: the blocking
-        // server's too, so heads hyper reads itself (later ones on a
-        // keep-alive connection) meet the same rule. Raising it
+        // hyper's header-count limit stays at its default, 100, which is
+        // `contract::head::MAX_HEADERS`, so heads hyper reads itself (later
+        // ones on a keep-alive connection) meet the contract's rule. Raising it
         // (`max_headers`) would also make hyper allocate its header index
         // array on the heap for every request.
         .max_header_size(HYPER_MAX_HEAD_BYTES);

@@ -12,9 +12,13 @@ use contract::settings::{cores, parse_bind, CommonSettings, DEFAULT_ASYNC_BIND};
 
 /// Everything `async-server` can be told, from defaults, the environment and flags.
 #[derive(Debug, Clone, Parser)]
+// A flag given twice takes its last value, so a test harness can append
+// overrides to a default argument list (as on the blocking server).
 #[command(
     name = "async-server",
-    about = "Event-loop reference server: axum on tokio, sqlx and a Redis pool (the WebFlux side)."
+    version,
+    about = "Event-loop reference server: axum on tokio, sqlx and a Redis pool (the WebFlux side).",
+    args_override_self = true
 )]
 pub struct Settings {
     /// Address to listen on.
@@ -83,5 +87,23 @@ mod tests {
         assert_eq!(s.blocking_threads(), 3);
         assert_eq!(s.rayon_threads(), 2);
         assert!(Settings::try_parse_from(["async-server", "--worker-threads", "0"]).is_err());
+    }
+
+    #[test]
+    fn a_later_flag_overrides_an_earlier_one() {
+        let s = Settings::try_parse_from([
+            "async-server",
+            "--worker-threads",
+            "1",
+            "--worker-threads",
+            "3",
+            "--db-pool-size",
+            "4",
+            "--db-pool-size",
+            "5",
+        ])
+        .unwrap();
+        assert_eq!(s.worker_threads(), 3);
+        assert_eq!(s.common.db_pool_size, 5);
     }
 }

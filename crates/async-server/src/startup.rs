@@ -2,9 +2,12 @@
 //! (migrations) and fill the Redis cache from Postgres.
 //!
 //! Both may find their dependency still starting (`docker compose up` starts
-//! everything at once), so each step retries until [`STARTUP_DEADLINE`] and
-//! then fails with a message naming what did not answer. The twin is
-//! crates/blocking-server/src/startup.rs: same SQL, same keys, same order.
+//! everything at once), so each step retries on the contract's schedule
+//! (`contract::startup`: pauses doubling from 250 ms to 2 s, 30 s for the
+//! whole start-up) and then fails with a message naming what did not answer.
+//! A shutdown during start-up abandons it (`crate::run` races it against the
+//! shutdown future). The twin is crates/blocking-server/src/startup.rs: same
+//! SQL, same keys, same order, same schedule.
 
 use std::future::Future;
 use std::time::{Duration, Instant};
@@ -12,33 +15,37 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use contract::settings::redact_url;
 use contract::sql::{MIGRATIONS, SELECT_ALL_USER_CACHE_FIELDS, TAKE_MIGRATION_LOCK};
+use contract::startup::RetrySchedule;
 use sqlx::{Connection as _, PgConnection, PgPool};
 
 use crate::cache::RedisPool;
 
-/// How long start-up keeps retrying a dependency that does not answer.
-pub const STARTUP_DEADLINE: Duration = Duration::from_secs(30);
-
-/// Pause between attempts.
-const RETRY_PAUSE: Duration = Duration::from_millis(500);
-
-/// Runs `attempt` until it succeeds or `deadline` has passed, logging each failure.
-async fn retry<T, F, Fut>(what: &str, deadline: Duration, mut attempt: F) -> anyhow::Result<T>
+/// Runs `attempt` until it succeeds or the schedule gives up (the last error
+/// is returned), logging each failure. The task is parked on a timer through
+/// each pause; the worker thread serves others meanwhile. Twin: `retry` in
+/// the blocking server's startup.rs, whose thread sleeps instead.
+async fn retry<T, F, Fut>(
+    what: &str,
+    schedule: &mut RetrySchedule,
+    mut attempt: F,
+) -> anyhow::Result<T>
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = anyhow::Result<T>>,
 {
-    let started = Instant::now();
     loop {
         match attempt().await {
             Ok(value) => return Ok(value),
-            Err(e) if started.elapsed() + RETRY_PAUSE < deadline => {
-                tracing::warn!(error = %format!("{e:#}"), "{what} failed; retrying");
-                tokio::time::sleep(RETRY_PAUSE).await;
-            }
-            Err(e) => {
-                return Err(e.context(format!("{what} still failing after {deadline:?}")));
-            }
+            Err(error) => match schedule.pause_after_failure(what, Instant::now()) {
+                Err(gave_up) => return Err(error.context(gave_up)),
+                Ok(pause) => {
+                    tracing::warn!(
+                        error = format!("{error:#}"),
+                        "{what} failed; the task waits {pause:?} on a timer, then retries"
+                    );
+                    tokio::time::sleep(pause).await;
+                }
+            },
         }
     }
 }
@@ -51,13 +58,14 @@ where
 /// failure names its cause ("connection refused") instead of the pool's
 /// "timed out waiting for a connection".
 pub(crate) async fn migrate(
+    schedule: &mut RetrySchedule,
     pool: &PgPool,
     database_url: &str,
     connect_timeout: Duration,
 ) -> anyhow::Result<()> {
     tracing::info!(url = %redact_url(database_url), "applying migrations");
     let options = pool.connect_options();
-    retry("applying migrations", STARTUP_DEADLINE, || async {
+    retry("applying migrations", schedule, || async {
         let mut conn = tokio::time::timeout(connect_timeout, PgConnection::connect_with(&options))
             .await
             .with_context(|| {
@@ -88,6 +96,7 @@ pub(crate) async fn migrate(
 
 /// Sets both cache keys of every user, so `/users/{id}/cache` starts warm.
 pub(crate) async fn seed_cache(
+    schedule: &mut RetrySchedule,
     db: &PgPool,
     cache: &RedisPool,
     redis_url: &str,
@@ -95,15 +104,14 @@ pub(crate) async fn seed_cache(
     timeout: Duration,
 ) -> anyhow::Result<()> {
     tracing::info!(url = %redact_url(redis_url), "seeding the redis cache");
-    let users: Vec<(i64, String, String)> =
-        retry("reading users to cache", STARTUP_DEADLINE, || async {
-            sqlx::query_as(SELECT_ALL_USER_CACHE_FIELDS)
-                .fetch_all(db)
-                .await
-                .context("reading users from postgres")
-        })
-        .await?;
-    retry("seeding the redis cache", STARTUP_DEADLINE, || async {
+    let users: Vec<(i64, String, String)> = retry("reading users to cache", schedule, || async {
+        sqlx::query_as(SELECT_ALL_USER_CACHE_FIELDS)
+            .fetch_all(db)
+            .await
+            .context("reading users from postgres")
+    })
+    .await?;
+    retry("seeding the redis cache", schedule, || async {
         crate::cache::seed(cache, prefix, &users, timeout)
             .await
             .map_err(|e| anyhow::anyhow!("{}: {}", e.error.message, e.cause.unwrap_or_default()))

@@ -15,55 +15,112 @@
 //! events wait. That is a lesson of its own (blocking a worker can stall more
 //! than that worker), but not one to assert on with timing margins.
 
-mod common;
-
 use std::net::SocketAddr;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::{timed_get, TestServer};
 use contract::workload::{sqrt_sum, MAX_CPU_N};
+use tests::{http, spawn_app_with, AppOptions, Server, TestApp};
 
-fn one_worker_server() -> TestServer {
-    TestServer::start(&["--worker-threads", "1", "--rayon-threads", "1"])
-}
-
-/// Sends `slow` on its own connection, waits `after`, then times `/health`.
-fn health_while(addr: SocketAddr, slow: &str, after: Duration) -> (Duration, u16) {
-    let slow = slow.to_owned();
-    let slow_request = thread::spawn(move || common::get(addr, &slow).status);
-    thread::sleep(after);
-    let (health, took) = timed_get(addr, "/health");
-    assert_eq!(health.status, 200);
-    (took, slow_request.join().expect("slow request thread"))
-}
-
-/// Health latencies probed at `times` after `slow` was sent; the median.
-fn median_health_while(addr: SocketAddr, slow: &str, times: &[u64]) -> (Duration, u16) {
-    let slow = slow.to_owned();
-    let started = Instant::now();
-    let slow_request = thread::spawn(move || common::get(addr, &slow).status);
-    let mut took = Vec::new();
-    for at in times {
-        let at = Duration::from_millis(*at);
-        if let Some(rest) = at.checked_sub(started.elapsed()) {
-            thread::sleep(rest);
-        }
-        let (health, t) = timed_get(addr, "/health");
-        assert_eq!(health.status, 200);
-        took.push(t);
-    }
-    took.sort();
-    (
-        took[took.len() / 2],
-        slow_request.join().expect("slow request thread"),
+fn one_worker_server() -> TestApp {
+    spawn_app_with(
+        Server::Async,
+        AppOptions {
+            extra_args: ["--worker-threads", "1", "--rayon-threads", "1"]
+                .map(String::from)
+                .to_vec(),
+            ..AppOptions::default()
+        },
     )
 }
 
-/// An `n` for which `sqrt_sum(n)` takes about 1.5 s here, and that time.
-/// The fastest of three probes: other tests (and other processes) share the
-/// cores, and a slow probe would make `n` too small.
-fn about_one_and_a_half_seconds_of_cpu() -> (u64, Duration) {
+/// GET `path` on a new connection; its status and how long it took.
+fn timed_get(addr: SocketAddr, path: &str) -> (u16, Duration) {
+    let started = Instant::now();
+    let answer = http::send(addr, "GET", path, &[], b"")
+        .unwrap_or_else(|e| panic!("GET {path}: no answer: {e}"));
+    (answer.status, started.elapsed())
+}
+
+/// Sends `copies` of `slow` at once, each on its own connection; the
+/// statuses come back from the returned thread.
+fn send_slow(addr: SocketAddr, slow: &str, copies: usize) -> thread::JoinHandle<Vec<u16>> {
+    let slow = slow.to_owned();
+    thread::spawn(move || {
+        let senders: Vec<_> = (0..copies)
+            .map(|_| {
+                let slow = slow.clone();
+                thread::spawn(move || timed_get(addr, &slow).0)
+            })
+            .collect();
+        senders
+            .into_iter()
+            .map(|s| s.join().expect("slow request thread"))
+            .collect()
+    })
+}
+
+/// Sends `copies` of `slow`, waits `after`, then times `/health`.
+fn health_while(
+    addr: SocketAddr,
+    slow: &str,
+    copies: usize,
+    after: Duration,
+) -> (Duration, Vec<u16>) {
+    let slow_requests = send_slow(addr, slow, copies);
+    thread::sleep(after);
+    let (health, took) = timed_get(addr, "/health");
+    assert_eq!(health, 200);
+    (took, slow_requests.join().expect("slow requests"))
+}
+
+/// Health latencies probed at `times` after `copies` of `slow` were sent;
+/// the median. Each probe runs on its own thread at its own time, so a
+/// blocked worker delays every probe sent while it is blocked (probes sent
+/// one after another would see only the first one wait, and the median
+/// would hide it).
+fn median_health_while(
+    addr: SocketAddr,
+    slow: &str,
+    copies: usize,
+    times: &[u64],
+) -> (Duration, Vec<u16>) {
+    let started = Instant::now();
+    let slow_requests = send_slow(addr, slow, copies);
+    let probes: Vec<_> = times
+        .iter()
+        .map(|&at| {
+            thread::spawn(move || {
+                let at = Duration::from_millis(at);
+                if let Some(rest) = at.checked_sub(started.elapsed()) {
+                    thread::sleep(rest);
+                }
+                timed_get(addr, "/health")
+            })
+        })
+        .collect();
+    let mut took: Vec<Duration> = probes
+        .into_iter()
+        .map(|p| {
+            let (health, t) = p.join().expect("health probe thread");
+            assert_eq!(health, 200);
+            t
+        })
+        .collect();
+    took.sort();
+    (
+        took[took.len() / 2],
+        slow_requests.join().expect("slow requests"),
+    )
+}
+
+/// An `n` for `/cpu?n=`, how many such requests to send at once so that
+/// together they take about 1.5 s of CPU here, and that time. In a debug
+/// build one request of less than `MAX_CPU_N` is enough; in a release build
+/// even `MAX_CPU_N` is quick, so several are sent (on one worker they run
+/// one after another). The fastest of three probes: other tests (and other
+/// processes) share the cores, and a slow probe would make the work too small.
+fn about_one_and_a_half_seconds_of_cpu() -> (u64, usize, Duration) {
     let probe = 3_000_000u64;
     let fastest = (0..3)
         .map(|_| {
@@ -75,8 +132,14 @@ fn about_one_and_a_half_seconds_of_cpu() -> (u64, Duration) {
         .unwrap_or_default();
     let per_item = fastest.as_secs_f64() / probe as f64;
     let n = ((1.5 / per_item) as u64).clamp(1, MAX_CPU_N);
-    let expected = Duration::from_secs_f64(per_item * n as f64);
-    (n, expected)
+    let per_request = per_item * n as f64;
+    let copies = if n < MAX_CPU_N {
+        1
+    } else {
+        ((1.5 / per_request).ceil() as usize).clamp(1, 64)
+    };
+    let expected = Duration::from_secs_f64(per_request * copies as f64);
+    (n, copies, expected)
 }
 
 #[test]
@@ -84,18 +147,23 @@ fn a_sleeping_worker_holds_up_health_but_a_timer_does_not() {
     let server = one_worker_server();
 
     // std::thread::sleep on the only worker: /health waits for it.
-    let (took, status) = health_while(server.addr, "/posts/1/blocking", Duration::from_millis(50));
+    let (took, statuses) = health_while(
+        server.addr,
+        "/posts/1/blocking",
+        1,
+        Duration::from_millis(50),
+    );
     eprintln!("/health behind /posts/1/blocking: {took:?}");
-    assert_eq!(status, 200);
+    assert_eq!(statuses, [200]);
     assert!(
         took > Duration::from_millis(200),
         "/health took {took:?} behind a blocked worker"
     );
 
     // tokio::time::sleep: the worker is free, /health answers at once.
-    let (took, status) = median_health_while(server.addr, "/posts/1", &[50, 100, 150]);
+    let (took, statuses) = median_health_while(server.addr, "/posts/1", 1, &[50, 100, 150]);
     eprintln!("/health beside /posts/1 (median of 3): {took:?}");
-    assert_eq!(status, 200);
+    assert_eq!(statuses, [200]);
     assert!(
         took < Duration::from_millis(150),
         "/health took {took:?} beside a timer"
@@ -104,32 +172,24 @@ fn a_sleeping_worker_holds_up_health_but_a_timer_does_not() {
 
 #[test]
 fn cpu_inline_holds_up_health_and_offloaded_cpu_does_not() {
-    let (n, expected) = about_one_and_a_half_seconds_of_cpu();
-    if expected < Duration::from_millis(900) {
-        // Only in a fast (release) build: even the largest n is too quick to
-        // tell a blocked worker from a free one with wide margins.
-        eprintln!("skipped: sqrt_sum({MAX_CPU_N}) takes only {expected:?} in this build");
-        return;
-    }
+    let (n, copies, expected) = about_one_and_a_half_seconds_of_cpu();
     let server = one_worker_server();
+    let all_ok = vec![200; copies];
 
-    let (took, status) = health_while(
-        server.addr,
-        &format!("/cpu?n={n}"),
-        Duration::from_millis(50),
-    );
-    eprintln!("/health behind /cpu?n={n} (expected ~{expected:?}): {took:?}");
-    assert_eq!(status, 200);
+    let cpu = format!("/cpu?n={n}");
+    let (took, statuses) = health_while(server.addr, &cpu, copies, Duration::from_millis(50));
+    eprintln!("/health behind {copies} x {cpu} (expected ~{expected:?}): {took:?}");
+    assert_eq!(statuses, all_ok);
     assert!(
         took > Duration::from_millis(300),
-        "/health took {took:?} behind /cpu inline (expected ~{expected:?})"
+        "/health took {took:?} behind {copies} x {cpu} inline (expected ~{expected:?})"
     );
 
     for variant in ["/cpu/spawn-blocking", "/cpu/rayon"] {
-        let (took, status) =
-            median_health_while(server.addr, &format!("{variant}?n={n}"), &[50, 250, 450]);
-        eprintln!("/health beside {variant}?n={n} (median of 3): {took:?}");
-        assert_eq!(status, 200, "{variant}");
+        let path = format!("{variant}?n={n}");
+        let (took, statuses) = median_health_while(server.addr, &path, copies, &[50, 250, 450]);
+        eprintln!("/health beside {copies} x {path} (median of 3): {took:?}");
+        assert_eq!(statuses, all_ok, "{variant}");
         assert!(
             took < Duration::from_millis(150),
             "/health took {took:?} beside {variant} (expected ~{expected:?} of work)"

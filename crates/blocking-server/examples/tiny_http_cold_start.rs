@@ -1,6 +1,6 @@
 //! Measures why the blocking server does not use tiny_http (issue 2).
 //!
-//! Runs the cold-start check of tests/cold_start.rs against a bare tiny_http
+//! Runs the cold-start check of tests/cold_start.rs (`tests::cold_start_probe`) against a bare tiny_http
 //! 0.12 server in the classic pattern — N threads calling `server.recv()` and
 //! answering a small body — over several cold starts, and prints how many cold
 //! starts left some connection without a first answer within 1 s.
@@ -13,10 +13,6 @@
 //!
 //! Usage: `cargo run -p blocking-server --example tiny_http_cold_start -- [cold starts] [recv threads]`
 //! (defaults: 8 cold starts, 200 recv threads, 64 connections, 1.5 s each).
-
-#[path = "../tests/common/cold_start_probe.rs"]
-#[allow(dead_code, unreachable_pub)]
-mod cold_start_probe;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -49,7 +45,7 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             })
             .collect();
 
-        let report = cold_start_probe::probe(addr, CONNECTIONS, RUN_FOR)?;
+        let report = tests::cold_start_probe::probe(addr, CONNECTIONS, RUN_FOR)?;
         let late = report.late(FIRST_ANSWER_WITHIN);
         let never = report.first_answer.iter().filter(|f| f.is_none()).count();
         if late > 0 {

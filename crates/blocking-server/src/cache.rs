@@ -62,15 +62,11 @@ impl r2d2::ManageConnection for RedisManager {
 
 /// The pool, built without connecting (connections open on first use).
 pub(crate) fn pool(settings: &CommonSettings) -> anyhow::Result<CachePool> {
-    let idle = settings.pool_idle_timeout();
-    Ok(r2d2::Pool::builder()
-        .max_size(settings.redis_pool_size)
-        .min_idle(Some(0))
-        .connection_timeout(settings.acquire_timeout())
-        .test_on_check_out(settings.pool_test_on_checkout)
-        .idle_timeout((!idle.is_zero()).then_some(idle))
-        .error_handler(Box::new(crate::db::LogPoolErrors("redis")))
-        .build_unchecked(RedisManager::new(settings)?))
+    Ok(
+        contract::pool::r2d2_builder(settings, settings.redis_pool_size)
+            .error_handler(Box::new(crate::db::LogPoolErrors("redis")))
+            .build_unchecked(RedisManager::new(settings)?),
+    )
 }
 
 /// The two cached fields of a user: two GETs, one after the other.

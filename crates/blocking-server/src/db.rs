@@ -27,7 +27,9 @@
 
 use std::time::Duration;
 
+use contract::error::ErrorKind;
 use contract::model::User;
+use contract::pool::r2d2_builder;
 use contract::settings::CommonSettings;
 use contract::sql::SELECT_USER_BY_ID;
 use tokio::runtime::Runtime;
@@ -57,14 +59,10 @@ impl std::error::Error for DbError {}
 
 impl From<tokio_postgres::Error> for DbError {
     fn from(e: tokio_postgres::Error) -> Self {
-        // SQLSTATE classes 08 (connection), 53 (insufficient resources) and
-        // 57 (operator intervention: shutdown, cancel) are the database being
-        // unavailable; any other SQL error is a bug on our side.
-        match e.code().map(|c| c.code()) {
-            Some(code) if !matches!(&code[..2], "08" | "53" | "57") => {
-                DbError::Internal(format!("{e:#}"))
-            }
-            _ => DbError::Unavailable(format!("{e:#}")),
+        // The contract's rule (SQLSTATE class 08, 53, 57 or none: 503).
+        match ErrorKind::for_sqlstate(e.code().map(|c| c.code())) {
+            ErrorKind::Unavailable => DbError::Unavailable(format!("{e:#}")),
+            _ => DbError::Internal(format!("{e:#}")),
         }
     }
 }
@@ -275,13 +273,7 @@ pub(crate) fn pool(settings: &CommonSettings) -> anyhow::Result<DbPool> {
         config: config(settings)?,
         timeout: settings.acquire_timeout(),
     };
-    let idle = settings.pool_idle_timeout();
-    Ok(r2d2::Pool::builder()
-        .max_size(settings.db_pool_size)
-        .min_idle(Some(0))
-        .connection_timeout(settings.acquire_timeout())
-        .test_on_check_out(settings.pool_test_on_checkout)
-        .idle_timeout((!idle.is_zero()).then_some(idle))
+    Ok(r2d2_builder(settings, settings.db_pool_size)
         .error_handler(Box::new(LogPoolErrors("postgres")))
         .build_unchecked(manager))
 }

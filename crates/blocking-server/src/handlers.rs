@@ -8,7 +8,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use contract::model::{to_json, CachedUser, CpuResult, EchoRequest, Health};
-use contract::params::{is_json_content_type, parse_cpu_n, parse_id};
+use contract::params::{is_json_content_type, parse_cpu_n, parse_path_id};
 use contract::posts::{post_after_delay, POST_DELAY};
 use contract::routes::UNMATCHED;
 use contract::ApiError;
@@ -82,7 +82,7 @@ fn cpu(query: Option<&str>) -> Result<Response, ApiError> {
 /// on the socket until Postgres answers (MVC + JDBC). Twin: `user` (sqlx; the
 /// worker thread serves other requests meanwhile).
 fn user(state: &AppState, raw_id: &str) -> Result<Response, ApiError> {
-    let id = parse_id(raw_id)?;
+    let id = parse_path_id(raw_id)?;
     let user = load_user(state, id)?.ok_or_else(|| ApiError::user_not_found(id))?;
     Ok(Response::json(to_json(&user)))
 }
@@ -91,7 +91,7 @@ fn user(state: &AppState, raw_id: &str) -> Result<Response, ApiError> {
 /// blocked for each round trip; on a miss, the user from Postgres, then both
 /// keys set (cache-aside). Twin: `user_cache` (both GETs at once, like Mono.zip).
 fn user_cache(state: &AppState, raw_id: &str) -> Result<Response, ApiError> {
-    let id = parse_id(raw_id)?;
+    let id = parse_path_id(raw_id)?;
     let prefix = state.key_prefix.as_str();
     let mut conn = state.cache.get().map_err(|e| cache_unavailable(&e))?;
     let (name, email) =
@@ -112,7 +112,7 @@ fn user_cache(state: &AppState, raw_id: &str) -> Result<Response, ApiError> {
 /// `GET /posts/{id}`: the thread sleeps 300 ms (a slow downstream call), held
 /// the whole time (MVC's Thread.sleep). Twin: `post` (a timer; the worker is free).
 fn post(raw_id: &str) -> Result<Response, ApiError> {
-    let id = parse_id(raw_id)?;
+    let id = parse_path_id(raw_id)?;
     std::thread::sleep(POST_DELAY);
     let post = post_after_delay(id)?;
     Ok(Response::json(to_json(&post)))

@@ -78,7 +78,10 @@ pub fn run(
     let config = connector::ConnectorConfig {
         handler_threads: settings.handler_threads as usize,
         header_read_timeout: common.header_read_timeout(),
-        keep_alive_timeout: connector::KEEP_ALIVE_TIMEOUT,
+        // One timeout for "a request head must arrive", between requests on a
+        // keep-alive connection too: hyper's rule on the async server, and
+        // Tomcat's (its keepAliveTimeout defaults to its connectionTimeout).
+        keep_alive_timeout: common.header_read_timeout(),
         drain_timeout: common.drain_timeout(),
     };
     tracing::info!(%addr, "blocking server ready");

@@ -5,22 +5,22 @@
 //! plus a few, whatever the load (the async twin, crates/async-server/src/metrics.rs,
 //! stays near the core count).
 
-use contract::metrics::{render, MetricsSnapshot, PoolGauges};
+use contract::metrics::{render, MetricsSnapshot, PoolGauges, ProcessGauges};
 
 use crate::AppState;
 
 pub(crate) fn render_metrics(state: &AppState) -> String {
-    let process = process_stats::sample_self().unwrap_or_else(|e| {
-        tracing::warn!(error = %e, "reading /proc/self for /metrics failed");
-        process_stats::ProcessSample::default()
-    });
+    // Without /proc the answer is still 200, minus the process gauges (the
+    // contract's rule, contract::metrics). Twin: crates/async-server/src/metrics.rs.
+    let process = process_stats::sample_self()
+        .inspect_err(|e| tracing::warn!(error = %e, "reading /proc/self for /metrics failed"))
+        .ok()
+        .map(|p| ProcessGauges::new(p.threads, p.rss_bytes, p.cpu_seconds));
     let db = state.db.state();
     let cache = state.cache.state();
     render(&MetricsSnapshot {
         server: "blocking",
-        os_threads: process.threads,
-        rss_bytes: process.rss_bytes,
-        cpu_seconds: process.cpu_seconds,
+        process,
         in_flight: state.counters.in_flight(),
         requests: state.counters.counts(),
         pools: vec![

@@ -5,7 +5,8 @@
 //! A known path asked with another method is a 405 with an `Allow` header,
 //! and `HEAD` is accepted wherever `GET` is.
 
-/// A matched route, with the raw (percent-decoded) path parameter where it has one.
+/// A matched route, with the raw path segment of its id where it has one
+/// (still percent-encoded: `contract::params::parse_path_id` decodes and checks it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Route {
     Health,
@@ -41,11 +42,13 @@ pub(crate) fn route(method: &str, path: &str) -> Routing {
     let (route, pattern, allow) = match segments.as_slice() {
         ["health"] => (Route::Health, "/health", GET_ALLOW),
         ["cpu"] => (Route::Cpu, "/cpu", GET_ALLOW),
-        ["users", id] if !id.is_empty() => (Route::User(decode(id)), "/users/{id}", GET_ALLOW),
-        ["users", id, "cache"] if !id.is_empty() => {
-            (Route::UserCache(decode(id)), "/users/{id}/cache", GET_ALLOW)
-        }
-        ["posts", id] if !id.is_empty() => (Route::Post(decode(id)), "/posts/{id}", GET_ALLOW),
+        ["users", id] if !id.is_empty() => (Route::User(id.to_string()), "/users/{id}", GET_ALLOW),
+        ["users", id, "cache"] if !id.is_empty() => (
+            Route::UserCache(id.to_string()),
+            "/users/{id}/cache",
+            GET_ALLOW,
+        ),
+        ["posts", id] if !id.is_empty() => (Route::Post(id.to_string()), "/posts/{id}", GET_ALLOW),
         ["echo"] => (Route::Echo, "/echo", POST_ALLOW),
         ["metrics"] => (Route::Metrics, "/metrics", GET_ALLOW),
         _ => return Routing::NoRoute,
@@ -59,31 +62,6 @@ pub(crate) fn route(method: &str, path: &str) -> Routing {
     } else {
         Routing::WrongMethod { pattern, allow }
     }
-}
-
-/// Percent-decodes a path segment, as axum's `Path` does on the async server,
-/// so `/users/%31` is user 1 on both. Bytes that do not decode are kept as
-/// they are (and then fail the id check).
-fn decode(segment: &str) -> String {
-    if !segment.contains('%') {
-        return segment.to_owned();
-    }
-    let bytes = segment.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8(out).unwrap_or_else(|_| segment.to_owned())
 }
 
 #[cfg(test)]
@@ -114,7 +92,12 @@ mod tests {
             ("GET", "/posts/3", Route::Post("3".into()), "/posts/{id}"),
             ("POST", "/echo", Route::Echo, "/echo"),
             ("GET", "/metrics", Route::Metrics, "/metrics"),
-            ("GET", "/users/%31", Route::User("1".into()), "/users/{id}"),
+            (
+                "GET",
+                "/users/%31",
+                Route::User("%31".into()),
+                "/users/{id}",
+            ),
         ];
         for (method, path, want, pattern) in table {
             assert_eq!(
@@ -157,14 +140,5 @@ mod tests {
         ] {
             assert_eq!(route("GET", path), Routing::NoRoute, "{path:?}");
         }
-    }
-
-    #[test]
-    fn bad_percent_escapes_are_kept() {
-        assert_eq!(decode("%"), "%");
-        assert_eq!(decode("1%2"), "1%2");
-        assert_eq!(decode("%zz"), "%zz");
-        assert_eq!(decode("%41b"), "Ab");
-        assert_eq!(decode("%ff"), "%ff");
     }
 }

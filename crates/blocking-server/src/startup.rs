@@ -1,23 +1,23 @@
 //! Start-up work before serving: apply the migrations (under the advisory
 //! lock, in one transaction) and seed Redis with every user's two keys.
 //!
-//! A dependency that is down is retried with backoff for a bounded time, then
-//! start-up fails with an error naming what failed. A shutdown request during
-//! the retries stops them at once.
+//! A dependency that is down is retried on the contract's schedule
+//! (`contract::startup`: pauses doubling from 250 ms to 2 s, 30 s for the
+//! whole start-up), then start-up fails with an error naming what failed. A
+//! shutdown request during the retries stops them at once. The twin is
+//! crates/async-server/src/startup.rs: same SQL, same keys, same schedule.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::Context as _;
 use contract::cache::{email_key, name_key, SEED_BATCH};
 use contract::settings::{redact_url, CommonSettings};
 use contract::sql::{MIGRATIONS, TAKE_MIGRATION_LOCK};
+use contract::startup::{RetrySchedule, STARTUP_TIMEOUT};
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 
 use crate::cache::RedisManager;
 use crate::db::{self, PgConnection};
-
-/// How long start-up keeps retrying a dependency that does not answer.
-pub(crate) const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How start-up ended.
 #[derive(Debug, PartialEq, Eq)]
@@ -34,9 +34,9 @@ pub(crate) fn prepare(
         tracing::warn!("--skip-setup: no migrations, no cache seeding");
         return Ok(Startup::Ready);
     }
-    let deadline = Instant::now() + STARTUP_TIMEOUT;
+    let mut schedule = RetrySchedule::starting_at(Instant::now());
     tracing::info!(database = %redact_url(&settings.database_url), "applying migrations");
-    if retry("applying migrations", deadline, shutdown, || {
+    if retry("applying migrations", &mut schedule, shutdown, || {
         migrate(settings)
     })?
     .is_none()
@@ -44,7 +44,7 @@ pub(crate) fn prepare(
         return Ok(Startup::ShutdownRequested);
     }
     tracing::info!(redis = %redact_url(&settings.redis_url), "seeding the cache");
-    match retry("seeding the cache", deadline, shutdown, || {
+    match retry("seeding the cache", &mut schedule, shutdown, || {
         seed_cache(settings)
     })? {
         Some(users) => {
@@ -55,32 +55,33 @@ pub(crate) fn prepare(
     }
 }
 
-/// Runs `attempt` until it succeeds, the deadline passes (the last error is
-/// returned), or shutdown is requested (`Ok(None)`).
+/// Runs `attempt` until it succeeds, the schedule gives up (the last error
+/// is returned), or shutdown is requested (`Ok(None)`). The thread sleeps
+/// through each pause in `recv_timeout`, so a shutdown wakes it at once.
+/// Twin: `retry` in the async server's startup.rs, which awaits a timer.
 fn retry<T>(
     what: &str,
-    deadline: Instant,
+    schedule: &mut RetrySchedule,
     shutdown: &Receiver<()>,
     mut attempt: impl FnMut() -> anyhow::Result<T>,
 ) -> anyhow::Result<Option<T>> {
-    let mut backoff = Duration::from_millis(250);
     loop {
         let error = match attempt() {
             Ok(value) => return Ok(Some(value)),
             Err(e) => e,
         };
-        if Instant::now() + backoff > deadline {
-            return Err(error.context(format!("{what} did not succeed within {STARTUP_TIMEOUT:?}")));
-        }
+        let pause = match schedule.pause_after_failure(what, Instant::now()) {
+            Ok(pause) => pause,
+            Err(gave_up) => return Err(error.context(gave_up)),
+        };
         tracing::warn!(
             error = format!("{error:#}"),
-            "{what} failed; retrying in {backoff:?}"
+            "{what} failed; this thread sleeps {pause:?}, then retries"
         );
-        match shutdown.recv_timeout(backoff) {
+        match shutdown.recv_timeout(pause) {
             Err(RecvTimeoutError::Timeout) => {}
             Ok(()) | Err(RecvTimeoutError::Disconnected) => return Ok(None),
         }
-        backoff = (backoff * 2).min(Duration::from_secs(2));
     }
 }
 

@@ -1,13 +1,13 @@
 //! Issue 2's cold-start check on the blocking server: a freshly started server
 //! must answer every one of 64 keep-alive connections opened back to back
 //! within 1 s, on every one of several cold starts. tiny_http 0.12 fails this
-//! (see examples/tiny_http_cold_start.rs); our connector must not.
-
-mod common;
+//! (see examples/tiny_http_cold_start.rs); our connector must not. Only this
+//! server has a connector of its own, so the test lives beside it.
 
 use std::time::Duration;
 
-use common::cold_start_probe::probe;
+use tests::cold_start_probe::probe;
+use tests::{spawn_app_with, AppOptions, Server};
 
 const CONNECTIONS: usize = 64;
 const RUN_FOR: Duration = Duration::from_millis(1500);
@@ -20,8 +20,14 @@ fn every_connection_of_a_burst_is_served_on_every_cold_start() {
     for start in 1..=COLD_STARTS {
         // A new server each time (fresh database, threads and pools), at
         // Tomcat's default thread count: the configuration a benchmark runs.
-        let server = common::spawn(&["--handler-threads", "200"]);
-        let report = probe(server.addr, CONNECTIONS, RUN_FOR).expect("probe connects");
+        let app = spawn_app_with(
+            Server::Blocking,
+            AppOptions {
+                extra_args: vec!["--handler-threads".into(), "200".into()],
+                ..AppOptions::default()
+            },
+        );
+        let report = probe(app.addr, CONNECTIONS, RUN_FOR).expect("probe connects");
         let late = report.late(FIRST_ANSWER_WITHIN);
         let slowest = report.first_answer.iter().flatten().max();
         eprintln!(

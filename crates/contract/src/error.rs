@@ -53,6 +53,28 @@ impl ErrorKind {
     }
 }
 
+impl ErrorKind {
+    /// What a failed database call means for the client, from the error's
+    /// SQLSTATE: classes 08 (connection exception), 53 (insufficient
+    /// resources: too many connections) and 57 (operator intervention:
+    /// shutdown, terminated backend) are the database being unavailable (503);
+    /// any other SQLSTATE is a statement of ours Postgres refused (500). No
+    /// SQLSTATE at all means the error came from the socket, not from
+    /// Postgres: unavailable too.
+    pub fn for_sqlstate(sqlstate: Option<&str>) -> ErrorKind {
+        match sqlstate {
+            Some(code)
+                if !["08", "53", "57"]
+                    .iter()
+                    .any(|class| code.starts_with(class)) =>
+            {
+                ErrorKind::Internal
+            }
+            _ => ErrorKind::Unavailable,
+        }
+    }
+}
+
 /// An error answer: a kind (the status) and the message the client sees.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiError {
@@ -182,6 +204,26 @@ mod tests {
         ];
         for (kind, status) in table {
             assert_eq!(kind.status(), status, "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn sqlstates_of_an_absent_database_are_503_the_rest_500() {
+        let table = [
+            (None, 503),
+            (Some("08006"), 503), // connection failure
+            (Some("53300"), 503), // too many connections
+            (Some("57P01"), 503), // admin shutdown
+            (Some("42P01"), 500), // undefined table: our bug
+            (Some("23505"), 500), // unique violation
+            (Some("5"), 500),
+        ];
+        for (sqlstate, status) in table {
+            assert_eq!(
+                ErrorKind::for_sqlstate(sqlstate).status(),
+                status,
+                "{sqlstate:?}"
+            );
         }
     }
 

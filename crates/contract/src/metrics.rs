@@ -3,6 +3,10 @@
 //!
 //! The counters are plain atomics and one short-held std mutex, the same on
 //! both servers; reading `/proc` is left to the server (this crate does no I/O).
+//!
+//! When `/proc` cannot be read, both servers still answer 200: the process
+//! gauges are left out (absent series, as Prometheus expects of a figure
+//! nobody knows), the request counters and pool gauges are there as usual.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -60,14 +64,31 @@ pub struct PoolGauges {
     pub waiters: Option<u64>,
 }
 
+/// The server process's own figures, read from `/proc`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ProcessGauges {
+    pub os_threads: u64,
+    pub rss_bytes: u64,
+    pub cpu_seconds: f64,
+}
+
+impl ProcessGauges {
+    pub fn new(os_threads: u64, rss_bytes: u64, cpu_seconds: f64) -> Self {
+        ProcessGauges {
+            os_threads,
+            rss_bytes,
+            cpu_seconds,
+        }
+    }
+}
+
 /// Everything one `/metrics` answer shows.
 #[derive(Debug, Clone)]
 pub struct MetricsSnapshot {
     /// `"blocking"` or `"async"`.
     pub server: &'static str,
-    pub os_threads: u64,
-    pub rss_bytes: u64,
-    pub cpu_seconds: f64,
+    /// `None` when `/proc` could not be read: those three series are left out.
+    pub process: Option<ProcessGauges>,
     pub in_flight: i64,
     pub requests: Vec<(&'static str, u16, u64)>,
     pub pools: Vec<PoolGauges>,
@@ -82,24 +103,26 @@ pub fn render(s: &MetricsSnapshot) -> String {
         let _ = writeln!(out, "# TYPE {name} gauge");
         let _ = writeln!(out, "{name}{{server=\"{server}\"}} {value}");
     };
-    gauge(
-        &mut out,
-        "process_threads",
-        "Live OS threads of the server process.",
-        s.os_threads.to_string(),
-    );
-    gauge(
-        &mut out,
-        "process_resident_memory_bytes",
-        "Resident set size.",
-        s.rss_bytes.to_string(),
-    );
-    gauge(
-        &mut out,
-        "process_cpu_seconds_total",
-        "User plus system CPU time.",
-        format!("{:.3}", s.cpu_seconds),
-    );
+    if let Some(process) = &s.process {
+        gauge(
+            &mut out,
+            "process_threads",
+            "Live OS threads of the server process.",
+            process.os_threads.to_string(),
+        );
+        gauge(
+            &mut out,
+            "process_resident_memory_bytes",
+            "Resident set size.",
+            process.rss_bytes.to_string(),
+        );
+        gauge(
+            &mut out,
+            "process_cpu_seconds_total",
+            "User plus system CPU time.",
+            format!("{:.3}", process.cpu_seconds),
+        );
+    }
     gauge(
         &mut out,
         "http_requests_in_flight",
@@ -173,9 +196,11 @@ mod tests {
     fn render_is_prometheus_text() {
         let text = render(&MetricsSnapshot {
             server: "async",
-            os_threads: 5,
-            rss_bytes: 1024,
-            cpu_seconds: 1.5,
+            process: Some(ProcessGauges {
+                os_threads: 5,
+                rss_bytes: 1024,
+                cpu_seconds: 1.5,
+            }),
             in_flight: 1,
             requests: vec![("/health", 200, 3)],
             pools: vec![PoolGauges {
@@ -215,5 +240,24 @@ pool_idle_connections{server=\"async\",pool=\"postgres\"} 1
 # TYPE pool_waiters gauge
 ";
         assert_eq!(text, expected);
+    }
+
+    #[test]
+    fn without_proc_the_process_gauges_are_left_out_and_the_rest_stays() {
+        let text = render(&MetricsSnapshot {
+            server: "blocking",
+            process: None,
+            in_flight: 0,
+            requests: vec![("/health", 200, 3)],
+            pools: vec![],
+        });
+        assert!(!text.contains("process_"), "{text}");
+        assert!(text.contains("http_requests_in_flight{server=\"blocking\"} 0\n"));
+        assert!(
+            text.contains(
+                "http_requests_total{server=\"blocking\",route=\"/health\",status=\"200\"} 3\n"
+            ),
+            "{text}"
+        );
     }
 }

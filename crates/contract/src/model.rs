@@ -104,9 +104,10 @@ fn rfc3339_micros<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Er
 }
 
 /// Serialises a contract type. These types hold only strings and numbers, so
-/// serialisation cannot fail; a failure would be a bug in this crate.
+/// serialisation cannot fail; if a bug in this crate ever made it fail, the
+/// client gets the generic error body rather than a panicked thread.
 pub fn to_json<T: Serialize>(value: &T) -> Vec<u8> {
-    serde_json::to_vec(value).expect("contract types always serialise")
+    serde_json::to_vec(value).unwrap_or_else(|_| br#"{"error":"internal server error"}"#.to_vec())
 }
 
 #[cfg(test)]

@@ -4,6 +4,8 @@
 //! whether the text is acceptable, so a bad id or `?n=` gets the same 400 and
 //! message from both.
 
+use std::borrow::Cow;
+
 use crate::workload::{DEFAULT_CPU_N, MAX_CPU_N};
 use crate::ApiError;
 
@@ -48,6 +50,39 @@ pub fn parse_cpu_n(query: Option<&str>) -> Result<u64, ApiError> {
     }
 }
 
+/// The id in a path segment as the client sent it: percent-decoded, then
+/// checked by [`parse_id`]. Both servers take the raw segment from their own
+/// router and call this, so `/users/%31` is user 1 on both.
+pub fn parse_path_id(segment: &str) -> Result<i64, ApiError> {
+    parse_id(&percent_decode(segment))
+}
+
+/// Replaces each `%XX` (two hex digits) with its byte, as axum's `Path` does.
+/// A `%` not followed by two hex digits stays as it is; if the decoded bytes
+/// are not UTF-8, the segment is kept undecoded. Either way a bad id then
+/// fails [`parse_id`] with a 400.
+pub fn percent_decode(segment: &str) -> Cow<'_, str> {
+    if !segment.contains('%') {
+        return Cow::Borrowed(segment);
+    }
+    let hex = |b: u8| char::from(b).to_digit(16);
+    let bytes = segment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if let [b'%', hi, lo, ..] = bytes[i..] {
+            if let (Some(hi), Some(lo)) = (hex(hi), hex(lo)) {
+                out.push((hi * 16 + lo) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8(out).map_or(Cow::Borrowed(segment), Cow::Owned)
+}
+
 /// Whether a `Content-Type` value is JSON (`application/json`, any parameters, any case).
 pub fn is_json_content_type(value: &str) -> bool {
     value
@@ -81,6 +116,26 @@ mod tests {
             assert_eq!(parse_id(raw).ok(), *want, "{raw:?}");
         }
         assert_eq!(parse_id("x").unwrap_err().status(), 400);
+    }
+
+    #[test]
+    fn path_ids_are_percent_decoded_first() {
+        let cases = [
+            ("17", "17"),
+            ("%31", "1"),
+            ("1%30", "10"),
+            ("%41b", "Ab"),
+            ("%", "%"),
+            ("1%2", "1%2"),
+            ("%zz", "%zz"),
+            // Not UTF-8 once decoded: kept as sent.
+            ("%ff", "%ff"),
+        ];
+        for (raw, want) in cases {
+            assert_eq!(percent_decode(raw), want, "{raw:?}");
+        }
+        assert_eq!(parse_path_id("%31%30").ok(), Some(10));
+        assert_eq!(parse_path_id("%2D1").map_err(|e| e.status()), Err(400));
     }
 
     #[test]

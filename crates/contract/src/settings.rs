@@ -48,7 +48,8 @@ pub struct CommonSettings {
     #[arg(long, env = "POOL_TEST_ON_CHECKOUT", default_value_t = false)]
     pub pool_test_on_checkout: bool,
 
-    /// Close pooled connections idle for longer than this many seconds.
+    /// Close pooled connections idle for longer than this many seconds; 0 keeps
+    /// them open however long they are idle.
     #[arg(long, env = "POOL_IDLE_TIMEOUT_S", default_value_t = 600)]
     pub pool_idle_timeout_s: u64,
 
@@ -72,8 +73,12 @@ impl CommonSettings {
         Duration::from_millis(self.acquire_timeout_ms)
     }
 
-    pub fn pool_idle_timeout(&self) -> Duration {
-        Duration::from_secs(self.pool_idle_timeout_s)
+    /// How long a pooled connection may sit idle before it is closed; `None`
+    /// for `--pool-idle-timeout-s 0`, which means "never". Every pool library
+    /// here takes an `Option` and refuses (or misreads) a zero duration, so
+    /// the conversion is made once, here.
+    pub fn pool_idle_timeout(&self) -> Option<Duration> {
+        (self.pool_idle_timeout_s > 0).then(|| Duration::from_secs(self.pool_idle_timeout_s))
     }
 
     pub fn drain_timeout(&self) -> Duration {
@@ -98,19 +103,56 @@ pub fn cores() -> usize {
         .unwrap_or(1)
 }
 
-/// The URL with any password replaced by `***`, for logs.
+/// What [`redact_url`] shows instead of text it cannot read as a URL.
+pub const UNREADABLE_URL: &str = "the configured URL";
+
+/// `url` with any password replaced by `***`, for logs and error messages:
+/// the one redactor of the workspace (both servers and local-services).
+///
+/// The password is the one after `user:` in `scheme://user:password@host`,
+/// or a `password=` query parameter (libpq reads one there too). Text that
+/// is not `scheme://...` at all (a libpq `host=db password=x` string, a typo)
+/// is not shown, since we cannot tell where its secret is.
 pub fn redact_url(url: &str) -> String {
-    // scheme://user:password@host...
     let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
+        return UNREADABLE_URL.to_owned();
     };
-    let Some((userinfo, host)) = rest.rsplit_once('@') else {
-        return url.to_owned();
-    };
-    match userinfo.split_once(':') {
-        Some((user, _password)) => format!("{scheme}://{user}:***@{host}"),
-        None => url.to_owned(),
+    if scheme.is_empty()
+        || !scheme
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b))
+    {
+        return UNREADABLE_URL.to_owned();
     }
+    let (authority_and_path, query) = match rest.split_once('?') {
+        Some((before, query)) => (before, Some(query)),
+        None => (rest, None),
+    };
+    // The userinfo ends at the last '@' before the path.
+    let authority_end = authority_and_path
+        .find('/')
+        .unwrap_or(authority_and_path.len());
+    let (authority, path) = authority_and_path.split_at(authority_end);
+    let authority = match authority.rsplit_once('@') {
+        Some((userinfo, host)) => match userinfo.split_once(':') {
+            Some((user, _password)) => format!("{user}:***@{host}"),
+            None => format!("{userinfo}@{host}"),
+        },
+        None => authority.to_owned(),
+    };
+    let mut redacted = format!("{scheme}://{authority}{path}");
+    if let Some(query) = query {
+        let pairs: Vec<String> = query
+            .split('&')
+            .map(|pair| match pair.split_once('=') {
+                Some((key, _)) if key.eq_ignore_ascii_case("password") => format!("{key}=***"),
+                _ => pair.to_owned(),
+            })
+            .collect();
+        redacted.push('?');
+        redacted.push_str(&pairs.join("&"));
+    }
+    redacted
 }
 
 #[cfg(test)]
@@ -142,20 +184,53 @@ mod tests {
     }
 
     #[test]
+    fn an_idle_timeout_of_zero_means_never() {
+        let idle = |s: &str| {
+            Cli::try_parse_from(["x", "--pool-idle-timeout-s", s])
+                .map(|cli| cli.common.pool_idle_timeout())
+                .ok()
+        };
+        assert_eq!(idle("0"), Some(None));
+        assert_eq!(idle("600"), Some(Some(Duration::from_secs(600))));
+    }
+
+    #[test]
     fn bad_pool_size_is_refused() {
         assert!(Cli::try_parse_from(["x", "--db-pool-size", "0"]).is_err());
     }
 
     #[test]
     fn passwords_are_redacted() {
-        assert_eq!(
-            redact_url("postgres://postgres:secret@db:5432/postgres"),
-            "postgres://postgres:***@db:5432/postgres"
-        );
-        assert_eq!(
-            redact_url("redis://127.0.0.1:6379"),
-            "redis://127.0.0.1:6379"
-        );
+        let table = [
+            (
+                "postgres://postgres:secret@db:5432/postgres",
+                "postgres://postgres:***@db:5432/postgres",
+            ),
+            (
+                "redis://:secret@127.0.0.1:6379",
+                "redis://:***@127.0.0.1:6379",
+            ),
+            // A password holding '@': the userinfo ends at the last one.
+            ("postgres://app:p@ss@db/x", "postgres://app:***@db/x"),
+            (
+                "postgres://db/x?user=app&password=secret&sslmode=off",
+                "postgres://db/x?user=app&password=***&sslmode=off",
+            ),
+            ("redis://127.0.0.1:6379", "redis://127.0.0.1:6379"),
+            ("postgres://app@db/x", "postgres://app@db/x"),
+            // '@' after the host is path, not userinfo.
+            ("postgres://db/a@b", "postgres://db/a@b"),
+        ];
+        for (url, want) in table {
+            assert_eq!(redact_url(url), want, "{url}");
+        }
+    }
+
+    #[test]
+    fn text_that_is_not_a_url_is_not_shown() {
+        for text in ["host=db password=secret", "db:secret@host", "://x:y@z", ""] {
+            assert_eq!(redact_url(text), UNREADABLE_URL, "{text:?}");
+        }
     }
 
     #[test]

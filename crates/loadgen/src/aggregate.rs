@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 
-use crate::latency_stats::{new_histogram, record_micros, RUN_SIGFIG, SECOND_SIGFIG};
+use crate::latency_stats::{record_micros, Precisions};
 use crate::record::{FailureKind, Outcome, RequestRecord};
 use crate::report::TimelineRow;
 
@@ -69,6 +69,7 @@ struct Shard {
 /// The aggregation state of one run.
 pub(crate) struct Aggregator {
     shards: Vec<Mutex<Shard>>,
+    precisions: Precisions,
     origin: Instant,
 }
 
@@ -85,18 +86,27 @@ fn micros(d: Duration) -> u64 {
 
 impl Aggregator {
     /// `origin` is second zero of the timeline.
-    pub(crate) fn new(shard_count: usize, keep_uncorrected: bool, origin: Instant) -> Aggregator {
+    pub(crate) fn new(
+        shard_count: usize,
+        keep_uncorrected: bool,
+        origin: Instant,
+    ) -> Result<Aggregator, hdrhistogram::CreationError> {
+        let precisions = Precisions::new()?;
         let shards = (0..shard_count.max(1))
             .map(|_| {
                 Mutex::new(Shard {
-                    latency: new_histogram(RUN_SIGFIG),
-                    uncorrected: keep_uncorrected.then(|| new_histogram(RUN_SIGFIG)),
+                    latency: precisions.run(),
+                    uncorrected: keep_uncorrected.then(|| precisions.run()),
                     counts: Counts::default(),
                     seconds: Vec::new(),
                 })
             })
             .collect();
-        Aggregator { shards, origin }
+        Ok(Aggregator {
+            shards,
+            origin,
+            precisions,
+        })
     }
 
     /// Adds one request. `worker` picks the shard.
@@ -141,7 +151,7 @@ impl Aggregator {
                     second,
                     requests: 0,
                     errors: 0,
-                    latency: new_histogram(SECOND_SIGFIG),
+                    latency: self.precisions.second(),
                 });
                 let last = shard.seconds.len() - 1;
                 &mut shard.seconds[last]
@@ -190,7 +200,7 @@ impl Aggregator {
     /// Merges all shards.
     pub(crate) fn totals(&self) -> Totals {
         let mut totals = Totals {
-            latency: new_histogram(RUN_SIGFIG),
+            latency: self.precisions.run(),
             uncorrected: None,
             counts: Counts::default(),
         };
@@ -201,7 +211,7 @@ impl Aggregator {
             if let Some(h) = &shard.uncorrected {
                 let merged = totals
                     .uncorrected
-                    .get_or_insert_with(|| new_histogram(RUN_SIGFIG));
+                    .get_or_insert_with(|| self.precisions.run());
                 let _ = merged.add(h);
             }
             totals.counts.add(&shard.counts);
@@ -230,7 +240,7 @@ impl TimelineBuilder {
         let entry = self
             .pending
             .entry(bucket.second)
-            .or_insert_with(|| (0, 0, new_histogram(SECOND_SIGFIG)));
+            .or_insert_with(|| (0, 0, Histogram::new_from(&bucket.latency)));
         entry.0 += bucket.requests;
         entry.1 += bucket.errors;
         let _ = entry.2.add(&bucket.latency);
@@ -300,7 +310,7 @@ mod tests {
     #[test]
     fn counts_errors_by_kind_and_builds_a_timeline() {
         let origin = Instant::now();
-        let aggregator = Aggregator::new(2, false, origin);
+        let aggregator = Aggregator::new(2, false, origin).unwrap();
         let records = [
             record_at(origin, 0, 10, Outcome::Status(200)),
             record_at(origin, 100, 20, Outcome::Status(200)),
@@ -343,7 +353,7 @@ mod tests {
     #[test]
     fn late_sends_and_corrected_latency_come_from_the_intended_time() {
         let origin = Instant::now();
-        let aggregator = Aggregator::new(1, true, origin);
+        let aggregator = Aggregator::new(1, true, origin).unwrap();
         let record = RequestRecord {
             intended: origin,
             started: origin + Duration::from_millis(300),

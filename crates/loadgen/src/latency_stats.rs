@@ -14,10 +14,33 @@ pub(crate) const RUN_SIGFIG: u8 = 3;
 /// because there is one per second of the run.
 pub(crate) const SECOND_SIGFIG: u8 = 2;
 
-/// A new auto-resizing histogram of microseconds.
-pub(crate) fn new_histogram(sigfig: u8) -> Histogram<u64> {
-    // Creation only fails for sigfig > 5; callers pass the constants above.
-    Histogram::new(sigfig).expect("hdrhistogram accepts 2 or 3 significant digits")
+/// Empty auto-resizing histograms of microseconds, one of each precision,
+/// made once per run; every other histogram is a copy of one of them
+/// (`Histogram::new_from`, which cannot fail), so a bad precision is one
+/// error at the start instead of a panic in the middle of a run.
+#[derive(Debug)]
+pub(crate) struct Precisions {
+    run: Histogram<u64>,
+    second: Histogram<u64>,
+}
+
+impl Precisions {
+    pub(crate) fn new() -> Result<Precisions, hdrhistogram::CreationError> {
+        Ok(Precisions {
+            run: Histogram::new(RUN_SIGFIG)?,
+            second: Histogram::new(SECOND_SIGFIG)?,
+        })
+    }
+
+    /// An empty run-wide histogram.
+    pub(crate) fn run(&self) -> Histogram<u64> {
+        Histogram::new_from(&self.run)
+    }
+
+    /// An empty per-second histogram.
+    pub(crate) fn second(&self) -> Histogram<u64> {
+        Histogram::new_from(&self.second)
+    }
 }
 
 /// Records one latency in microseconds; a value beyond what the histogram
@@ -93,7 +116,7 @@ mod tests {
     use super::*;
 
     fn histogram_of(micros: &[u64]) -> Histogram<u64> {
-        let mut h = new_histogram(RUN_SIGFIG);
+        let mut h = Precisions::new().unwrap().run();
         for &m in micros {
             record_micros(&mut h, m);
         }
@@ -171,7 +194,7 @@ mod tests {
 
     #[test]
     fn an_empty_histogram_summarises_to_zero() {
-        let s = summarize(&new_histogram(RUN_SIGFIG));
+        let s = summarize(&Precisions::new().unwrap().run());
         assert_eq!(s.count, 0);
         assert_eq!(s.p99, 0.0);
     }

@@ -94,7 +94,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::latency_stats::{new_histogram, summarize, RUN_SIGFIG};
+    use crate::latency_stats::{summarize, Precisions};
     use crate::report::{
         ClientCpu, ErrorCounts, LoadInfo, RequestCounts, TargetInfo, SCHEMA_VERSION,
     };
@@ -137,7 +137,7 @@ mod tests {
                 other: errors - status - connect - timeout,
             },
             status_codes: BTreeMap::new(),
-            latency_ms: summarize(&new_histogram(RUN_SIGFIG)),
+            latency_ms: summarize(&Precisions::new().unwrap().run()),
             latency_uncorrected_ms: None,
             open_loop: None,
             burst: None,

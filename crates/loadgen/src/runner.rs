@@ -39,6 +39,9 @@ pub enum RunError {
     /// The tokio runtime for `run_blocking` could not be built.
     #[error("cannot start the client runtime: {0}")]
     Runtime(#[source] std::io::Error),
+    /// The latency histograms could not be created.
+    #[error("cannot create the latency histograms: {0}")]
+    Histogram(#[source] hdrhistogram::CreationError),
 }
 
 /// Live counters a caller may watch while a run is going (the CLI's progress
@@ -144,7 +147,7 @@ async fn run_on(
         template: RequestTemplate::new(&plan.target, &plan.request),
         keep_alive: plan.request.keep_alive,
         timeout: plan.timeout,
-        aggregator: Aggregator::new(plan.threads * 4, open, origin),
+        aggregator: Aggregator::new(plan.threads * 4, open, origin).map_err(RunError::Histogram)?,
         stop: AtomicBool::new(false),
         runtimes,
     });

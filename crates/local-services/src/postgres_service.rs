@@ -3,17 +3,29 @@
 
 use std::time::Duration;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use postgres::error::SqlState;
 use postgres::NoTls;
 use uuid::Uuid;
 
-use crate::redacted_url::redacted;
+use crate::service_lookup::{find_running_or_start, ServiceSpec};
 use crate::service_slot::ServiceSlot;
 use crate::{plain_thread, throwaway_postgres};
+use contract::settings::redact_url;
 
 /// Used when `DATABASE_URL` is not set: a local server with trust auth.
 const DEFAULT_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
+
+/// What the lookup (`service_lookup`) needs to know about Postgres.
+const SERVICE: ServiceSpec = ServiceSpec {
+    name: "Postgres",
+    url_var: "DATABASE_URL",
+    default_url: DEFAULT_URL,
+    binaries_missing: "no initdb/postgres binaries were found on PATH or in \
+         /usr/lib/postgresql/*/bin",
+    package: "postgresql",
+};
+
 /// How long a running server gets to answer before we start our own.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(1);
 /// Connect timeout for admin work on a server already known to answer.
@@ -117,49 +129,25 @@ pub(crate) fn probe(url: &str, timeout: Duration) -> anyhow::Result<()> {
 }
 
 fn find_or_start() -> anyhow::Result<Postgres> {
-    let url = std::env::var("DATABASE_URL")
-        .ok()
-        .filter(|url| !url.trim().is_empty())
-        .unwrap_or_else(|| DEFAULT_URL.to_owned());
-    let why_not_running = if crate::throwaway_forced() {
-        "LOCAL_SERVICES_FORCE_THROWAWAY is set".to_owned()
-    } else {
-        match probe(&url, PROBE_TIMEOUT) {
-            Ok(()) => {
-                return Ok(Postgres {
-                    admin_url: url,
-                    started_here: false,
-                })
-            }
-            Err(error) => format!("no Postgres answers at {} ({error:#})", redacted(&url)),
-        }
-    };
-    if crate::throwaway_forbidden() {
-        bail!("{why_not_running} and LOCAL_SERVICES_NO_THROWAWAY forbids a throwaway one; install postgresql or set DATABASE_URL");
-    }
-    match throwaway_postgres::start() {
-        Ok(Some(admin_url)) => Ok(Postgres {
-            admin_url,
-            started_here: true,
-        }),
-        Ok(None) => bail!(
-            "{why_not_running} and no initdb/postgres binaries were found on PATH or in \
-             /usr/lib/postgresql/*/bin; install postgresql or set DATABASE_URL"
-        ),
-        Err(error) => Err(error.context(format!(
-            "{why_not_running}, and starting a throwaway Postgres failed"
-        ))),
-    }
+    let found = find_running_or_start(
+        &SERVICE,
+        |url| probe(url, PROBE_TIMEOUT),
+        throwaway_postgres::start,
+    )?;
+    Ok(Postgres {
+        admin_url: found.url,
+        started_here: found.started_here,
+    })
 }
 
 fn connect(url: &str, timeout: Duration) -> anyhow::Result<postgres::Client> {
     let mut config: postgres::Config = url
         .parse()
-        .with_context(|| format!("parse the Postgres URL {}", redacted(url)))?;
+        .with_context(|| format!("parse the Postgres URL {}", redact_url(url)))?;
     config.connect_timeout(timeout);
     config
         .connect(NoTls)
-        .with_context(|| format!("connect to {}", redacted(url)))
+        .with_context(|| format!("connect to {}", redact_url(url)))
 }
 
 fn create_database(admin_url: &str, name: &str) -> anyhow::Result<()> {
@@ -182,7 +170,7 @@ fn create_database(admin_url: &str, name: &str) -> anyhow::Result<()> {
 /// `url` with its path (the database name) replaced by `database`.
 fn url_with_database(url: &str, database: &str) -> anyhow::Result<String> {
     let mut parsed = url::Url::parse(url)
-        .with_context(|| format!("parse the Postgres URL {}", redacted(url)))?;
+        .with_context(|| format!("parse the Postgres URL {}", redact_url(url)))?;
     parsed.set_path(&format!("/{database}"));
     Ok(parsed.into())
 }

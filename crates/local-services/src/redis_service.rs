@@ -6,12 +6,23 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use uuid::Uuid;
 
-use crate::redacted_url::redacted;
+use crate::service_lookup::{find_running_or_start, ServiceSpec};
 use crate::service_slot::ServiceSlot;
 use crate::throwaway_redis;
+use contract::settings::redact_url;
 
 /// Used when `REDIS_URL` is not set.
 const DEFAULT_URL: &str = "redis://127.0.0.1:6379";
+
+/// What the lookup (`service_lookup`) needs to know about Redis.
+const SERVICE: ServiceSpec = ServiceSpec {
+    name: "Redis",
+    url_var: "REDIS_URL",
+    default_url: DEFAULT_URL,
+    binaries_missing: "no redis-server binary was found on PATH",
+    package: "redis-server",
+};
+
 /// How long a running server gets to answer before we start our own.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(1);
 /// Connect and read timeout for the clean-up of a prefix.
@@ -94,47 +105,23 @@ pub(crate) fn probe(url: &str, timeout: Duration) -> anyhow::Result<()> {
 }
 
 fn find_or_start() -> anyhow::Result<Redis> {
-    let url = std::env::var("REDIS_URL")
-        .ok()
-        .filter(|url| !url.trim().is_empty())
-        .unwrap_or_else(|| DEFAULT_URL.to_owned());
-    let why_not_running = if crate::throwaway_forced() {
-        "LOCAL_SERVICES_FORCE_THROWAWAY is set".to_owned()
-    } else {
-        match probe(&url, PROBE_TIMEOUT) {
-            Ok(()) => {
-                return Ok(Redis {
-                    url,
-                    started_here: false,
-                })
-            }
-            Err(error) => format!("no Redis answers at {} ({error:#})", redacted(&url)),
-        }
-    };
-    if crate::throwaway_forbidden() {
-        bail!("{why_not_running} and LOCAL_SERVICES_NO_THROWAWAY forbids a throwaway one; install redis-server or set REDIS_URL");
-    }
-    match throwaway_redis::start() {
-        Ok(Some(url)) => Ok(Redis {
-            url,
-            started_here: true,
-        }),
-        Ok(None) => bail!(
-            "{why_not_running} and no redis-server binary was found on PATH; \
-             install redis-server or set REDIS_URL"
-        ),
-        Err(error) => Err(error.context(format!(
-            "{why_not_running}, and starting a throwaway redis-server failed"
-        ))),
-    }
+    let found = find_running_or_start(
+        &SERVICE,
+        |url| probe(url, PROBE_TIMEOUT),
+        throwaway_redis::start,
+    )?;
+    Ok(Redis {
+        url: found.url,
+        started_here: found.started_here,
+    })
 }
 
 fn connect(url: &str, timeout: Duration) -> anyhow::Result<redis::Connection> {
     let client = redis::Client::open(url)
-        .with_context(|| format!("parse the Redis URL {}", redacted(url)))?;
+        .with_context(|| format!("parse the Redis URL {}", redact_url(url)))?;
     let connection = client
         .get_connection_with_timeout(timeout)
-        .with_context(|| format!("connect to {}", redacted(url)))?;
+        .with_context(|| format!("connect to {}", redact_url(url)))?;
     connection
         .set_read_timeout(Some(timeout))
         .context("set the Redis read timeout")?;

@@ -109,10 +109,11 @@ pub fn parse_process_cpu(pid: u32, text: &str) -> io::Result<ProcessCpu> {
         .rfind(')')
         .ok_or_else(|| invalid("stat has no ')' closing the command name".to_owned()))?;
     let name = text.get(open + 1..close).unwrap_or_default().to_owned();
+    let (user, system) = parse_stat_cpu_ticks(text)?;
     Ok(ProcessCpu {
         pid,
         name,
-        ticks: parse_stat_cpu_ticks(text)?,
+        ticks: user + system,
     })
 }
 

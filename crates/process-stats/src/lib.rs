@@ -1,5 +1,7 @@
 //! Live figures of a process, read from Linux's `/proc`: how many OS threads it
-//! runs, how much memory is resident, and how much CPU time it has used.
+//! runs, how much memory is resident, and how much CPU time it has used. The
+//! one `/proc` reader of the workspace: the servers' `/metrics`, the bench's
+//! sampler and the load generator's own CPU time all come from here.
 //!
 //! Both servers report these on `/metrics`, and the bench samples the server
 //! under load with [`PeakSampler`] to fill seed 000's "Peak Thread Count" row.
@@ -13,4 +15,4 @@ mod sample;
 
 pub use cpu_snapshot::{parse_proc_stat_busy_ticks, parse_process_cpu, CpuSnapshot, ProcessCpu};
 pub use peak_sampler::{PeakSampler, Peaks};
-pub use sample::{sample, sample_self, ProcessSample};
+pub use sample::{cpu_times_self, sample, sample_self, CpuTimes, ProcessSample};

@@ -30,13 +30,13 @@ pub(crate) fn parse_status(text: &str) -> io::Result<StatusFigures> {
     Ok(StatusFigures { threads, rss_bytes })
 }
 
-/// Reads utime + stime (fields 14 and 15, in clock ticks) from the text of
-/// `/proc/<pid>/stat`.
+/// Reads utime and stime (fields 14 and 15, in clock ticks) from the text
+/// of `/proc/<pid>/stat`.
 ///
 /// Field 2 is the command name in parentheses, and the name itself may hold
 /// spaces and ')' (a thread can name itself anything), so the fields are
 /// counted from after the *last* ')' in the line, where field 3 starts.
-pub(crate) fn parse_stat_cpu_ticks(text: &str) -> io::Result<u64> {
+pub(crate) fn parse_stat_cpu_ticks(text: &str) -> io::Result<(u64, u64)> {
     let after_comm = text
         .rfind(')')
         .map(|at| &text[at + 1..])
@@ -49,7 +49,7 @@ pub(crate) fn parse_stat_cpu_ticks(text: &str) -> io::Result<u64> {
     let stime = fields
         .next()
         .ok_or_else(|| invalid("stat has no stime field".to_owned()))?;
-    Ok(parse_number(utime, "utime")? + parse_number(stime, "stime")?)
+    Ok((parse_number(utime, "utime")?, parse_number(stime, "stime")?))
 }
 
 pub(crate) fn parse_number(text: &str, what: &str) -> io::Result<u64> {
@@ -97,11 +97,11 @@ mod tests {
     }
 
     #[test]
-    fn stat_gives_utime_plus_stime() {
+    fn stat_gives_utime_and_stime() {
         // Fields: pid (comm) state ppid pgrp session tty tpgid flags minflt
         // cminflt majflt cmajflt utime=250 stime=31 cutime cstime ...
         let stat = "4242 (async-server) S 1 4242 4242 0 -1 4194560 900 0 0 0 250 31 7 8 20 0 3 0";
-        assert_eq!(parse_stat_cpu_ticks(stat).expect("stat parses"), 281);
+        assert_eq!(parse_stat_cpu_ticks(stat).expect("stat parses"), (250, 31));
     }
 
     #[test]
@@ -109,7 +109,10 @@ mod tests {
         // A command name like "a) b (c) 9 9" would shift every field if the
         // line were split on the first ')' or on whitespace.
         let stat = "77 (a) b (c) 9 9) R 1 77 77 0 -1 0 1 2 3 4 1000 2000 5 6 20 0 1 0";
-        assert_eq!(parse_stat_cpu_ticks(stat).expect("stat parses"), 3000);
+        assert_eq!(
+            parse_stat_cpu_ticks(stat).expect("stat parses"),
+            (1000, 2000)
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use std::io;
 use std::path::Path;
+use std::time::Duration;
 
 use crate::parse::{parse_stat_cpu_ticks, parse_status};
 
@@ -30,13 +31,46 @@ pub fn sample_self() -> io::Result<ProcessSample> {
 
 fn sample_dir(dir: &Path) -> io::Result<ProcessSample> {
     let status = std::fs::read_to_string(dir.join("status"))?;
-    let stat = std::fs::read_to_string(dir.join("stat"))?;
     let figures = parse_status(&status)?;
-    let ticks = parse_stat_cpu_ticks(&stat)?;
+    let cpu = cpu_times_dir(dir)?;
     Ok(ProcessSample {
         threads: figures.threads,
         rss_bytes: figures.rss_bytes,
-        cpu_seconds: ticks as f64 / ticks_per_second(),
+        cpu_seconds: (cpu.user + cpu.system).as_secs_f64(),
+    })
+}
+
+/// User and system CPU time of a process (all its threads), apart: what a
+/// load generator reports about itself, to tell when the client was the limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CpuTimes {
+    pub user: Duration,
+    pub system: Duration,
+}
+
+impl CpuTimes {
+    /// The time used between `earlier` and `self`.
+    pub fn since(self, earlier: CpuTimes) -> CpuTimes {
+        CpuTimes {
+            user: self.user.saturating_sub(earlier.user),
+            system: self.system.saturating_sub(earlier.system),
+        }
+    }
+}
+
+/// The calling process's CPU time so far (from `/proc/self/stat`, in the
+/// kernel's own tick unit rather than an assumed 100 Hz).
+pub fn cpu_times_self() -> io::Result<CpuTimes> {
+    cpu_times_dir(Path::new("/proc/self"))
+}
+
+fn cpu_times_dir(dir: &Path) -> io::Result<CpuTimes> {
+    let stat = std::fs::read_to_string(dir.join("stat"))?;
+    let (user, system) = parse_stat_cpu_ticks(&stat)?;
+    let hz = ticks_per_second();
+    Ok(CpuTimes {
+        user: Duration::from_secs_f64(user as f64 / hz),
+        system: Duration::from_secs_f64(system as f64 / hz),
     })
 }
 

@@ -58,10 +58,6 @@ use crossbeam_channel::{Receiver, RecvTimeoutError};
 use crate::http::{Request, Response};
 use poller::Poller;
 
-/// How long an idle connection stays open without a request: 60 s, Tomcat's
-/// default `connectionTimeout` (which its `keepAliveTimeout` follows).
-pub(crate) const KEEP_ALIVE_TIMEOUT: Duration = Duration::from_secs(60);
-
 /// What the connector calls for every request, on the handler thread that
 /// read it: route it and run the handler. A request refused while it was
 /// being read (431, 413, 408, 400) comes as `Err`, to be counted and answered.

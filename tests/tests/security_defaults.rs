@@ -13,16 +13,16 @@
 use std::path::{Path, PathBuf};
 
 use clap::Parser as _;
-use server_tests::fault_proxy::{url_addr, url_with_addr, FaultProxy, Mode};
-use server_tests::{fresh_data, spawn_app_with, AppOptions, Server};
+use tests::fault_proxy::{url_addr, url_with_addr, FaultProxy, Mode};
+use tests::{fresh_data, spawn_app_with, AppOptions, Server};
 
 const PASSWORD: &str = "s3cr3t-Pa55word";
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .ancestors()
-        .nth(2)
-        .expect("the workspace root above crates/server-tests")
+        .nth(1)
+        .expect("the workspace root above tests/")
         .to_path_buf()
 }
 

@@ -6,13 +6,17 @@
 //! with each other and with a server a person is running. The suites in
 //! `tests/` drive both through the same helpers and expect the same answers.
 //!
+//! `http` is the one raw HTTP client (one-shot or keep-alive), `fault_proxy`
+//! the one TCP proxy that breaks a dependency on purpose.
+//!
 //! `process` runs a server's real binary as a child process instead, for the
 //! checks that need a process of its own: signals, `/proc` figures.
 
 pub mod app;
+pub mod cold_start_probe;
 pub mod fault_proxy;
 pub mod http;
 pub mod process;
 
 pub use app::{fresh_data, spawn_app, spawn_app_with, AppData, AppOptions, Server, TestApp};
-pub use http::Response;
+pub use http::{Conn, Response};

@@ -10,7 +10,7 @@ use std::sync::{Arc, Barrier};
 
 use contract::cache::{email_key, name_key};
 use contract::sql::SEEDED_USERS;
-use server_tests::{fresh_data, spawn_app_with, AppData, AppOptions, Server};
+use tests::{fresh_data, spawn_app_with, AppData, AppOptions, Server};
 
 fn full() -> bool {
     std::env::var("RELIABILITY_FULL").is_ok_and(|v| v == "1")

@@ -7,14 +7,17 @@
 //! Every request is recorded, and the record must show:
 //! - no request hangs: every one is answered within the acquire timeout plus
 //!   a wide margin, and none fails at the transport level;
-//! - while a dependency is down, its routes answer 503 with the contract's body;
+//! - while a dependency is down, its routes answer 503 with the contract's
+//!   body, and each of them got at least one 503 for a request sent during
+//!   each outage (so that check cannot pass on no requests at all, nor on a
+//!   server that waits a short outage out);
 //! - `/health` and `/cpu` answer 200 throughout;
 //! - every request sent 5 s or more after the dependency returned answers 200.
 //!
 //! The test prints the measured recovery time (from the moment the proxy
 //! passes again to the last non-200 answer of a dependency route); run with
 //! `--nocapture` to see it:
-//! `cargo test -p server-tests --test outage_under_load -- --nocapture`.
+//! `cargo test -p tests --test outage_under_load -- --nocapture`.
 //!
 //! In CI each outage lasts 3 s; `RELIABILITY_FULL=1` makes it 15 s.
 
@@ -23,8 +26,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use contract::ApiError;
-use server_tests::fault_proxy::Mode;
-use server_tests::{http, spawn_app_with, AppOptions, Server, TestApp};
+use tests::fault_proxy::Mode;
+use tests::{http, spawn_app_with, AppOptions, Server, TestApp};
 
 /// The harness runs servers with `--acquire-timeout-ms 1000`; no answer may
 /// take longer than that plus a margin a busy 2-core machine cannot exceed.
@@ -227,6 +230,21 @@ fn check(server: Server, records: &[Record], outages: &[Outage]) {
             .iter()
             .filter(|r| r.sent > o.down && r.sent < o.back)
             .count();
+        // The outage was felt: each dependency route sent during it got at
+        // least one 503 (answered during it or just after; a request that
+        // waits out a short outage and then answers 200 must not pass).
+        for (path, _) in DEPENDENT {
+            let refused = records
+                .iter()
+                .filter(|r| r.path == path && r.sent > o.down && r.sent < o.back)
+                .filter(|r| matches!(r.answer, Ok((503, _))))
+                .count();
+            assert!(
+                refused >= 1,
+                "{name}: no {path} sent during the {:?} outage got a 503",
+                o.mode
+            );
+        }
         println!(
             "{name}: {:?} outage of {:?} under load ({during} requests during it): \
              recovered {last_failure:?} after the dependency returned",

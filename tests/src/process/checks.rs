@@ -48,6 +48,10 @@ pub struct ProcessProfile {
     /// Routes the burst covers after [`CONTRACT_ROUTES`] (a server's own
     /// variants of them).
     pub extra_routes: &'static [(&'static str, &'static str)],
+    /// How many threads over idle the server may reach at its peak during the
+    /// bursts, for a server whose thread count is fixed by its settings
+    /// (`None`: it grows threads under load and only has to shed them after).
+    pub peak_threads_over_idle: Option<u64>,
     /// How long after the bursts the thread count may take to come back
     /// within a few of idle (threads a server parks and ends on a timer).
     pub threads_settle: Duration,
@@ -166,6 +170,14 @@ pub fn a_connection_burst_on_every_route_leaves_the_server_serving_and_back_near
         mib(peak.peak_rss_bytes),
         mib(after.rss_bytes)
     );
+    if let Some(over_idle) = profile.peak_threads_over_idle {
+        assert!(
+            peak.peak_threads <= idle.threads + over_idle,
+            "{name}: thread count grew under load: {} at the peak, {} idle",
+            peak.peak_threads,
+            idle.threads
+        );
+    }
     assert!(
         after.threads <= idle.threads + THREADS_OVER_IDLE,
         "{name}: {} threads after the burst, {} idle",

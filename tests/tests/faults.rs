@@ -6,8 +6,8 @@
 use std::time::{Duration, Instant};
 
 use contract::ApiError;
-use server_tests::fault_proxy::Mode;
-use server_tests::{spawn_app_with, AppOptions, Server, TestApp};
+use tests::fault_proxy::Mode;
+use tests::{spawn_app_with, AppOptions, Server, TestApp};
 
 /// The servers run with `--acquire-timeout-ms 1000` in tests; a 503 must come
 /// within that plus a wide margin for a busy 2-core machine.

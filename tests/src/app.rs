@@ -111,6 +111,7 @@ pub fn spawn_app_with(server: Server, options: AppOptions) -> TestApp {
 }
 
 fn try_spawn_app(server: Server, options: AppOptions) -> anyhow::Result<TestApp> {
+    install_test_log();
     let data = match options.shared_data {
         Some(data) => data,
         None => fresh_data()?,
@@ -232,6 +233,20 @@ fn try_spawn_app(server: Server, options: AppOptions) -> anyhow::Result<TestApp>
     };
     app.wait_until_healthy(Duration::from_secs(90))?;
     Ok(app)
+}
+
+/// The servers' logs go to the test output only when `TEST_LOG` is set
+/// (`RUST_LOG` picks the level, `info` by default); silent otherwise.
+fn install_test_log() {
+    if std::env::var_os("TEST_LOG").is_some() {
+        let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        // Several apps per test binary: only the first call installs it.
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_test_writer()
+            .try_init();
+    }
 }
 
 impl TestApp {

@@ -9,7 +9,7 @@ use contract::model::{to_json, CachedUser, CpuResult, Health, Post};
 use contract::params::{parse_cpu_n, parse_id, MAX_BODY_BYTES};
 use contract::workload::sqrt_sum;
 use contract::ApiError;
-use server_tests::{spawn_app, Response, Server, TestApp};
+use tests::{spawn_app, Response, Server, TestApp};
 
 /// What a case expects: a status and either an exact body or an error of the contract's shape.
 enum Expect {
