@@ -8,8 +8,9 @@ use axum::routing::{get, post};
 use axum::Router;
 use contract::metrics::RequestCounters;
 
-use crate::cache::{RedisPool, SyncRedisPool};
+use crate::cache::SyncRedisPool;
 use crate::db::SyncDb;
+use crate::redis_clients::AsyncRedis;
 use crate::settings::Settings;
 use crate::{handlers, metrics, request_limits};
 
@@ -21,8 +22,8 @@ pub struct AppState {
     pub(crate) db: sqlx::PgPool,
     /// The sync driver and its query threads (JDBC's place, for the variants).
     pub(crate) sync_db: SyncDb,
-    /// Multiplexed async Redis connections (ReactiveRedisTemplate's place).
-    pub(crate) cache: RedisPool,
+    /// The async Redis client, shared connection or pool (ReactiveRedisTemplate's place).
+    pub(crate) cache: Arc<AsyncRedis>,
     /// Sync Redis connections, for /users/{id}/cache/blocking.
     pub(crate) sync_cache: SyncRedisPool,
     /// The CPU pool behind /cpu/rayon (ParallelScheduler's place).
@@ -43,7 +44,7 @@ impl AppState {
             common.db_pool_size as usize,
             common.acquire_timeout(),
         )?;
-        let cache = crate::cache::connect_pool(common)?;
+        let cache = Arc::new(AsyncRedis::new(settings.redis_client, common)?);
         let sync_cache = crate::cache::connect_sync_pool(common)?;
         let rayon = rayon::ThreadPoolBuilder::new()
             .num_threads(settings.rayon_threads())

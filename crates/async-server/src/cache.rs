@@ -1,16 +1,11 @@
-//! Redis, two ways: a deadpool pool of multiplexed async connections (the
-//! ReactiveRedisTemplate column) and the sync redis client behind r2d2 (a
-//! blocking RedisTemplate called from the event loop).
+//! The cache routes' Redis commands, two ways: through the async client
+//! (the ReactiveRedisTemplate column; which client, shared connection or
+//! pool, is `--redis-client`, see [`crate::redis_clients`]) and through the
+//! sync redis client behind r2d2 (a blocking RedisTemplate called from the
+//! event loop).
 //!
 //! The twin on the blocking server is crates/blocking-server/src/cache.rs,
 //! which uses only the sync client, from its handler threads.
-//!
-//! Why our own deadpool manager instead of deadpool-redis's: deadpool-redis
-//! 0.22 recycles every connection on every checkout with an `UNWATCH` + `PING`
-//! round trip, and offers no setting to turn that off. Both servers promise
-//! the same pool policy — no round trip per checkout unless
-//! `--pool-test-on-checkout` — so [`RedisManager`] pings only when told to,
-//! and retires connections idle past `--pool-idle-timeout-s` instead.
 
 use std::time::Duration;
 
@@ -18,80 +13,10 @@ use anyhow::Context as _;
 use contract::cache::{email_key, name_key};
 use contract::model::CachedUser;
 use contract::settings::CommonSettings;
-use deadpool::managed::{self, Metrics, Object, RecycleError, RecycleResult};
-use redis::aio::MultiplexedConnection;
-use redis::{AsyncCommands as _, AsyncConnectionConfig, ConnectionLike as _, RedisError};
+use redis::{AsyncCommands as _, ConnectionLike as _, RedisError};
 
 use crate::error::AppError;
-
-// ---------------------------------------------------------------------------
-// The async pool
-// ---------------------------------------------------------------------------
-
-/// Opens multiplexed connections and decides, on each checkout, whether a
-/// pooled one may be handed out as it is.
-pub(crate) struct RedisManager {
-    client: redis::Client,
-    config: AsyncConnectionConfig,
-    test_on_checkout: bool,
-    idle_timeout: Option<Duration>,
-}
-
-impl managed::Manager for RedisManager {
-    type Type = MultiplexedConnection;
-    type Error = RedisError;
-
-    async fn create(&self) -> Result<MultiplexedConnection, RedisError> {
-        self.client
-            .get_multiplexed_async_connection_with_config(&self.config)
-            .await
-    }
-
-    async fn recycle(
-        &self,
-        conn: &mut MultiplexedConnection,
-        metrics: &Metrics,
-    ) -> RecycleResult<RedisError> {
-        // deadpool records when a connection was last handed out; one unused
-        // for longer than the idle timeout is dropped and a fresh one opened,
-        // as r2d2 and sqlx do with their idle timeout.
-        if let Some(limit) = self.idle_timeout {
-            if metrics.last_used() > limit {
-                return Err(RecycleError::message(
-                    "idle for longer than the idle timeout",
-                ));
-            }
-        }
-        if self.test_on_checkout {
-            let _: String = redis::cmd("PING").query_async(conn).await?;
-        }
-        Ok(())
-    }
-}
-
-pub(crate) type RedisPool = managed::Pool<RedisManager>;
-
-/// Builds the async pool without connecting.
-pub(crate) fn connect_pool(common: &CommonSettings) -> anyhow::Result<RedisPool> {
-    let client = redis::Client::open(common.redis_url.as_str()).context("parsing REDIS_URL")?;
-    let timeout = common.acquire_timeout();
-    let manager = RedisManager {
-        client,
-        config: AsyncConnectionConfig::new()
-            .set_connection_timeout(timeout)
-            .set_response_timeout(timeout),
-        test_on_checkout: common.pool_test_on_checkout,
-        idle_timeout: common.pool_idle_timeout(),
-    };
-    managed::Pool::builder(manager)
-        .max_size(common.redis_pool_size as usize)
-        .runtime(deadpool::Runtime::Tokio1)
-        .wait_timeout(Some(timeout))
-        .create_timeout(Some(timeout))
-        .recycle_timeout(Some(timeout))
-        .build()
-        .context("building the redis pool")
-}
+use crate::redis_clients::{AsyncRedis, Handle};
 
 /// Whether a Redis error means "Redis is not there or not answering" (503)
 /// rather than a bug of ours, such as a value of the wrong type (500).
@@ -103,36 +28,36 @@ fn redis_error(e: RedisError) -> AppError {
     }
 }
 
-fn pool_error(e: managed::PoolError<RedisError>) -> AppError {
-    match e {
-        managed::PoolError::Backend(e) => redis_error(e),
-        managed::PoolError::Timeout(_) => {
-            AppError::unavailable("cache", format_args!("redis pool: {e}"))
-        }
-        other => AppError::internal(format_args!("redis pool: {other}")),
-    }
-}
-
-/// Checks a connection out, runs `work` on it, bounded by `timeout`.
+/// Gets a handle from the client (`--redis-client`), runs `work` on it,
+/// bounded by `timeout`.
 ///
-/// A connection whose command failed on the socket or timed out is taken out
-/// of the pool rather than handed to the next request: with no ping per
-/// checkout, this is how a broken connection is noticed.
-async fn with_connection<T, F>(pool: &RedisPool, timeout: Duration, work: F) -> Result<T, AppError>
+/// A pooled connection whose command failed on the socket or timed out is
+/// taken out of the pool rather than handed to the next request: with no
+/// ping per checkout, this is how a broken connection is noticed.
+async fn with_connection<T, F>(
+    redis: &AsyncRedis,
+    timeout: Duration,
+    work: F,
+) -> Result<T, AppError>
 where
-    F: AsyncFnOnce(&mut MultiplexedConnection) -> Result<T, RedisError>,
+    F: AsyncFnOnce(&mut Handle) -> Result<T, RedisError>,
 {
-    let mut conn = pool.get().await.map_err(pool_error)?;
+    let (mut conn, lease) = redis.checkout(timeout, redis_error).await?;
     match tokio::time::timeout(timeout, work(&mut conn)).await {
         Ok(Ok(value)) => Ok(value),
         Ok(Err(e)) => {
-            if e.is_io_error() || e.is_unrecoverable_error() || e.is_timeout() {
-                drop(Object::take(conn));
+            let broken = e.is_io_error()
+                || e.is_unrecoverable_error()
+                || e.is_timeout()
+                || e.is_connection_dropped()
+                || e.is_connection_refusal();
+            if broken || (lease.is_shared() && e.kind() != redis::ErrorKind::TypeError) {
+                lease.discard();
             }
             Err(redis_error(e))
         }
         Err(_) => {
-            drop(Object::take(conn));
+            lease.discard();
             Err(AppError::unavailable(
                 "cache",
                 format_args!("redis: no answer within {timeout:?}"),
@@ -147,15 +72,16 @@ where
 /// waits for both answers — `Mono.zip` of seed 001. The worker thread runs
 /// other tasks meanwhile.
 pub(crate) async fn get_cached_user(
-    pool: &RedisPool,
+    redis: &AsyncRedis,
     prefix: &str,
     id: i64,
     timeout: Duration,
 ) -> Result<Option<CachedUser>, AppError> {
     let (name_key, email_key) = (name_key(prefix, id), email_key(prefix, id));
-    with_connection(pool, timeout, async |conn| {
+    with_connection(redis, timeout, async |conn| {
         // A multiplexed connection is a cheap handle to one socket; a second
-        // handle lets both commands be in flight together.
+        // handle lets both commands be in flight together (on the shared
+        // connection, pipelined with other requests' commands).
         let mut second = conn.clone();
         let (name, email): (Option<String>, Option<String>) =
             tokio::try_join!(conn.get(&name_key), second.get(&email_key))?;
@@ -168,7 +94,7 @@ pub(crate) async fn get_cached_user(
 
 /// Sets both cached fields (the write half of cache-aside), in one pipeline.
 pub(crate) async fn set_cached_user(
-    pool: &RedisPool,
+    redis: &AsyncRedis,
     prefix: &str,
     id: i64,
     user: &CachedUser,
@@ -179,7 +105,7 @@ pub(crate) async fn set_cached_user(
         .ignore()
         .set(email_key(prefix, id), &user.email)
         .ignore();
-    with_connection(pool, timeout, async |conn| {
+    with_connection(redis, timeout, async |conn| {
         pipe.query_async::<()>(conn).await
     })
     .await
@@ -188,7 +114,7 @@ pub(crate) async fn set_cached_user(
 /// Writes `(id, name, email)` rows into the cache in pipelined batches of
 /// [`contract::cache::SEED_BATCH`] keys. Used at start-up.
 pub(crate) async fn seed(
-    pool: &RedisPool,
+    redis: &AsyncRedis,
     prefix: &str,
     users: &[(i64, String, String)],
     timeout: Duration,
@@ -202,7 +128,7 @@ pub(crate) async fn seed(
                 .set(email_key(prefix, *id), email)
                 .ignore();
         }
-        with_connection(pool, timeout, async |conn| {
+        with_connection(redis, timeout, async |conn| {
             pipe.query_async::<()>(conn).await
         })
         .await?;

@@ -22,6 +22,7 @@ mod first_head;
 mod handlers;
 mod metrics;
 mod prefixed_io;
+mod redis_clients;
 mod request_limits;
 mod serve;
 pub mod settings;
@@ -33,6 +34,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 pub use app::{app, AppState};
 pub use cli::main_with_args;
 pub use error::AppError;
+pub use redis_clients::RedisClientKind;
 pub use settings::Settings;
 
 /// The tokio runtime of the server: `worker_threads` event-loop workers and a

@@ -99,7 +99,7 @@ pub(crate) async fn metrics(State(state): State<AppState>) -> Response {
         .ok()
         .map(|p| ProcessGauges::new(p.threads, p.rss_bytes, p.cpu_seconds));
     let sqlx_pool = &state.db;
-    let redis = state.cache.status();
+    let redis = state.cache.gauges();
     let sync_db = state.sync_db.pool().state();
     let sync_cache = state.sync_cache.state();
     let common = &state.settings.common;
@@ -113,10 +113,10 @@ pub(crate) async fn metrics(State(state): State<AppState>) -> Response {
         },
         PoolGauges {
             pool: "redis",
-            max_size: redis.max_size as u64,
-            size: redis.size as u64,
-            idle: redis.available as u64,
-            waiters: Some(redis.waiting as u64),
+            max_size: redis.max_size,
+            size: redis.size,
+            idle: redis.idle,
+            waiters: redis.waiters,
         },
         PoolGauges {
             pool: "postgres_sync",

@@ -37,6 +37,11 @@ pub struct Settings {
     #[arg(long, env = "RAYON_THREADS", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub rayon_threads: Option<u32>,
 
+    /// The async Redis client: one shared multiplexed connection (Lettuce's
+    /// default), deadpool-redis's pool as shipped, or our pool.
+    #[arg(long, env = "REDIS_CLIENT", value_enum, default_value = "shared")]
+    pub redis_client: crate::redis_clients::RedisClientKind,
+
     #[command(flatten)]
     pub common: CommonSettings,
 }

@@ -18,7 +18,7 @@ use contract::sql::{MIGRATIONS, SELECT_ALL_USER_CACHE_FIELDS, TAKE_MIGRATION_LOC
 use contract::startup::RetrySchedule;
 use sqlx::{Connection as _, PgConnection, PgPool};
 
-use crate::cache::RedisPool;
+use crate::redis_clients::AsyncRedis;
 
 /// Runs `attempt` until it succeeds or the schedule gives up (the last error
 /// is returned), logging each failure. The task is parked on a timer through
@@ -98,7 +98,7 @@ pub(crate) async fn migrate(
 pub(crate) async fn seed_cache(
     schedule: &mut RetrySchedule,
     db: &PgPool,
-    cache: &RedisPool,
+    cache: &AsyncRedis,
     redis_url: &str,
     prefix: &str,
     timeout: Duration,

@@ -146,6 +146,25 @@ fn beats(a: ColumnId, b: ColumnId) -> Check {
     throughput_ratio_above(a, b, |_| 1.0)
 }
 
+/// "`a` beats `b`", with both sides' server CPU per request in the evidence.
+fn beats_showing_cpu(a: ColumnId, b: ColumnId) -> Check {
+    let ratio = beats(a, b);
+    Box::new(move |cx, t| {
+        let (verdict_interval, verdict, evidence) = ratio(cx, t)?;
+        let us = RoundResult::server_cpu_us_per_request;
+        let (ca, cb) = (cx.col(a)?, cx.col(b)?);
+        Some((
+            verdict_interval,
+            verdict,
+            format!(
+                "{evidence}; server CPU {:.1} vs {:.1} us per request (medians)",
+                median(ca, us),
+                median(cb, us)
+            ),
+        ))
+    })
+}
+
 /// "`a` comes within `offload_within` of `b`'s throughput".
 fn comes_close(a: ColumnId, b: ColumnId) -> Check {
     throughput_ratio_above(a, b, |t| 1.0 - t.offload_within)
@@ -346,6 +365,20 @@ fn specs(t: &Thresholds) -> Vec<Spec> {
             check: beats(a, b),
         });
     }
+    out.push(Spec {
+        id: "cache-shared-connection-beats-pool",
+        seed: "none (Spring's default: one Lettuce connection shared by all requests)",
+        claim: "one multiplexed Redis connection shared by every request serves more requests per second than a pool that lends each request its own".into(),
+        needs: vec![C::AsyncCache, C::AsyncCachePool],
+        check: beats_showing_cpu(C::AsyncCache, C::AsyncCachePool),
+    });
+    out.push(Spec {
+        id: "cache-checkout-round-trip-costs",
+        seed: "none (deadpool-redis's UNWATCH + PING on every checkout)",
+        claim: "a round trip on every checkout costs throughput: the same pool without it (ours) serves more requests per second than deadpool-redis as shipped".into(),
+        needs: vec![C::AsyncCachePool, C::AsyncCacheDeadpoolRedis],
+        check: beats_showing_cpu(C::AsyncCachePool, C::AsyncCacheDeadpoolRedis),
+    });
     out.push(Spec {
         id: "baseline-cpu-per-request",
         seed: "seed 001 (by server CPU per request, which shared cores disturb least)",

@@ -63,6 +63,8 @@ ids! {
         AsyncUsersSpawnBlocking = "async-users-spawn-blocking",
         BlockingCache = "blocking-cache",
         AsyncCache = "async-cache",
+        AsyncCacheDeadpoolRedis = "async-cache-deadpool-redis",
+        AsyncCachePool = "async-cache-pool",
         AsyncCacheBlocking = "async-cache-blocking",
         BlockingPosts = "blocking-posts",
         AsyncPosts = "async-posts",
@@ -111,6 +113,10 @@ pub struct Column {
     pub path: &'static str,
     pub body: Option<&'static str>,
     pub background: Option<&'static str>,
+    /// Server flags this column needs beyond the run's (e.g. `--redis-client pool`).
+    pub server_args: &'static [&'static str],
+    /// Said after the route in the column's label, e.g. "deadpool-redis".
+    pub variant: Option<&'static str>,
 }
 
 /// What the dependencies a group's routes need.
@@ -138,17 +144,24 @@ fn col(id: ColumnId, target: Target, path: &'static str) -> Column {
         path,
         body: None,
         background: None,
+        server_args: &[],
+        variant: None,
+    }
+}
+
+/// The async cache route with another Redis client than the default shared connection.
+fn redis_client(id: ColumnId, client: &'static str, args: &'static [&'static str]) -> Column {
+    Column {
+        server_args: args,
+        variant: Some(client),
+        ..col(id, Target::Async, "/users/1/cache")
     }
 }
 
 fn mixed(id: ColumnId, target: Target, background: &'static str) -> Column {
     Column {
-        id,
-        target,
-        method: "GET",
-        path: "/health",
-        body: None,
         background: Some(background),
+        ..col(id, target, "/health")
     }
 }
 
@@ -202,6 +215,12 @@ pub fn groups() -> Vec<Group> {
             columns: vec![
                 col(C::BlockingCache, Blocking, "/users/1/cache"),
                 col(C::AsyncCache, Async, "/users/1/cache"),
+                redis_client(
+                    C::AsyncCacheDeadpoolRedis,
+                    "deadpool-redis",
+                    &["--redis-client", "deadpool-redis"],
+                ),
+                redis_client(C::AsyncCachePool, "our pool", &["--redis-client", "pool"]),
                 col(C::AsyncCacheBlocking, Async, "/users/1/cache/blocking"),
             ],
         },
@@ -230,20 +249,14 @@ pub fn groups() -> Vec<Group> {
             needs: none,
             columns: vec![
                 Column {
-                    id: C::BlockingEcho,
-                    target: Blocking,
                     method: "POST",
-                    path: "/echo",
                     body: Some(ECHO_BODY),
-                    background: None,
+                    ..col(C::BlockingEcho, Blocking, "/echo")
                 },
                 Column {
-                    id: C::AsyncEcho,
-                    target: Async,
                     method: "POST",
-                    path: "/echo",
                     body: Some(ECHO_BODY),
-                    background: None,
+                    ..col(C::AsyncEcho, Async, "/echo")
                 },
             ],
         },

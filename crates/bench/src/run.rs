@@ -106,7 +106,7 @@ impl RoundServer {
 
 impl Launch {
     /// A fresh server process for `target` (or the external one).
-    fn start(&self, target: Target) -> anyhow::Result<RoundServer> {
+    fn start(&self, target: Target, column_args: &[&str]) -> anyhow::Result<RoundServer> {
         let (args, external) = match target {
             Target::Blocking => (&self.blocking_args, self.blocking_external),
             Target::Async => (&self.async_args, self.async_external),
@@ -116,6 +116,7 @@ impl Launch {
         }
         let log = self.logs.join(format!("{}-server.log", target.name()));
         let mut args = args.clone();
+        args.extend(column_args.iter().map(|a| (*a).to_owned()));
         let skip = "--skip-setup".to_owned();
         if self.set_up.get() && !args.contains(&skip) {
             args.push(skip);
@@ -404,7 +405,7 @@ fn measure_column(
     round: u32,
     position: u32,
 ) -> Result<RoundResult, ColumnError> {
-    let server = launch.start(column.target)?;
+    let server = launch.start(column.target, column.server_args)?;
     let (addr, pid) = (server.addr(), server.pid());
     let idle = pid.and_then(|p| process_stats::sample(p).ok());
     if let Some(w) = warm_up {
@@ -476,7 +477,7 @@ fn measure_column(
 /// "async /cpu/rayon", or for the mixed group "async /health | /cpu".
 fn column_label(c: &Column) -> String {
     let strip = |p: &str| p.split('?').next().unwrap_or(p).to_owned();
-    match c.background {
+    let label = match c.background {
         Some(bg) => format!("{} /health | {}", c.target.name(), strip(bg)),
         None => format!(
             "{} {} {}",
@@ -485,6 +486,10 @@ fn column_label(c: &Column) -> String {
             strip(c.path)
         )
         .replace("  ", " "),
+    };
+    match c.variant {
+        Some(v) => format!("{label} ({v})"),
+        None => label,
     }
 }
 

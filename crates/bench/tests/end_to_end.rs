@@ -140,7 +140,7 @@ fn tiny_profile_measures_every_column_in_two_interleaved_rounds_on_fresh_servers
     assert!(idle("blocking-health") >= 200);
     assert!(idle("async-health") < 100);
 
-    assert_eq!(json["findings"].as_array().unwrap().len(), 13);
+    assert_eq!(json["findings"].as_array().unwrap().len(), 15);
     for file in [
         "report.md",
         "cpu-throughput.svg",

@@ -260,6 +260,8 @@ fn findings_follow_the_rounds() {
         ("cache-async-wins", NotHeld),
         ("baseline-async-wins", NotMeasured),
         ("ramp-async-wins", NotMeasured),
+        ("cache-shared-connection-beats-pool", NotMeasured),
+        ("cache-checkout-round-trip-costs", NotMeasured),
         ("baseline-cpu-per-request", NotMeasured),
     ];
     assert_eq!(v, expect.map(|(id, h)| (id.to_owned(), h)).to_vec());
@@ -343,7 +345,7 @@ fn the_seed_profile_measures_every_finding() {
         .map(|f| f.id.as_str())
         .collect();
     assert!(unmeasured.is_empty(), "not measured: {unmeasured:?}");
-    assert_eq!(findings.len(), 13);
+    assert_eq!(findings.len(), 15);
 }
 
 #[test]
@@ -411,4 +413,30 @@ fn markdown_cells_escape_pipes() {
     c.label = "async /health | /cpu".into();
     let md = bench::report::markdown::render_table(&group_table(&group("mixed", vec![c])));
     assert!(md.starts_with("|  | async /health \\| /cpu |\n"), "{md}");
+}
+
+#[test]
+fn redis_client_findings_compare_throughput_and_show_cpu_per_request() {
+    let r = results(vec![group(
+        "cache",
+        vec![
+            steady("blocking-cache", "blocking", 100.0, 1.0, 200),
+            steady("async-cache", "async", 150.0, 1.0, 5),
+            steady("async-cache-deadpool-redis", "async", 100.0, 1.0, 5),
+            // Within 5% of deadpool-redis: the round trip's cost is not shown.
+            steady("async-cache-pool", "async", 103.0, 1.0, 5),
+        ],
+    )]);
+    let f = check(&r, &THRESHOLDS);
+    let by_id = |id: &str| f.iter().find(|x| x.id == id).unwrap().clone();
+    let shared = by_id("cache-shared-connection-beats-pool");
+    assert_eq!(shared.verdict, Verdict::Held);
+    assert_eq!(
+        shared.evidence,
+        "150 vs 103 req/s (medians) = 1.46x (1.46-1.46x over 3 rounds); server CPU 20.0 vs 20.0 us per request (medians)"
+    );
+    assert_eq!(
+        by_id("cache-checkout-round-trip-costs").verdict,
+        Verdict::Inconclusive
+    );
 }
