@@ -22,6 +22,11 @@ use crate::http::{self, Response};
 pub enum Server {
     Blocking,
     Async,
+    /// The blocking server behind the design card's tiny_http 0.12
+    /// (`--connector tiny-http`): not in [`Server::BOTH`]; the contract suite
+    /// runs its route cases against it, and tests/tiny_http_differences.rs
+    /// asserts where it answers differently.
+    BlockingTinyHttp,
 }
 
 impl Server {
@@ -31,6 +36,23 @@ impl Server {
         match self {
             Server::Blocking => "blocking",
             Server::Async => "async",
+            Server::BlockingTinyHttp => "blocking-tiny-http",
+        }
+    }
+
+    /// The label of this server's `/metrics` lines (`server="..."`).
+    pub fn metrics_label(self) -> &'static str {
+        match self {
+            Server::Blocking | Server::BlockingTinyHttp => "blocking",
+            Server::Async => "async",
+        }
+    }
+
+    /// The flags that make this variant of its server binary.
+    pub fn variant_args(self) -> &'static [&'static str] {
+        match self {
+            Server::BlockingTinyHttp => &["--connector", "tiny-http"],
+            Server::Blocking | Server::Async => &[],
         }
     }
 }
@@ -151,6 +173,9 @@ fn try_spawn_app(server: Server, options: AppOptions) -> anyhow::Result<TestApp>
     .collect();
     match server {
         Server::Blocking => args.extend(["--handler-threads", "32"].map(String::from)),
+        Server::BlockingTinyHttp => {
+            args.extend(["--handler-threads", "32", "--connector", "tiny-http"].map(String::from))
+        }
         Server::Async => {
             args.extend(["--worker-threads", "2", "--blocking-threads", "8"].map(String::from))
         }
@@ -177,7 +202,7 @@ fn try_spawn_app(server: Server, options: AppOptions) -> anyhow::Result<TestApp>
     let addr = listener.local_addr()?;
     let (done_tx, finished) = mpsc::channel();
     let (stop, thread): (Box<dyn FnOnce() + Send>, JoinHandle<()>) = match server {
-        Server::Blocking => {
+        Server::Blocking | Server::BlockingTinyHttp => {
             let settings = blocking_server::Settings::try_parse_from(&args)?;
             let (tx, rx) = crossbeam_channel::bounded::<()>(1);
             let thread = std::thread::Builder::new()

@@ -21,6 +21,11 @@
 //! settings.rs, startup.rs (migrations + cache seeding), db.rs, cache.rs,
 //! handlers.rs, metrics.rs; and, blocking only: router.rs, http/ (request
 //! reading, response writing) and connector/ (acceptor, poller, handler threads).
+//!
+//! `--connector tiny-http` puts the design card's tiny_http 0.12 in front of
+//! the same handlers instead of connector/ (tiny_http_connector.rs): 200
+//! threads calling `recv()` plus one tiny_http reader thread per open
+//! connection, for comparison; it is not the default.
 
 mod cache;
 mod cli;
@@ -32,6 +37,7 @@ mod metrics;
 mod router;
 mod settings;
 mod startup;
+mod tiny_http_connector;
 
 use std::net::TcpListener;
 use std::sync::Arc;
@@ -40,7 +46,7 @@ use contract::metrics::RequestCounters;
 use crossbeam_channel::Receiver;
 
 pub use cli::main_with_args;
-pub use settings::Settings;
+pub use settings::{Connector, Settings};
 
 /// What every handler can reach: the two pools, the key prefix and the counters.
 pub(crate) struct AppState {
@@ -84,6 +90,11 @@ pub fn run(
         keep_alive_timeout: common.header_read_timeout(),
         drain_timeout: common.drain_timeout(),
     };
-    tracing::info!(%addr, "blocking server ready");
-    connector::serve(listener, config, handler, &shutdown)
+    tracing::info!(%addr, connector = ?settings.connector, "blocking server ready");
+    match settings.connector {
+        settings::Connector::Nio => connector::serve(listener, config, handler, &shutdown),
+        settings::Connector::TinyHttp => {
+            tiny_http_connector::serve(listener, config, handler, &shutdown)
+        }
+    }
 }

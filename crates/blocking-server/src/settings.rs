@@ -1,5 +1,6 @@
 //! The blocking server's settings: the shared ones from the contract, plus the
-//! address to bind and the size of the handler thread pool.
+//! address to bind, the size of the handler thread pool and the connection
+//! layer in front of the handlers.
 
 use std::net::SocketAddr;
 
@@ -22,8 +23,24 @@ pub struct Settings {
     #[arg(long, env = "HANDLER_THREADS", default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub handler_threads: u32,
 
+    /// The connection layer: `nio` (ours, in the shape of Tomcat's NIO
+    /// connector) or `tiny-http` (the design card's tiny_http 0.12, one reader
+    /// thread per open connection; see the README for what it does differently).
+    #[arg(long, env = "CONNECTOR", value_enum, default_value_t = Connector::Nio)]
+    pub connector: Connector,
+
     #[command(flatten)]
     pub common: CommonSettings,
+}
+
+/// Which connection layer reads requests and writes answers; the handlers,
+/// router, pools and `/metrics` are the same behind both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Connector {
+    /// Acceptor, epoll poller and handler threads (src/connector).
+    Nio,
+    /// tiny_http 0.12 with handler threads calling `recv()` (src/tiny_http_connector.rs).
+    TinyHttp,
 }
 
 #[cfg(test)]
@@ -35,6 +52,14 @@ mod tests {
         let s = Settings::try_parse_from(["blocking-server"]).unwrap();
         assert_eq!(s.handler_threads, 200);
         assert_eq!(s.bind.port(), 8080);
+        assert_eq!(s.connector, Connector::Nio);
+    }
+
+    #[test]
+    fn the_card_connector_is_chosen_by_name() {
+        let s = Settings::try_parse_from(["blocking-server", "--connector", "tiny-http"]).unwrap();
+        assert_eq!(s.connector, Connector::TinyHttp);
+        assert!(Settings::try_parse_from(["blocking-server", "--connector", "tomcat"]).is_err());
     }
 
     #[test]

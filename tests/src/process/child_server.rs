@@ -21,7 +21,7 @@ const START_LIMIT: Duration = Duration::from_secs(90);
 /// The environment variable that names another build of `server`'s binary.
 pub fn binary_override_var(server: Server) -> &'static str {
     match server {
-        Server::Blocking => "BLOCKING_SERVER_BIN",
+        Server::Blocking | Server::BlockingTinyHttp => "BLOCKING_SERVER_BIN",
         Server::Async => "ASYNC_SERVER_BIN",
     }
 }
@@ -65,6 +65,7 @@ impl ChildServer {
             .args(["--database-url", database.url()])
             .args(["--redis-url", redis.url()])
             .args(["--redis-key-prefix", prefix.as_str()])
+            .args(server.variant_args())
             .args(extra_args)
             .env("RUST_LOG", "info")
             .env("NO_COLOR", "1")
