@@ -16,6 +16,7 @@ pub mod load;
 pub mod machine;
 pub mod model;
 pub mod plan;
+pub mod remote_metrics;
 pub mod report;
 pub mod run;
 pub mod servers;

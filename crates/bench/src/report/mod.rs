@@ -42,7 +42,20 @@ pub fn settings_line(results: &RunResults) -> String {
         s.loadgen_threads,
         s.cpu_n,
         s.targets
-    )
+    ) + &provenance(s)
+}
+
+/// "; load sent and measured by locust 2.47.0; server rows from /metrics",
+/// or nothing for a native run on servers bench started.
+fn provenance(s: &crate::model::RunSettings) -> String {
+    let mut out = String::new();
+    if let Some(tool) = &s.measured_by {
+        out.push_str(&format!("; load sent and measured by {tool}"));
+    }
+    if let Some(from) = &s.server_figures_from {
+        out.push_str(&format!("; server rows from {from}"));
+    }
+    out
 }
 
 /// Whether every measured window was quiet, in one sentence: what "quiet"
