@@ -11,7 +11,9 @@
 
 pub mod cli;
 pub mod cpu_account;
+pub mod export;
 pub mod findings;
+pub mod import;
 pub mod load;
 pub mod machine;
 pub mod model;
@@ -21,4 +23,6 @@ pub mod report;
 pub mod run;
 pub mod servers;
 pub mod stats;
+pub mod tool_commands;
+pub mod watch;
 pub mod write;

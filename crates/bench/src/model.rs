@@ -130,6 +130,10 @@ pub struct RoundResult {
     /// the report then says "not measured".
     #[serde(default = "measured")]
     pub machine_cpu_measured: bool,
+    /// Table rows (by name, e.g. "Std. Dev. (ms)") whose figure the tool that
+    /// measured this round does not give; the report prints "not measured".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_measured: Vec<String>,
 }
 
 fn measured() -> bool {

@@ -379,7 +379,7 @@ fn round_line(label: &str, round: u32, rounds: u32, r: &RoundResult) -> String {
 }
 
 /// A column with no rounds yet.
-fn empty_column(column: &Column, cpu_n: u64) -> ColumnResult {
+pub(crate) fn empty_column(column: &Column, cpu_n: u64) -> ColumnResult {
     let with_n = |p: &str| p.replace("{cpu_n}", &cpu_n.to_string());
     ColumnResult {
         id: column.id.as_str().to_owned(),
@@ -469,6 +469,7 @@ fn measure_column(
             cpu,
             server_counted_requests: remote_metrics::requests_in(&readings),
             machine_cpu_measured: false,
+            not_measured: Vec::new(),
         });
     }
     Ok(RoundResult {
@@ -501,6 +502,7 @@ fn measure_column(
             _ => None,
         },
         machine_cpu_measured: true,
+        not_measured: Vec::new(),
     })
 }
 

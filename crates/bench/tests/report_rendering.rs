@@ -54,6 +54,7 @@ fn round(n: u32, rps: f64, p99: f64, threads: u64) -> RoundResult {
         },
         server_counted_requests: Some((rps * 10.0) as u64),
         machine_cpu_measured: true,
+        not_measured: Vec::new(),
     }
 }
 

@@ -220,6 +220,12 @@ fn cell(row: &Row, c: &ColumnResult, base: Option<f64>, first: bool) -> String {
     if row.process && !sampled {
         return "n/a".into();
     }
+    if c.rounds
+        .iter()
+        .all(|r| r.not_measured.iter().any(|m| m == row.name))
+    {
+        return "not measured".into();
+    }
     match row.cells {
         Cells::Value {
             metric,
