@@ -4,6 +4,7 @@
 //! machine and distributed. Every test and request is named after its
 //! [`crate::plan::ColumnId`], which is how `bench import` maps results back.
 
+pub mod k6;
 pub mod locust;
 
 use std::path::Path;
@@ -16,6 +17,7 @@ use crate::plan::{groups, Column, GroupId, Load, Profile, Target};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tool {
     Locust,
+    K6,
 }
 
 impl Tool {
@@ -23,10 +25,11 @@ impl Tool {
     pub fn parse(name: &str) -> Result<Tool, String> {
         match name {
             "locust" => Ok(Tool::Locust),
-            "jmeter" | "k6" => Err(format!(
-                "--tool {name} is not supported yet; supported: locust"
+            "k6" => Ok(Tool::K6),
+            "jmeter" => Err(format!(
+                "--tool {name} is not supported yet; supported: locust, k6"
             )),
-            other => Err(format!("unknown tool {other:?}; expected locust")),
+            other => Err(format!("unknown tool {other:?}; expected locust or k6")),
         }
     }
 }
@@ -95,6 +98,7 @@ pub fn export(
     let cols = columns(profile, selected);
     let files = match tool {
         Tool::Locust => locust::files(profile, &cols, targets, import_flags),
+        Tool::K6 => k6::files(profile, &cols, targets, import_flags),
     };
     let mut written = Vec::new();
     for (name, text) in files {

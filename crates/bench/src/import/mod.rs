@@ -5,6 +5,7 @@
 //! `<column-id>.watch.json` beside a file (from `bench watch`) adds the
 //! server rows. Figures the tool does not give print "not measured".
 
+pub mod k6;
 pub mod locust;
 
 use std::path::Path;
@@ -35,6 +36,7 @@ pub fn read(tool: Tool, files: &[std::path::PathBuf]) -> anyhow::Result<Vec<Impo
     for f in files {
         let loads = match tool {
             Tool::Locust => locust::read(f)?,
+            Tool::K6 => k6::read(f)?,
         };
         let dir = f.parent().unwrap_or(Path::new("."));
         for (column, load) in loads {
@@ -54,6 +56,7 @@ pub fn read(tool: Tool, files: &[std::path::PathBuf]) -> anyhow::Result<Vec<Impo
                 watch,
                 not_measured: match tool {
                     Tool::Locust => locust::NOT_MEASURED,
+                    Tool::K6 => k6::NOT_MEASURED,
                 },
             });
         }
@@ -65,6 +68,7 @@ pub fn read(tool: Tool, files: &[std::path::PathBuf]) -> anyhow::Result<Vec<Impo
 pub fn tool_name(tool: Tool) -> &'static str {
     match tool {
         Tool::Locust => "Locust (--csv stats)",
+        Tool::K6 => "k6 (JSON summary)",
     }
 }
 
