@@ -102,7 +102,7 @@ pub enum Command {
     /// overrides apply) as ready-to-run tests for an external load tool, with
     /// a README of the commands, into --out.
     Export {
-        /// locust (jmeter and k6 are not supported yet)
+        /// jmeter, locust or k6
         #[arg(long)]
         tool: String,
     },
@@ -110,7 +110,8 @@ pub enum Command {
     /// files; a <column>.watch.json beside them adds the server rows) and
     /// writes report.md, results.json and charts into --out.
     Import {
-        /// locust
+        /// jmeter (CSV JTL files), locust (--csv *_stats.csv files) or k6
+        /// (JSON summaries)
         #[arg(long)]
         tool: String,
         /// The tool's result files.

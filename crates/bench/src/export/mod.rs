@@ -4,6 +4,7 @@
 //! machine and distributed. Every test and request is named after its
 //! [`crate::plan::ColumnId`], which is how `bench import` maps results back.
 
+pub mod jmeter;
 pub mod k6;
 pub mod locust;
 
@@ -18,6 +19,7 @@ use crate::plan::{groups, Column, GroupId, Load, Profile, Target};
 pub enum Tool {
     Locust,
     K6,
+    Jmeter,
 }
 
 impl Tool {
@@ -26,10 +28,10 @@ impl Tool {
         match name {
             "locust" => Ok(Tool::Locust),
             "k6" => Ok(Tool::K6),
-            "jmeter" => Err(format!(
-                "--tool {name} is not supported yet; supported: locust, k6"
+            "jmeter" => Ok(Tool::Jmeter),
+            other => Err(format!(
+                "unknown tool {other:?}; expected jmeter, locust or k6"
             )),
-            other => Err(format!("unknown tool {other:?}; expected locust or k6")),
         }
     }
 }
@@ -99,6 +101,7 @@ pub fn export(
     let files = match tool {
         Tool::Locust => locust::files(profile, &cols, targets, import_flags),
         Tool::K6 => k6::files(profile, &cols, targets, import_flags),
+        Tool::Jmeter => jmeter::files(profile, &cols, targets, import_flags),
     };
     let mut written = Vec::new();
     for (name, text) in files {

@@ -5,6 +5,7 @@
 //! `<column-id>.watch.json` beside a file (from `bench watch`) adds the
 //! server rows. Figures the tool does not give print "not measured".
 
+pub mod jmeter;
 pub mod k6;
 pub mod locust;
 
@@ -37,6 +38,7 @@ pub fn read(tool: Tool, files: &[std::path::PathBuf]) -> anyhow::Result<Vec<Impo
         let loads = match tool {
             Tool::Locust => locust::read(f)?,
             Tool::K6 => k6::read(f)?,
+            Tool::Jmeter => jmeter::read(f)?,
         };
         let dir = f.parent().unwrap_or(Path::new("."));
         for (column, load) in loads {
@@ -57,6 +59,7 @@ pub fn read(tool: Tool, files: &[std::path::PathBuf]) -> anyhow::Result<Vec<Impo
                 not_measured: match tool {
                     Tool::Locust => locust::NOT_MEASURED,
                     Tool::K6 => k6::NOT_MEASURED,
+                    Tool::Jmeter => &[],
                 },
             });
         }
@@ -69,6 +72,7 @@ pub fn tool_name(tool: Tool) -> &'static str {
     match tool {
         Tool::Locust => "Locust (--csv stats)",
         Tool::K6 => "k6 (JSON summary)",
+        Tool::Jmeter => "JMeter (CSV JTL)",
     }
 }
 
