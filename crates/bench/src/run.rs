@@ -409,9 +409,10 @@ fn measure_column(
     let (addr, pid) = (server.addr(), server.pid());
     let idle = pid.and_then(|p| process_stats::sample(p).ok());
     // A server bench did not start is not ours to read in /proc (it may be on
-    // another host): its figures come from its own /metrics instead.
+    // another host): its figures come from its own /metrics instead. A server
+    // without a readable /metrics is still measured, its process rows "n/a".
     let remote_idle = match pid {
-        None => Some(remote_metrics::read(addr).map_err(anyhow::Error::msg)?),
+        None => remote_metrics::read(addr).ok(),
         Some(_) => None,
     };
     if let Some(w) = warm_up {
@@ -427,20 +428,14 @@ fn measure_column(
     let cpu_before = CpuSnapshot::take().context("cannot read /proc for CPU accounting")?;
     let sampler = pid.map(|p| process_stats::PeakSampler::start(p, Duration::from_millis(10)));
     let remote_sampler = match remote_idle {
-        Some(_) => Some(
-            remote_metrics::RemoteSampler::start(addr, remote_metrics::SAMPLE_EVERY)
-                .map_err(anyhow::Error::msg)?,
-        ),
+        Some(_) => remote_metrics::RemoteSampler::start(addr, remote_metrics::SAMPLE_EVERY).ok(),
         None => None,
     };
     let window = Instant::now();
     let measured = run_column(addr, column, load, options);
     let window_seconds = window.elapsed().as_secs_f64();
     let peaks = sampler.map(|s| s.stop());
-    let remote_readings = match remote_sampler {
-        Some(s) => Some(s.stop().map_err(anyhow::Error::msg)?),
-        None => None,
-    };
+    let remote_readings = remote_sampler.and_then(|s| s.stop().ok());
     let cpu_after = CpuSnapshot::take().context("cannot read /proc for CPU accounting")?;
     let (load_stats, background_load) = measured?;
     let counted_after = http_get(addr, "/metrics")
