@@ -190,7 +190,23 @@ fn bad_input_is_one_line_and_a_non_zero_exit() {
         "Type,Name,Request Count,Failure Count,Average Response Time\n",
     )
     .unwrap();
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &["watch", "--column", "nope", "--out", out, "--", "true"],
+            "unknown column \"nope\"",
+        ),
+        (
+            &[
+                "watch",
+                "--column",
+                "async-users",
+                "--out",
+                out,
+                "--",
+                "true",
+            ],
+            "give --async-url",
+        ),
         (
             &["export", "--tool", "gatling", "--out", out],
             "unknown tool \"gatling\"",
