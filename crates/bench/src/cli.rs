@@ -16,11 +16,11 @@ pub struct Cli {
     pub command: Option<Command>,
 
     /// quick (every group scaled down, 3 rounds, under 3 min on 2 cores) or seed (the seeds' own load shapes, 3 rounds, about 30 min).
-    #[arg(long, default_value = "quick")]
+    #[arg(long, global = true, default_value = "quick")]
     pub profile: String,
 
     /// Groups to run, comma-separated: cpu, database, cache, slow, baseline, json, ramp, mixed.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, global = true, value_delimiter = ',')]
     pub groups: Option<Vec<String>>,
 
     /// Rounds per column (default: the profile's, 3 for quick and seed). Every
@@ -40,15 +40,15 @@ pub struct Cli {
     pub cold: bool,
 
     /// Override the request count of burst and counted loads.
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub requests: Option<u64>,
 
     /// Override the duration of timed loads, e.g. 10s, 500ms, 2m.
-    #[arg(long, value_parser = loadgen::parse_duration)]
+    #[arg(long, global = true, value_parser = loadgen::parse_duration)]
     pub duration: Option<Duration>,
 
     /// Override the connection count of closed loads (and the mixed group's background).
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub connections: Option<usize>,
 
     /// Override `/cpu?n=`.
@@ -56,11 +56,11 @@ pub struct Cli {
     pub cpu_n: Option<u64>,
 
     /// Use a running blocking server instead of starting one (e.g. http://127.0.0.1:8080).
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub blocking_url: Option<String>,
 
     /// Use a running async server instead of starting one (e.g. http://127.0.0.1:8081).
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub async_url: Option<String>,
 
     /// Load generator threads (default: cores).
@@ -85,7 +85,7 @@ pub struct Cli {
     pub strict: bool,
 
     /// Where reports go: a new folder <out>/<timestamp>/ per run.
-    #[arg(long, default_value = "results")]
+    #[arg(long, global = true, default_value = "results")]
     pub out: PathBuf,
 }
 
@@ -97,6 +97,36 @@ pub enum Command {
     Render {
         /// A run's results.json
         results: PathBuf,
+    },
+    /// Writes the selected groups (--profile, --groups and the load
+    /// overrides apply) as ready-to-run tests for an external load tool, with
+    /// a README of the commands, into --out.
+    Export {
+        /// jmeter, locust or k6
+        #[arg(long)]
+        tool: String,
+    },
+    /// Reads an external tool's results (for locust: its --csv *_stats.csv
+    /// files; a <column>.watch.json beside them adds the server rows) and
+    /// writes report.md, results.json and charts into --out.
+    Import {
+        /// jmeter (CSV JTL files), locust (--csv *_stats.csv files) or k6
+        /// (JSON summaries)
+        #[arg(long)]
+        tool: String,
+        /// The tool's result files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Runs a command (an external load tool) while sampling the column's
+    /// server /metrics; writes <out>/<column>.watch.json for `bench import`.
+    Watch {
+        /// The column the command loads, e.g. async-users.
+        #[arg(long)]
+        column: String,
+        /// The command, after --.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        command: Vec<String>,
     },
     /// Runs one server in this process (bench starts its servers this way).
     #[command(hide = true)]

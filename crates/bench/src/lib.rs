@@ -11,13 +11,18 @@
 
 pub mod cli;
 pub mod cpu_account;
+pub mod export;
 pub mod findings;
+pub mod import;
 pub mod load;
 pub mod machine;
 pub mod model;
 pub mod plan;
+pub mod remote_metrics;
 pub mod report;
 pub mod run;
 pub mod servers;
 pub mod stats;
+pub mod tool_commands;
+pub mod watch;
 pub mod write;

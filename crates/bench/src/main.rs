@@ -10,9 +10,18 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
-        Some(Command::Serve { server, args }) => return serve(&server, args),
-        Some(Command::Render { results }) => return render(&results),
+    match &cli.command {
+        Some(Command::Serve { server, args }) => return serve(server, args.clone()),
+        Some(Command::Render { results }) => return render(results),
+        Some(Command::Export { ref tool }) => return bench::tool_commands::export(&cli, tool),
+        Some(Command::Import {
+            ref tool,
+            ref files,
+        }) => return bench::tool_commands::import(&cli, tool, files),
+        Some(Command::Watch {
+            ref column,
+            ref command,
+        }) => return bench::tool_commands::watch(&cli, column, command),
         None => {}
     }
     let (profile, groups) = match cli.resolve() {

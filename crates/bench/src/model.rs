@@ -59,6 +59,14 @@ pub struct RunSettings {
     pub cpu_n: u64,
     /// Where the servers ran: "started by bench" or the URLs given.
     pub targets: String,
+    /// The tool that sent the load and measured it when not bench's own
+    /// load generator (`bench import`), e.g. "locust 2.47.0".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured_by: Option<String>,
+    /// Where the server process rows come from when not /proc: "/metrics"
+    /// for servers bench did not start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_figures_from: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -117,6 +125,19 @@ pub struct RoundResult {
     pub cpu: CpuUse,
     /// Requests the server counted on /metrics during the window (None when unreadable).
     pub server_counted_requests: Option<u64>,
+    /// Whether [`RoundResult::cpu`] was measured: false for a server bench
+    /// did not start and for an import, whose CPU split /proc cannot give;
+    /// the report then says "not measured".
+    #[serde(default = "measured")]
+    pub machine_cpu_measured: bool,
+    /// Table rows (by name, e.g. "Std. Dev. (ms)") whose figure the tool that
+    /// measured this round does not give; the report prints "not measured".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_measured: Vec<String>,
+}
+
+fn measured() -> bool {
+    true
 }
 
 impl RoundResult {

@@ -21,6 +21,7 @@ use crate::model::{
     SCHEMA_VERSION,
 };
 use crate::plan::{groups, round_order, Column, Group, GroupId, Load, Profile, Target};
+use crate::remote_metrics;
 use crate::servers::{http_get, parse_base_url, requests_total, OwnedServer};
 
 /// What must be cleaned up if the run is interrupted: the throwaway database
@@ -379,7 +380,7 @@ fn round_line(label: &str, round: u32, rounds: u32, r: &RoundResult) -> String {
 }
 
 /// A column with no rounds yet.
-fn empty_column(column: &Column, cpu_n: u64) -> ColumnResult {
+pub(crate) fn empty_column(column: &Column, cpu_n: u64) -> ColumnResult {
     let with_n = |p: &str| p.replace("{cpu_n}", &cpu_n.to_string());
     ColumnResult {
         id: column.id.as_str().to_owned(),
@@ -408,6 +409,13 @@ fn measure_column(
     let server = launch.start(column.target, column.server_args)?;
     let (addr, pid) = (server.addr(), server.pid());
     let idle = pid.and_then(|p| process_stats::sample(p).ok());
+    // A server bench did not start is not ours to read in /proc (it may be on
+    // another host): its figures come from its own /metrics instead. A server
+    // without a readable /metrics is still measured, its process rows "n/a".
+    let remote_idle = match pid {
+        None => remote_metrics::read(addr).ok(),
+        Some(_) => None,
+    };
     if let Some(w) = warm_up {
         run_column(addr, column, w, options).map_err(|e| match e {
             ColumnError::NoSuccess(cause) => ColumnError::NoSuccess(format!("warm-up: {cause}")),
@@ -420,10 +428,15 @@ fn measure_column(
         .map(|(_, b)| requests_total(&b));
     let cpu_before = CpuSnapshot::take().context("cannot read /proc for CPU accounting")?;
     let sampler = pid.map(|p| process_stats::PeakSampler::start(p, Duration::from_millis(10)));
+    let remote_sampler = match remote_idle {
+        Some(_) => remote_metrics::RemoteSampler::start(addr, remote_metrics::SAMPLE_EVERY).ok(),
+        None => None,
+    };
     let window = Instant::now();
     let measured = run_column(addr, column, load, options);
     let window_seconds = window.elapsed().as_secs_f64();
     let peaks = sampler.map(|s| s.stop());
+    let remote_readings = remote_sampler.and_then(|s| s.stop().ok());
     let cpu_after = CpuSnapshot::take().context("cannot read /proc for CPU accounting")?;
     let (load_stats, background_load) = measured?;
     let counted_after = http_get(addr, "/metrics")
@@ -442,6 +455,19 @@ fn measure_column(
         },
         window_seconds,
     );
+    if let (Some(idle), Some(readings)) = (remote_idle, remote_readings) {
+        return Ok(RoundResult {
+            round,
+            position,
+            load: load_stats,
+            background_load,
+            server_process: remote_metrics::server_stats(&idle, &readings),
+            cpu,
+            server_counted_requests: remote_metrics::requests_in(&readings),
+            machine_cpu_measured: false,
+            not_measured: Vec::new(),
+        });
+    }
     Ok(RoundResult {
         round,
         position,
@@ -471,6 +497,8 @@ fn measure_column(
             (Some(b), Some(a)) => Some(a.saturating_sub(b).saturating_sub(1)),
             _ => None,
         },
+        machine_cpu_measured: true,
+        not_measured: Vec::new(),
     })
 }
 
@@ -536,6 +564,9 @@ fn effective_settings(
             .loadgen_threads
             .unwrap_or_else(contract::settings::cores) as u32,
         cpu_n: profile.cpu_n,
+        server_figures_from: (blocking_external.is_some() || async_external.is_some())
+            .then(|| "/metrics (servers bench did not start)".to_owned()),
         targets,
+        measured_by: None,
     })
 }

@@ -53,6 +53,8 @@ fn round(n: u32, rps: f64, p99: f64, threads: u64) -> RoundResult {
             other_seconds: 0.1,
         },
         server_counted_requests: Some((rps * 10.0) as u64),
+        machine_cpu_measured: true,
+        not_measured: Vec::new(),
     }
 }
 
@@ -114,6 +116,8 @@ fn results(groups: Vec<GroupResult>) -> RunResults {
             loadgen_threads: 2,
             cpu_n: 1000,
             targets: "started by bench".into(),
+            measured_by: None,
+            server_figures_from: None,
         },
         groups,
         skipped: vec![],

@@ -27,6 +27,18 @@ pub fn machine_line(results: &RunResults) -> String {
 /// Every setting that shapes the figures, in one sentence.
 pub fn settings_line(results: &RunResults) -> String {
     let s = &results.settings;
+    if s.measured_by.is_some() {
+        // An import: the servers' sizes and bench's load generator are not in
+        // the tool's output, so only what is known is said.
+        return format!(
+            "profile {} (imported), {} round{} per column; /cpu n = {}; servers: {}",
+            s.profile,
+            s.rounds,
+            if s.rounds == 1 { "" } else { "s" },
+            s.cpu_n,
+            s.targets
+        ) + &provenance(s);
+    }
     format!(
         "profile {}{}, {} round{} per column, each on a fresh server process; blocking: {} handler threads; async: {} workers, {} blocking threads, {} rayon threads; pools: Postgres {}, Redis {}; load generator: {} threads; /cpu n = {}; servers: {}",
         s.profile,
@@ -42,7 +54,20 @@ pub fn settings_line(results: &RunResults) -> String {
         s.loadgen_threads,
         s.cpu_n,
         s.targets
-    )
+    ) + &provenance(s)
+}
+
+/// "; load sent and measured by locust 2.47.0; server rows from /metrics",
+/// or nothing for a native run on servers bench started.
+fn provenance(s: &crate::model::RunSettings) -> String {
+    let mut out = String::new();
+    if let Some(tool) = &s.measured_by {
+        out.push_str(&format!("; load sent and measured by {tool}"));
+    }
+    if let Some(from) = &s.server_figures_from {
+        out.push_str(&format!("; server rows from {from}"));
+    }
+    out
 }
 
 /// Whether every measured window was quiet, in one sentence: what "quiet"

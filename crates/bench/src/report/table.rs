@@ -211,8 +211,20 @@ fn cell(row: &Row, c: &ColumnResult, base: Option<f64>, first: bool) -> String {
     if c.rounds.is_empty() {
         return "failed".into();
     }
+    // An import, or a server bench could not read: the figure was never
+    // taken, which is not the same as zero.
+    let cpu_unknown = c.rounds.iter().all(|r| !r.machine_cpu_measured);
+    if (row.process && !sampled && cpu_unknown) || (cpu_unknown && row.name.starts_with("CPU:")) {
+        return "not measured".into();
+    }
     if row.process && !sampled {
         return "n/a".into();
+    }
+    if c.rounds
+        .iter()
+        .all(|r| r.not_measured.iter().any(|m| m == row.name))
+    {
+        return "not measured".into();
     }
     match row.cells {
         Cells::Value {

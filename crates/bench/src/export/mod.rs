@@ -1,0 +1,117 @@
+//! `bench export --tool ...`: the matrix handed to an existing load tool, one
+//! ready-to-run test per selected group and column, in that tool's own format,
+//! with the same load model, plus a README with the commands to run it on one
+//! machine and distributed. Every test and request is named after its
+//! [`crate::plan::ColumnId`], which is how `bench import` maps results back.
+
+pub mod jmeter;
+pub mod k6;
+pub mod locust;
+
+use std::path::Path;
+
+use anyhow::Context;
+
+use crate::plan::{groups, Column, GroupId, Load, Profile, Target};
+
+/// The tools bench can export to and import from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tool {
+    Locust,
+    K6,
+    Jmeter,
+}
+
+impl Tool {
+    /// The tool named `name`, or one line saying which names are known.
+    pub fn parse(name: &str) -> Result<Tool, String> {
+        match name {
+            "locust" => Ok(Tool::Locust),
+            "k6" => Ok(Tool::K6),
+            "jmeter" => Ok(Tool::Jmeter),
+            other => Err(format!(
+                "unknown tool {other:?}; expected jmeter, locust or k6"
+            )),
+        }
+    }
+}
+
+/// One column to export, with everything its test needs.
+#[derive(Debug, Clone)]
+pub struct ExportColumn {
+    pub group: GroupId,
+    pub column: Column,
+    pub load: Load,
+    /// The path with `{cpu_n}` filled in.
+    pub path: String,
+}
+
+/// Base URLs of the two servers the tests default to.
+#[derive(Debug, Clone)]
+pub struct Targets {
+    pub blocking: String,
+    pub asynchronous: String,
+}
+
+impl Targets {
+    pub fn for_target(&self, t: Target) -> &str {
+        match t {
+            Target::Blocking => &self.blocking,
+            Target::Async => &self.asynchronous,
+        }
+    }
+}
+
+/// The selected groups' columns under `profile`'s loads, in report order.
+pub fn columns(profile: &Profile, selected: &[GroupId]) -> Vec<ExportColumn> {
+    let mut out = Vec::new();
+    for g in groups() {
+        if !selected.contains(&g.id) {
+            continue;
+        }
+        let Some(load) = profile.load(g.id) else {
+            continue;
+        };
+        for c in g.columns {
+            let path = c.path.replace("{cpu_n}", &profile.cpu_n.to_string());
+            out.push(ExportColumn {
+                group: g.id,
+                column: c,
+                load: load.clone(),
+                path,
+            });
+        }
+    }
+    out
+}
+
+/// Writes the tests for `tool` into `dir` (created if missing);
+/// `import_flags` (profile and load overrides) go on the README's `bench import`
+/// line, so the imported report describes the load that was exported.
+pub fn export(
+    tool: Tool,
+    profile: &Profile,
+    selected: &[GroupId],
+    targets: &Targets,
+    import_flags: &str,
+    dir: &Path,
+) -> anyhow::Result<Vec<std::path::PathBuf>> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let cols = columns(profile, selected);
+    let files = match tool {
+        Tool::Locust => locust::files(profile, &cols, targets, import_flags),
+        Tool::K6 => k6::files(profile, &cols, targets, import_flags),
+        Tool::Jmeter => jmeter::files(profile, &cols, targets, import_flags),
+    };
+    let mut written = Vec::new();
+    for (name, text) in files {
+        let path = dir.join(&name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+        written.push(path);
+    }
+    Ok(written)
+}

@@ -1,0 +1,158 @@
+//! `bench export --tool k6` and `bench import --tool k6` on fixed inputs. k6
+//! cannot be installed here, so every exported script is checked with
+//! `node --check` and its `options` (a JSON literal) parsed back and compared
+//! with the load the profile means; the import reads two small summaries in
+//! k6's documented formats (handleSummary data and --summary-export),
+//! checked in under fixtures/k6.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::{json, Value};
+
+fn bench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bench"))
+        .args(args)
+        .output()
+        .expect("run bench")
+}
+
+/// The `options` object of an exported script.
+fn options(script: &str) -> Value {
+    let start = script.find("export const options = ").expect("options") + 23;
+    let end = start + script[start..].find(";\n").expect("end of options");
+    serde_json::from_str(&script[start..end]).expect("options is JSON")
+}
+
+#[test]
+fn exported_scripts_parse_and_their_scenarios_are_the_profiles_loads() {
+    let out = tempfile::tempdir().unwrap();
+    let o = bench(&[
+        "export",
+        "--tool",
+        "k6",
+        "--groups",
+        "database,cpu,ramp,mixed",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let dir = out.path().join("k6");
+    let read = |id: &str| std::fs::read_to_string(dir.join(format!("{id}.js"))).unwrap();
+
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        // node parses `import` only in a module: check a .mjs copy.
+        let module = out.path().join("check.mjs");
+        std::fs::copy(&path, &module).unwrap();
+        let check = Command::new("node")
+            .arg("--check")
+            .arg(&module)
+            .output()
+            .expect("node");
+        assert!(
+            check.status.success(),
+            "{}: {}",
+            path.display(),
+            String::from_utf8_lossy(&check.stderr)
+        );
+    }
+
+    let users = options(&read("async-users"));
+    assert_eq!(
+        users["scenarios"],
+        json!({"async-users": {"executor": "constant-vus", "exec": "measured", "vus": 32, "duration": "1000ms"}})
+    );
+    assert_eq!(
+        users["thresholds"]["http_reqs{scenario:async-users}"],
+        json!(["count>=0"])
+    );
+    let cpu = options(&read("blocking-cpu"));
+    assert_eq!(
+        cpu["scenarios"]["blocking-cpu"],
+        json!({"executor": "shared-iterations", "exec": "measured", "vus": 16, "iterations": 200, "maxDuration": "10m"})
+    );
+    let ramp = options(&read("blocking-users-ramp"));
+    assert_eq!(
+        ramp["scenarios"]["blocking-users-ramp"]["stages"],
+        json!([
+            {"duration": "500ms", "target": 20}, {"duration": "500ms", "target": 40},
+            {"duration": "500ms", "target": 60}, {"duration": "500ms", "target": 0}
+        ])
+    );
+    let mixed = options(&read("async-health-next-to-posts"));
+    assert_eq!(
+        mixed["scenarios"]["async-health-next-to-posts"]["executor"],
+        "constant-arrival-rate"
+    );
+    assert_eq!(
+        mixed["scenarios"]["async-health-next-to-posts"]["rate"],
+        100
+    );
+    assert_eq!(
+        mixed["scenarios"]["async-health-next-to-posts-background"]["vus"],
+        16
+    );
+    let script = read("async-health-next-to-posts");
+    assert!(script.contains("http.get(BASE + \"/posts/1\""), "{script}");
+    assert!(script.contains("http.get(BASE + \"/health\""), "{script}");
+}
+
+#[test]
+fn both_summary_formats_import_to_their_columns_exactly() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/k6");
+    let out = tempfile::tempdir().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_bench"))
+        .args(["import", "--tool", "k6", "--out"])
+        .arg(out.path())
+        .arg(f.join("async-users.k6-summary.json"))
+        .arg(f.join("blocking-users.summary-export.json"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("results.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["settings"]["measured_by"], "k6 (JSON summary)");
+    let cols = json["groups"][0]["columns"].as_array().unwrap();
+    let ids: Vec<&str> = cols.iter().map(|c| c["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["blocking-users", "async-users"]);
+    let b = &cols[0]["rounds"][0]["load"];
+    assert_eq!(
+        (b["total_requests"].as_u64(), b["errors"].as_u64()),
+        (Some(4242), Some(0))
+    );
+    assert_eq!(b["latency_ms"]["p50"], 6.25);
+    assert_eq!(b["latency_ms"]["p99"], 40.0);
+    let a = &cols[1]["rounds"][0]["load"];
+    assert_eq!(
+        (a["total_requests"].as_u64(), a["errors"].as_u64()),
+        (Some(2675), Some(3))
+    );
+    assert_eq!(a["duration_seconds"], 1.00352);
+    assert_eq!(a["latency_ms"]["p95"], 24.8);
+    let report = std::fs::read_to_string(out.path().join("report.md")).unwrap();
+    let threads = report
+        .lines()
+        .find(|l| l.starts_with("| Threads idle -> peak"))
+        .unwrap();
+    assert!(threads.contains("not measured"), "{threads}");
+}
+
+#[test]
+fn a_file_that_is_not_a_k6_summary_is_one_line_and_exit_2() {
+    let csv =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/locust/async-users_stats.csv");
+    let o = bench(&[
+        "import",
+        "--tool",
+        "k6",
+        "--out",
+        "/nonexistent-unused",
+        csv.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("is not a k6 JSON summary"), "{err}");
+}

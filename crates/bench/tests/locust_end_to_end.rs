@@ -1,0 +1,161 @@
+//! The Locust export run for real: both servers as separate processes on
+//! loopback, the exported database group (1 s windows) run by a Locust master
+//! with two workers under `bench watch`, then imported. Locust's request count
+//! must agree with the servers' own /metrics count within 1%, with no error.
+//!
+//! Needs Locust: `BENCH_LOCUST` names the executable, else the workspace's
+//! `.venv-locust/bin/locust` (`python3 -m venv .venv-locust &&
+//! .venv-locust/bin/pip install locust`, as `.ci/run` does). Without either
+//! the test fails: it must not pass without having run.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn healthy(addr: SocketAddr) -> bool {
+    let Ok(mut s) = TcpStream::connect_timeout(&addr, Duration::from_millis(200)) else {
+        return false;
+    };
+    let _ = write!(
+        s,
+        "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    );
+    let mut out = String::new();
+    let _ = s.read_to_string(&mut out);
+    out.starts_with("HTTP/1.1 200")
+}
+
+fn start(which: &str, services: &[String]) -> (Server, String) {
+    let addr: SocketAddr = ([127, 0, 0, 1], free_port()).into();
+    let child = Command::new(env!("CARGO_BIN_EXE_bench"))
+        .args(["serve", which, "--bind", &addr.to_string()])
+        .args(services)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let server = Server(child);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !healthy(addr) {
+        assert!(
+            Instant::now() < deadline,
+            "the {which} server did not start"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (server, format!("http://{addr}"))
+}
+
+fn locust() -> PathBuf {
+    let candidate = match std::env::var_os("BENCH_LOCUST") {
+        Some(p) => PathBuf::from(p),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv-locust/bin/locust"),
+    };
+    assert!(
+        candidate.exists(),
+        "Locust not found at {}: set BENCH_LOCUST, or run `python3 -m venv .venv-locust && .venv-locust/bin/pip install locust` in the workspace",
+        candidate.display()
+    );
+    candidate
+}
+
+#[test]
+fn locust_master_and_two_workers_count_what_the_servers_count() {
+    // Arrange: a fresh database and key prefix, both servers as their own processes.
+    let locust = locust();
+    let pg = local_services::postgres().expect("Postgres");
+    let redis = local_services::redis().expect("Redis");
+    let db = pg.fresh_database().unwrap();
+    let prefix = redis.fresh_prefix();
+    let services = vec![
+        "--database-url".to_owned(),
+        db.url().to_owned(),
+        "--redis-url".to_owned(),
+        redis.url().to_owned(),
+        "--redis-key-prefix".to_owned(),
+        prefix.as_str().to_owned(),
+    ];
+    let (_blocking, blocking_url) = start("blocking", &services);
+    let (_async, async_url) = start("async", &services);
+
+    // The exported database group, 1 s windows; the two plain columns.
+    let tmp = tempfile::tempdir().unwrap();
+    let export = tmp.path().join("export");
+    let o = Command::new(env!("CARGO_BIN_EXE_bench"))
+        .args([
+            "export",
+            "--tool",
+            "locust",
+            "--groups",
+            "database",
+            "--duration",
+            "1s",
+        ])
+        .args(["--connections", "8", "--out"])
+        .arg(&export)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for extra in ["async-users-blocking", "async-users-spawn-blocking"] {
+        std::fs::remove_file(export.join(format!("locust/{extra}.py"))).unwrap();
+    }
+
+    // Act: the exported script, as a user would run it.
+    let run = Command::new("sh")
+        .arg(export.join("run-locust.sh"))
+        .env("LOCUST", &locust)
+        .env("BENCH", env!("CARGO_BIN_EXE_bench"))
+        .env("WORKERS", "2")
+        .env("MASTER_PORT", free_port().to_string())
+        .env("BLOCKING_URL", &blocking_url)
+        .env("ASYNC_URL", &async_url)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "run-locust.sh failed:\n{}\n{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+
+    // Assert: per column, Locust's count within 1% of the server's, no errors.
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(export.join("report/results.json")).unwrap())
+            .unwrap();
+    let columns = json["groups"][0]["columns"].as_array().unwrap();
+    assert_eq!(columns.len(), 2);
+    for c in columns {
+        let r = &c["rounds"][0];
+        let sent = r["load"]["total_requests"].as_u64().unwrap();
+        let counted = r["server_counted_requests"].as_u64().unwrap();
+        eprintln!("{}: Locust {sent}, server /metrics {counted}", c["id"]);
+        assert!(sent > 100, "{}: only {sent} requests", c["id"]);
+        let off = (sent as f64 - counted as f64).abs() / counted as f64;
+        assert!(
+            off <= 0.01,
+            "{}: Locust {sent} vs server {counted}",
+            c["id"]
+        );
+        assert_eq!(r["load"]["errors"], 0, "{}", c["id"]);
+        assert!(r["server_process"]["peak_threads"].as_u64().unwrap() > 0);
+    }
+}
