@@ -4,9 +4,8 @@
 //! must agree with the servers' own /metrics count within 1%, with no error.
 //!
 //! Needs Locust: `BENCH_LOCUST` names the executable, else the workspace's
-//! `.venv-locust/bin/locust` (`python3 -m venv .venv-locust &&
-//! .venv-locust/bin/pip install locust`, as `.ci/run` does). Without either
-//! the test fails: it must not pass without having run.
+//! `.venv-locust/bin/locust`, installed by this test from PyPI when missing.
+//! If neither can be had the test fails: it must not pass without having run.
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -65,18 +64,44 @@ fn start(which: &str, services: &[String]) -> (Server, String) {
     (server, format!("http://{addr}"))
 }
 
+/// The Locust to run: `BENCH_LOCUST`, else the workspace's `.venv-locust`,
+/// which this installs from PyPI on first use (a pinned release, about 30 s),
+/// so the README's `cargo test --workspace` needs nothing set up by hand.
 fn locust() -> PathBuf {
-    let candidate = match std::env::var_os("BENCH_LOCUST") {
-        Some(p) => PathBuf::from(p),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv-locust/bin/locust"),
-    };
-    assert!(
-        candidate.exists(),
-        "Locust not found at {}: set BENCH_LOCUST, or run `python3 -m venv .venv-locust && .venv-locust/bin/pip install locust` in the workspace",
-        candidate.display()
-    );
-    candidate
+    if let Some(p) = std::env::var_os("BENCH_LOCUST") {
+        let p = PathBuf::from(p);
+        assert!(
+            p.exists(),
+            "BENCH_LOCUST names {}, which does not exist",
+            p.display()
+        );
+        return p;
+    }
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv-locust");
+    let locust = venv.join("bin/locust");
+    if !locust.exists() {
+        // A venv left half-made by an interrupted install is made again.
+        let _ = std::fs::remove_dir_all(&venv);
+        let run = |program: &Path, args: &[&str]| {
+            let status = Command::new(program).args(args).status();
+            assert!(
+                matches!(status, Ok(s) if s.success()),
+                "installing Locust failed: `{} {}` ({status:?}); python3 with venv and pip is needed (Debian: apt-get install python3-venv), or set BENCH_LOCUST",
+                program.display(),
+                args.join(" ")
+            );
+        };
+        run(
+            Path::new("python3"),
+            &["-m", "venv", venv.to_str().unwrap()],
+        );
+        run(&venv.join("bin/pip"), &["install", "-q", LOCUST_RELEASE]);
+    }
+    locust
 }
+
+/// The Locust release the exported locustfiles are tested on.
+const LOCUST_RELEASE: &str = "locust==2.47.0";
 
 #[test]
 fn locust_master_and_two_workers_count_what_the_servers_count() {
