@@ -274,33 +274,29 @@ impl AsyncRedis {
                 opening: tokio::sync::Mutex::new(()),
             })),
             RedisClientKind::DeadpoolRedis => AsyncRedis::DeadpoolRedis(
-                deadpool_redis::Pool::builder(
-                    deadpool_redis::Manager::new(common.redis_url.as_str())
-                        .context("parsing REDIS_URL")?,
+                bounded(
+                    deadpool_redis::Pool::builder(
+                        deadpool_redis::Manager::new(common.redis_url.as_str())
+                            .context("parsing REDIS_URL")?,
+                    ),
+                    size,
+                    timeout,
                 )
-                .max_size(size)
-                .runtime(deadpool::Runtime::Tokio1)
-                .wait_timeout(Some(timeout))
-                .create_timeout(Some(timeout))
-                .recycle_timeout(Some(timeout))
-                .build()
                 .context("building the deadpool-redis pool")?,
             ),
             RedisClientKind::Pool => AsyncRedis::Pool(
-                managed::Pool::builder(RedisManager {
-                    client,
-                    config: AsyncConnectionConfig::new()
-                        .set_connection_timeout(timeout)
-                        .set_response_timeout(timeout),
-                    test_on_checkout: common.pool_test_on_checkout,
-                    idle_timeout: common.pool_idle_timeout(),
-                })
-                .max_size(size)
-                .runtime(deadpool::Runtime::Tokio1)
-                .wait_timeout(Some(timeout))
-                .create_timeout(Some(timeout))
-                .recycle_timeout(Some(timeout))
-                .build()
+                bounded(
+                    managed::Pool::builder(RedisManager {
+                        client,
+                        config: AsyncConnectionConfig::new()
+                            .set_connection_timeout(timeout)
+                            .set_response_timeout(timeout),
+                        test_on_checkout: common.pool_test_on_checkout,
+                        idle_timeout: common.pool_idle_timeout(),
+                    }),
+                    size,
+                    timeout,
+                )
                 .context("building the redis pool")?,
             ),
         })
@@ -357,4 +353,20 @@ impl AsyncRedis {
             AsyncRedis::Pool(pool) => pooled(pool.status()),
         }
     }
+}
+
+/// Both pools alike: `size` connections, and every wait (for a free
+/// connection, to open one, to recycle one) bounded by the acquire timeout.
+fn bounded<M: managed::Manager, W: From<managed::Object<M>>>(
+    builder: managed::PoolBuilder<M, W>,
+    size: usize,
+    timeout: std::time::Duration,
+) -> Result<managed::Pool<M, W>, managed::BuildError> {
+    builder
+        .max_size(size)
+        .runtime(deadpool::Runtime::Tokio1)
+        .wait_timeout(Some(timeout))
+        .create_timeout(Some(timeout))
+        .recycle_timeout(Some(timeout))
+        .build()
 }

@@ -213,8 +213,10 @@ pub struct Second {
 }
 
 /// The server process in one round, sampled from /proc: idle just after it
-/// started (before any warm-up), peak within the measured window.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+/// started (before any warm-up), peak within the measured window. The
+/// default, all zero with `samples: 0`, is a server nobody sampled: the
+/// report prints "not measured" for it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct ServerStats {
     pub idle_threads: u64,
     /// Seed 000's "Peak Thread Count", within the measured window.

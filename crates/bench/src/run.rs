@@ -482,14 +482,7 @@ fn measure_column(
                 cpu_seconds: p.cpu_seconds,
                 samples: p.samples,
             },
-            _ => ServerStats {
-                idle_threads: 0,
-                peak_threads: 0,
-                idle_rss_bytes: 0,
-                peak_rss_bytes: 0,
-                cpu_seconds: 0.0,
-                samples: 0,
-            },
+            _ => ServerStats::default(),
         },
         cpu,
         // The first /metrics read is counted by the server after `before` was taken.

@@ -5,6 +5,8 @@
 //! k6's documented formats (handleSummary data and --summary-export),
 //! checked in under fixtures/k6.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -132,10 +134,7 @@ fn both_summary_formats_import_to_their_columns_exactly() {
     assert_eq!(a["duration_seconds"], 1.00352);
     assert_eq!(a["latency_ms"]["p95"], 24.8);
     let report = std::fs::read_to_string(out.path().join("report.md")).unwrap();
-    let threads = report
-        .lines()
-        .find(|l| l.starts_with("| Threads idle -> peak"))
-        .unwrap();
+    let threads = common::report_row(&report, "| Threads idle -> peak");
     assert!(threads.contains("not measured"), "{threads}");
 }
 

@@ -7,62 +7,11 @@
 //! `.venv-locust/bin/locust`, installed by this test from PyPI when missing.
 //! If neither can be had the test fails: it must not pass without having run.
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+mod common;
+
+use common::{free_port, start_server};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
-
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn healthy(addr: SocketAddr) -> bool {
-    let Ok(mut s) = TcpStream::connect_timeout(&addr, Duration::from_millis(200)) else {
-        return false;
-    };
-    let _ = write!(
-        s,
-        "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-    );
-    let mut out = String::new();
-    let _ = s.read_to_string(&mut out);
-    out.starts_with("HTTP/1.1 200")
-}
-
-fn start(which: &str, services: &[String]) -> (Server, String) {
-    let addr: SocketAddr = ([127, 0, 0, 1], free_port()).into();
-    let child = Command::new(env!("CARGO_BIN_EXE_bench"))
-        .args(["serve", which, "--bind", &addr.to_string()])
-        .args(services)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let server = Server(child);
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !healthy(addr) {
-        assert!(
-            Instant::now() < deadline,
-            "the {which} server did not start"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (server, format!("http://{addr}"))
-}
+use std::process::Command;
 
 /// The Locust to run: `BENCH_LOCUST`, else the workspace's `.venv-locust`,
 /// which this installs from PyPI on first use (a pinned release, about 30 s),
@@ -119,8 +68,8 @@ fn locust_master_and_two_workers_count_what_the_servers_count() {
         "--redis-key-prefix".to_owned(),
         prefix.as_str().to_owned(),
     ];
-    let (_blocking, blocking_url) = start("blocking", &services);
-    let (_async, async_url) = start("async", &services);
+    let blocking = start_server("blocking", &services);
+    let asynchronous = start_server("async", &services);
 
     // The exported database group, 1 s windows; the two plain columns.
     let tmp = tempfile::tempdir().unwrap();
@@ -151,8 +100,8 @@ fn locust_master_and_two_workers_count_what_the_servers_count() {
         .env("BENCH", env!("CARGO_BIN_EXE_bench"))
         .env("WORKERS", "2")
         .env("MASTER_PORT", free_port().to_string())
-        .env("BLOCKING_URL", &blocking_url)
-        .env("ASYNC_URL", &async_url)
+        .env("BLOCKING_URL", &blocking.url)
+        .env("ASYNC_URL", &asynchronous.url)
         .output()
         .unwrap();
     assert!(

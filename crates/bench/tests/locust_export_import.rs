@@ -4,6 +4,8 @@
 //! from a run of the exported database group with a master and two workers)
 //! come back as the same figures, mapped to their columns.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -170,10 +172,7 @@ fn without_a_watch_record_the_server_rows_say_not_measured() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
-    let threads = report
-        .lines()
-        .find(|l| l.starts_with("| Threads idle -> peak"))
-        .unwrap();
+    let threads = common::report_row(&report, "| Threads idle -> peak");
     assert!(threads.contains("not measured"), "{threads}");
 }
 

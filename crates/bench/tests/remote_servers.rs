@@ -2,68 +2,16 @@
 //! the servers run as separate processes, so /proc of bench's children says
 //! nothing about them, and the process rows must come from their /metrics.
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+mod common;
 
-/// A server process started by the test; killed on drop.
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn health(addr: SocketAddr) -> bool {
-    let Ok(mut s) = TcpStream::connect_timeout(&addr, Duration::from_millis(200)) else {
-        return false;
-    };
-    let _ = write!(
-        s,
-        "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-    );
-    let mut out = String::new();
-    let _ = s.read_to_string(&mut out);
-    out.starts_with("HTTP/1.1 200")
-}
-
-/// `bench serve <which> --skip-setup` on a free port, as its own process.
-fn start(which: &str) -> Server {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let addr: SocketAddr = ([127, 0, 0, 1], port).into();
-    let child = Command::new(env!("CARGO_BIN_EXE_bench"))
-        .args(["serve", which, "--bind", &addr.to_string(), "--skip-setup"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let server = Server {
-        child,
-        url: format!("http://{addr}"),
-    };
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !health(addr) {
-        assert!(Instant::now() < deadline, "{which} server did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    server
-}
+use common::start_server;
+use std::process::Command;
 
 #[test]
 fn process_rows_of_servers_bench_did_not_start_come_from_their_metrics() {
     // Arrange: both servers as separate processes.
-    let blocking = start("blocking");
-    let asynchronous = start("async");
+    let blocking = start_server("blocking", &["--skip-setup".to_owned()]);
+    let asynchronous = start_server("async", &["--skip-setup".to_owned()]);
     let out = tempfile::tempdir().unwrap();
 
     // Act: the baseline group (needs neither Postgres nor Redis), one short round.

@@ -50,7 +50,7 @@ use anyhow::Context as _;
 use contract::framing::{body_framing, BodyFraming};
 use contract::params::{MAX_BODY_BYTES, MAX_HEADER_BYTES};
 use contract::ApiError;
-use crossbeam_channel::{Receiver, RecvTimeoutError};
+use crossbeam_channel::Receiver;
 
 use crate::connector::{ConnectorConfig, Handler};
 use crate::http::Request;
@@ -100,17 +100,7 @@ pub(crate) fn serve(
     // The recv() threads hold the other clones: the listener closes when the
     // last of them exits.
     drop(server);
-    match all_exited.recv_deadline(deadline) {
-        Err(RecvTimeoutError::Disconnected) | Ok(()) => {
-            tracing::info!("drained: every queued request was answered");
-        }
-        Err(RecvTimeoutError::Timeout) => {
-            tracing::warn!(
-                drain_timeout = ?config.drain_timeout,
-                "drain timeout: returning with requests still running"
-            );
-        }
-    }
+    crate::connector::wait_for_drain(&all_exited, deadline, config.drain_timeout);
     Ok(())
 }
 

@@ -251,17 +251,12 @@ pub fn files(
     targets: &Targets,
     import_flags: &str,
 ) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = cols
-        .iter()
-        .map(|c| {
-            (
-                format!("jmeter/{}.jmx", c.column.id.as_str()),
-                plan(profile, c, targets),
-            )
-        })
-        .collect();
-    out.push(("README.md".into(), readme(profile, targets, import_flags)));
-    out
+    super::one_file_per_column(
+        cols,
+        ("jmeter", "jmx"),
+        |c| plan(profile, c, targets),
+        readme(profile, targets, import_flags),
+    )
 }
 
 fn readme(profile: &Profile, targets: &Targets, import_flags: &str) -> String {

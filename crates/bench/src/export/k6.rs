@@ -165,17 +165,12 @@ pub fn files(
     targets: &Targets,
     import_flags: &str,
 ) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = cols
-        .iter()
-        .map(|c| {
-            (
-                format!("k6/{}.js", c.column.id.as_str()),
-                script(profile, c, targets),
-            )
-        })
-        .collect();
-    out.push(("README.md".into(), readme(profile, targets, import_flags)));
-    out
+    super::one_file_per_column(
+        cols,
+        ("k6", "js"),
+        |c| script(profile, c, targets),
+        readme(profile, targets, import_flags),
+    )
 }
 
 fn readme(profile: &Profile, targets: &Targets, import_flags: &str) -> String {

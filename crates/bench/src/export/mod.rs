@@ -46,6 +46,23 @@ pub struct ExportColumn {
     pub path: String,
 }
 
+/// One file per column, `DIR/<column id>.EXT`, written by `make`, then the
+/// export's README.md.
+fn one_file_per_column(
+    cols: &[ExportColumn],
+    dir_and_ext: (&str, &str),
+    make: impl Fn(&ExportColumn) -> String,
+    readme: String,
+) -> Vec<(String, String)> {
+    let (dir, ext) = dir_and_ext;
+    let mut out: Vec<(String, String)> = cols
+        .iter()
+        .map(|c| (format!("{dir}/{}.{ext}", c.column.id.as_str()), make(c)))
+        .collect();
+    out.push(("README.md".into(), readme));
+    out
+}
+
 /// Base URLs of the two servers the tests default to.
 #[derive(Debug, Clone)]
 pub struct Targets {

@@ -162,14 +162,7 @@ pub fn results(tool: Tool, profile: &Profile, imported: &[Imported]) -> anyhow::
 }
 
 fn round(n: u32, i: &Imported) -> RoundResult {
-    let unmeasured = ServerStats {
-        idle_threads: 0,
-        peak_threads: 0,
-        idle_rss_bytes: 0,
-        peak_rss_bytes: 0,
-        cpu_seconds: 0.0,
-        samples: 0,
-    };
+    let unmeasured = ServerStats::default();
     RoundResult {
         round: n,
         position: 0,

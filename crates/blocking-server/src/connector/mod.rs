@@ -172,16 +172,27 @@ pub(crate) fn serve(
     }
     // The poller held the queue's only sender: handler threads now finish the
     // requests queued or in progress and exit when the queue is empty.
+    wait_for_drain(&all_exited, deadline, config.drain_timeout);
+    Ok(())
+}
+
+/// Waits until every handler thread has exited (each holds a clone of the
+/// sender behind `all_exited`) or `deadline` passes, and logs which. Both
+/// connectors end with this.
+pub(crate) fn wait_for_drain(
+    all_exited: &Receiver<()>,
+    deadline: Instant,
+    drain_timeout: Duration,
+) {
     match all_exited.recv_deadline(deadline) {
-        Err(crossbeam_channel::RecvTimeoutError::Disconnected) | Ok(()) => {
-            tracing::info!("drained: every request in progress was answered");
+        Err(RecvTimeoutError::Disconnected) | Ok(()) => {
+            tracing::info!("drained: every request queued or in progress was answered");
         }
         Err(RecvTimeoutError::Timeout) => {
             tracing::warn!(
-                drain_timeout = ?config.drain_timeout,
+                ?drain_timeout,
                 "drain timeout: returning with requests still running"
             );
         }
     }
-    Ok(())
 }

@@ -1,0 +1,77 @@
+//! What bench's integration tests share: a server as its own process
+//! (`bench serve`), and reading a row of a report.
+#![allow(dead_code)] // each test binary uses a part
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A server process started by a test; killed on drop.
+pub(crate) struct ServerProcess {
+    child: Child,
+    pub(crate) url: String,
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn healthy(addr: SocketAddr) -> bool {
+    let Ok(mut s) = TcpStream::connect_timeout(&addr, Duration::from_millis(200)) else {
+        return false;
+    };
+    let _ = write!(
+        s,
+        "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    );
+    let mut out = String::new();
+    let _ = s.read_to_string(&mut out);
+    out.starts_with("HTTP/1.1 200")
+}
+
+/// A port nothing listens on now.
+pub(crate) fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// `bench serve <which> --bind <a free port> <args>`, as its own process,
+/// once its /health answers.
+pub(crate) fn start_server(which: &str, args: &[String]) -> ServerProcess {
+    let addr: SocketAddr = ([127, 0, 0, 1], free_port()).into();
+    let child = Command::new(env!("CARGO_BIN_EXE_bench"))
+        .args(["serve", which, "--bind", &addr.to_string()])
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let server = ServerProcess {
+        child,
+        url: format!("http://{addr}"),
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !healthy(addr) {
+        assert!(
+            Instant::now() < deadline,
+            "the {which} server did not start"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    server
+}
+
+/// The line of `report` that starts with `prefix` (a table row).
+pub(crate) fn report_row<'a>(report: &'a str, prefix: &str) -> &'a str {
+    report
+        .lines()
+        .find(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no row {prefix:?} in\n{report}"))
+}
