@@ -2,8 +2,7 @@
 //! (`bench serve`), and reading a row of a report.
 #![allow(dead_code)] // each test binary uses a part
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpListener};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -21,16 +20,7 @@ impl Drop for ServerProcess {
 }
 
 fn healthy(addr: SocketAddr) -> bool {
-    let Ok(mut s) = TcpStream::connect_timeout(&addr, Duration::from_millis(200)) else {
-        return false;
-    };
-    let _ = write!(
-        s,
-        "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-    );
-    let mut out = String::new();
-    let _ = s.read_to_string(&mut out);
-    out.starts_with("HTTP/1.1 200")
+    bench::servers::http_get(addr, "/health").is_ok_and(|(status, _)| status == 200)
 }
 
 /// A port nothing listens on now.
