@@ -51,6 +51,11 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub connections: Option<usize>,
 
+    /// Cold starts of the cold-start fairness probe, per probed server
+    /// (default: the profile's, 4 quick, 8 seed; 0 skips the probe).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub cold_starts: Option<u32>,
+
     /// Override `/cpu?n=`.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=contract::workload::MAX_CPU_N))]
     pub cpu_n: Option<u64>,
@@ -170,6 +175,9 @@ impl Cli {
         }
         if let Some(n) = self.cpu_n {
             profile.cpu_n = n;
+        }
+        if let Some(n) = self.cold_starts {
+            profile.cold_start.cold_starts = n;
         }
         if self.requests == Some(0) || self.connections == Some(0) {
             return Err("--requests and --connections must be at least 1".into());

@@ -10,6 +10,7 @@
 //! under `results/<timestamp>/`.
 
 pub mod cli;
+pub mod cold_start;
 pub mod cpu_account;
 pub mod export;
 pub mod findings;

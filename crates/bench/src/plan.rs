@@ -58,6 +58,7 @@ ids! {
         AsyncCpuRayon = "async-cpu-rayon",
         AsyncCpuSpawnBlocking = "async-cpu-spawn-blocking",
         BlockingUsers = "blocking-users",
+        BlockingUsersTinyHttp = "blocking-users-tiny-http",
         AsyncUsers = "async-users",
         AsyncUsersBlocking = "async-users-blocking",
         AsyncUsersSpawnBlocking = "async-users-spawn-blocking",
@@ -67,9 +68,11 @@ ids! {
         AsyncCachePool = "async-cache-pool",
         AsyncCacheBlocking = "async-cache-blocking",
         BlockingPosts = "blocking-posts",
+        BlockingPostsTinyHttp = "blocking-posts-tiny-http",
         AsyncPosts = "async-posts",
         AsyncPostsBlocking = "async-posts-blocking",
         BlockingHealth = "blocking-health",
+        BlockingHealthTinyHttp = "blocking-health-tiny-http",
         AsyncHealth = "async-health",
         BlockingEcho = "blocking-echo",
         AsyncEcho = "async-echo",
@@ -132,6 +135,10 @@ pub struct Group {
     pub title: &'static str,
     pub needs: Needs,
     pub columns: Vec<Column>,
+    /// Columns whose server also gets the cold-start fairness probe
+    /// ([`ColdStartProbe`]) after the group's rounds: each probed on fresh
+    /// processes of its server, started with the column's `server_args`.
+    pub cold_start_probe: Vec<ColumnId>,
 }
 
 const ECHO_BODY: &str = r#"{"FirstName":"Ada","LastName":"Lovelace","Age":36}"#;
@@ -146,6 +153,17 @@ fn col(id: ColumnId, target: Target, path: &'static str) -> Column {
         background: None,
         server_args: &[],
         variant: None,
+    }
+}
+
+/// A blocking-server column behind the design card's tiny_http 0.12
+/// (`--connector tiny-http`) instead of our connector: a reader thread per
+/// open connection, `--handler-threads` threads calling `recv()`.
+fn tiny_http(id: ColumnId, path: &'static str) -> Column {
+    Column {
+        server_args: &["--connector", "tiny-http"],
+        variant: Some("tiny_http"),
+        ..col(id, Target::Blocking, path)
     }
 }
 
@@ -196,6 +214,7 @@ pub fn groups() -> Vec<Group> {
                     "/cpu/spawn-blocking?n={cpu_n}",
                 ),
             ],
+            cold_start_probe: vec![],
         },
         Group {
             id: GroupId::Database,
@@ -203,10 +222,12 @@ pub fn groups() -> Vec<Group> {
             needs: db,
             columns: vec![
                 col(C::BlockingUsers, Blocking, "/users/1"),
+                tiny_http(C::BlockingUsersTinyHttp, "/users/1"),
                 col(C::AsyncUsers, Async, "/users/1"),
                 col(C::AsyncUsersBlocking, Async, "/users/1/blocking"),
                 col(C::AsyncUsersSpawnBlocking, Async, "/users/1/spawn-blocking"),
             ],
+            cold_start_probe: vec![],
         },
         Group {
             id: GroupId::Cache,
@@ -223,6 +244,7 @@ pub fn groups() -> Vec<Group> {
                 redis_client(C::AsyncCachePool, "our pool", &["--redis-client", "pool"]),
                 col(C::AsyncCacheBlocking, Async, "/users/1/cache/blocking"),
             ],
+            cold_start_probe: vec![],
         },
         Group {
             id: GroupId::Slow,
@@ -230,9 +252,11 @@ pub fn groups() -> Vec<Group> {
             needs: none,
             columns: vec![
                 col(C::BlockingPosts, Blocking, "/posts/1"),
+                tiny_http(C::BlockingPostsTinyHttp, "/posts/1"),
                 col(C::AsyncPosts, Async, "/posts/1"),
                 col(C::AsyncPostsBlocking, Async, "/posts/1/blocking"),
             ],
+            cold_start_probe: vec![],
         },
         Group {
             id: GroupId::Baseline,
@@ -240,8 +264,10 @@ pub fn groups() -> Vec<Group> {
             needs: none,
             columns: vec![
                 col(C::BlockingHealth, Blocking, "/health"),
+                tiny_http(C::BlockingHealthTinyHttp, "/health"),
                 col(C::AsyncHealth, Async, "/health"),
             ],
+            cold_start_probe: vec![C::BlockingHealthTinyHttp, C::BlockingHealth],
         },
         Group {
             id: GroupId::Json,
@@ -259,6 +285,7 @@ pub fn groups() -> Vec<Group> {
                     ..col(C::AsyncEcho, Async, "/echo")
                 },
             ],
+            cold_start_probe: vec![],
         },
         Group {
             id: GroupId::Ramp,
@@ -268,6 +295,7 @@ pub fn groups() -> Vec<Group> {
                 col(C::BlockingUsersRamp, Blocking, "/users/{rand:1-10000}"),
                 col(C::AsyncUsersRamp, Async, "/users/{rand:1-10000}"),
             ],
+            cold_start_probe: vec![],
         },
         Group {
             id: GroupId::Mixed,
@@ -291,6 +319,7 @@ pub fn groups() -> Vec<Group> {
                 ),
                 mixed(C::AsyncHealthNextToUsers, Async, "/users/1"),
             ],
+            cold_start_probe: vec![],
         },
     ]
 }
@@ -369,6 +398,20 @@ impl Load {
     }
 }
 
+/// The cold-start fairness probe (issue 2's check, which tiny_http 0.12
+/// fails): on a freshly started server, `connections` keep-alive connections
+/// are opened back to back, then each sends `GET /health` in a loop for
+/// `run_for`; the time of each connection's first answer is kept. Repeated
+/// on `cold_starts` fresh processes per probed column, the columns
+/// interleaved. How late counts as starved is a threshold of the finding
+/// ([`crate::findings::Thresholds::cold_start_answer_within_ms`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ColdStartProbe {
+    pub connections: usize,
+    pub cold_starts: u32,
+    pub run_for: Duration,
+}
+
 /// A named set of loads.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Profile {
@@ -380,6 +423,8 @@ pub struct Profile {
     pub rounds: u32,
     /// Length of the warm-up window of timed loads ([`Load::warm_up`]).
     pub warm_up: Duration,
+    /// The cold-start probe of the groups that have one (the baseline's).
+    pub cold_start: ColdStartProbe,
     loads: Vec<(GroupId, Load)>,
 }
 
@@ -418,6 +463,15 @@ pub fn quick() -> Profile {
         timeout: secs(30),
         rounds: 3,
         warm_up: ms(400),
+        // Each start costs ~1.7 s. How often tiny_http starves depends on
+        // the machine: 1 of 4 starts in a quick run here, 10 of 12 with a
+        // build running beside it; with no starved start the finding says
+        // INCONCLUSIVE (8 clean starts are needed to refute it).
+        cold_start: ColdStartProbe {
+            connections: 64,
+            cold_starts: 4,
+            run_for: ms(1500),
+        },
         loads: vec![
             (
                 G::Cpu,
@@ -469,6 +523,12 @@ pub fn seed() -> Profile {
         timeout: secs(300),
         rounds: 3,
         warm_up: secs(3),
+        // As the README's measurement: 8 cold starts of 64 connections.
+        cold_start: ColdStartProbe {
+            connections: 64,
+            cold_starts: 8,
+            run_for: ms(1500),
+        },
         loads: vec![
             // Seed 000: 10,000 requests at once, per column.
             (G::Cpu, Load::Burst { requests: 10_000 }),
@@ -514,6 +574,13 @@ pub fn tiny() -> Profile {
         timeout: secs(30),
         rounds: 2,
         warm_up: ms(100),
+        // One start each: the pipeline runs; the verdict needs more
+        // (`--cold-starts`).
+        cold_start: ColdStartProbe {
+            connections: 64,
+            cold_starts: 1,
+            run_for: ms(1500),
+        },
         loads: vec![
             (
                 G::Cpu,

@@ -17,10 +17,12 @@ use crate::cli::Cli;
 use crate::cpu_account::{account, Parts};
 use crate::load::{run_column, ColumnError, LoadOptions};
 use crate::model::{
-    ColumnResult, GroupResult, RoundResult, RunResults, RunSettings, ServerStats, SkippedGroup,
-    SCHEMA_VERSION,
+    ColdStartResult, ColdStartServer, ColumnResult, GroupResult, RoundResult, RunResults,
+    RunSettings, ServerStats, SkippedGroup, SCHEMA_VERSION,
 };
-use crate::plan::{groups, round_order, Column, Group, GroupId, Load, Profile, Target};
+use crate::plan::{
+    groups, round_order, ColdStartProbe, Column, Group, GroupId, Load, Profile, Target,
+};
 use crate::remote_metrics;
 use crate::servers::{http_get, parse_base_url, requests_total, OwnedServer};
 
@@ -106,13 +108,21 @@ impl RoundServer {
 }
 
 impl Launch {
+    /// The address of a server bench did not start for `target`, if one was given.
+    fn external(&self, target: Target) -> Option<SocketAddr> {
+        match target {
+            Target::Blocking => self.blocking_external,
+            Target::Async => self.async_external,
+        }
+    }
+
     /// A fresh server process for `target` (or the external one).
     fn start(&self, target: Target, column_args: &[&str]) -> anyhow::Result<RoundServer> {
-        let (args, external) = match target {
-            Target::Blocking => (&self.blocking_args, self.blocking_external),
-            Target::Async => (&self.async_args, self.async_external),
+        let args = match target {
+            Target::Blocking => &self.blocking_args,
+            Target::Async => &self.async_args,
         };
-        if let Some(addr) = external {
+        if let Some(addr) = self.external(target) {
             return Ok(RoundServer::External(addr));
         }
         let log = self.logs.join(format!("{}-server.log", target.name()));
@@ -355,6 +365,7 @@ fn measure_group(
             }
         }
     }
+    let cold_start = measure_cold_starts(group, &profile.cold_start, launch, progress)?;
     Ok(GroupResult {
         id: group.id.as_str().to_owned(),
         title: group.title.to_owned(),
@@ -364,7 +375,76 @@ fn measure_group(
             None => "none (cold start)".into(),
         },
         columns,
+        cold_start,
     })
+}
+
+/// The cold-start fairness probe of `group`'s probed columns, if it has
+/// any: `probe.cold_starts` rounds, each starting a fresh server per column
+/// (the columns interleaved, so drift hits them alike), probing it at once
+/// and stopping it. A column whose server bench did not start cannot be
+/// cold-started: it is reported as not probed.
+fn measure_cold_starts(
+    group: &Group,
+    probe: &ColdStartProbe,
+    launch: &Launch,
+    progress: &Progress,
+) -> anyhow::Result<Option<ColdStartResult>> {
+    let columns: Vec<&Column> = group
+        .cold_start_probe
+        .iter()
+        .filter_map(|id| group.columns.iter().find(|c| c.id == *id))
+        .collect();
+    if columns.is_empty() || probe.cold_starts == 0 {
+        return Ok(None);
+    }
+    let mut servers: Vec<ColdStartServer> = columns
+        .iter()
+        .map(|c| ColdStartServer {
+            id: c.id.as_str().to_owned(),
+            label: column_label(c),
+            starts: Vec::new(),
+            failure: launch.external(c.target).map(|addr| {
+                format!("not probed: the server at http://{addr} was not started by bench, so it cannot be cold-started")
+            }),
+        })
+        .collect();
+    progress.say(&format!(
+        "  cold-start probe: {} connections at once on {} fresh servers per column",
+        probe.connections, probe.cold_starts
+    ));
+    for start in 1..=probe.cold_starts {
+        for (column, server) in columns.iter().zip(&mut servers) {
+            if server.failure.is_some() {
+                continue;
+            }
+            let fresh = launch.start(column.target, column.server_args)?;
+            let report = crate::cold_start::probe(fresh.addr(), probe.connections, probe.run_for)
+                .with_context(|| format!("cold-start probe of {}", server.label))?;
+            if let RoundServer::Owned(mut s) = fresh {
+                s.stop();
+            }
+            let firsts: Vec<Option<f64>> = report
+                .first_answer
+                .iter()
+                .map(|f| f.map(|d| d.as_secs_f64() * 1000.0))
+                .collect();
+            let within = crate::findings::THRESHOLDS.cold_start_answer_within_ms;
+            progress.say(&format!(
+                "  [{start}/{}] {}: {} of {} connections without an answer within {within:.0} ms",
+                probe.cold_starts,
+                server.label,
+                report.late(Duration::from_secs_f64(within / 1000.0)),
+                probe.connections
+            ));
+            server.starts.push(firsts);
+        }
+    }
+    Ok(Some(ColdStartResult {
+        connections: probe.connections,
+        run_for_ms: probe.run_for.as_secs_f64() * 1000.0,
+        servers,
+    }))
 }
 
 fn round_line(label: &str, round: u32, rounds: u32, r: &RoundResult) -> String {

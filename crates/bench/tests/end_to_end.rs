@@ -140,7 +140,24 @@ fn tiny_profile_measures_every_column_in_two_interleaved_rounds_on_fresh_servers
     assert!(idle("blocking-health") >= 200);
     assert!(idle("async-health") < 100);
 
-    assert_eq!(json["findings"].as_array().unwrap().len(), 15);
+    assert_eq!(json["findings"].as_array().unwrap().len(), 19);
+    // The baseline group's cold-start probe ran once on each probed server.
+    let baseline = groups.iter().find(|g| g["id"] == "baseline").unwrap();
+    let probed: Vec<(&str, usize)> = baseline["cold_start"]["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["id"].as_str().unwrap(),
+                s["starts"][0].as_array().unwrap().len(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        probed,
+        [("blocking-health-tiny-http", 64), ("blocking-health", 64)]
+    );
     for file in [
         "report.md",
         "cpu-throughput.svg",

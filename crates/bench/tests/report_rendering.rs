@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use bench::findings::{check, Thresholds, THRESHOLDS};
 use bench::model::*;
 use bench::plan::{groups, seed};
-use bench::report::table::group_table;
+use bench::report::table::{cold_start_table, group_table};
 use bench::report::text::render_table;
 use bench::stats::Verdict;
 
@@ -88,6 +88,17 @@ fn group(id: &str, columns: Vec<ColumnResult>) -> GroupResult {
         load: "test load".into(),
         warm_up: "none (cold start)".into(),
         columns,
+        cold_start: None,
+    }
+}
+
+/// A probed server whose cold starts each had these first answers (ms; `None`: never).
+fn probed(id: &str, starts: &[&[Option<f64>]]) -> ColdStartServer {
+    ColdStartServer {
+        id: id.into(),
+        label: id.into(),
+        starts: starts.iter().map(|s| s.to_vec()).collect(),
+        failure: None,
     }
 }
 
@@ -266,6 +277,10 @@ fn findings_follow_the_rounds() {
         ("ramp-async-wins", NotMeasured),
         ("cache-shared-connection-beats-pool", NotMeasured),
         ("cache-checkout-round-trip-costs", NotMeasured),
+        ("cache-checkout-round-trip-costs-cpu", NotMeasured),
+        ("cache-exclusive-checkout-costs-cpu", NotMeasured),
+        ("tiny-http-cold-start-unfair", NotMeasured),
+        ("tiny-http-thread-per-connection", NotMeasured),
         ("baseline-cpu-per-request", NotMeasured),
     ];
     assert_eq!(v, expect.map(|(id, h)| (id.to_owned(), h)).to_vec());
@@ -339,7 +354,19 @@ fn the_seed_profile_measures_every_finding() {
                 .iter()
                 .map(|c| steady(c.id.as_str(), c.target.name(), 100.0, 5.0, 20))
                 .collect();
-            group(g.id.as_str(), columns)
+            let mut result = group(g.id.as_str(), columns);
+            if !g.cold_start_probe.is_empty() {
+                result.cold_start = Some(ColdStartResult {
+                    connections: 2,
+                    run_for_ms: 1500.0,
+                    servers: g
+                        .cold_start_probe
+                        .iter()
+                        .map(|id| probed(id.as_str(), &[&[Some(3.0), Some(4.0)]]))
+                        .collect(),
+                });
+            }
+            result
         })
         .collect();
     let findings = check(&results(matrix), &THRESHOLDS);
@@ -349,7 +376,7 @@ fn the_seed_profile_measures_every_finding() {
         .map(|f| f.id.as_str())
         .collect();
     assert!(unmeasured.is_empty(), "not measured: {unmeasured:?}");
-    assert_eq!(findings.len(), 15);
+    assert_eq!(findings.len(), 19);
 }
 
 #[test]
@@ -443,4 +470,165 @@ fn redis_client_findings_compare_throughput_and_show_cpu_per_request() {
         by_id("cache-checkout-round-trip-costs").verdict,
         Verdict::Inconclusive
     );
+}
+
+#[test]
+fn redis_client_cpu_findings_compare_server_cpu_per_request() {
+    // 20 us per request everywhere, then deadpool-redis at 30 us and our pool at 24 us.
+    let mut deadpool = steady("async-cache-deadpool-redis", "async", 100.0, 1.0, 5);
+    let mut pool = steady("async-cache-pool", "async", 100.0, 1.0, 5);
+    for r in &mut deadpool.rounds {
+        r.server_process.cpu_seconds *= 1.5;
+    }
+    for r in &mut pool.rounds {
+        r.server_process.cpu_seconds *= 1.2;
+    }
+    let r = results(vec![group(
+        "cache",
+        vec![
+            steady("async-cache", "async", 100.0, 1.0, 5),
+            deadpool,
+            pool,
+        ],
+    )]);
+    let f = check(&r, &THRESHOLDS);
+    let by_id = |id: &str| f.iter().find(|x| x.id == id).unwrap().clone();
+    let round_trip = by_id("cache-checkout-round-trip-costs-cpu");
+    assert_eq!(round_trip.verdict, Verdict::Held);
+    assert_eq!(
+        round_trip.evidence,
+        "30.0 vs 24.0 us of server CPU per request (medians) = 1.25x (1.25-1.25x over 3 rounds)"
+    );
+    assert_eq!(
+        by_id("cache-exclusive-checkout-costs-cpu").verdict,
+        Verdict::Held
+    );
+}
+
+/// The baseline group with the cold-start probe of tiny_http and nio.
+fn probed_baseline(tiny: &[&[Option<f64>]], nio: &[&[Option<f64>]]) -> RunResults {
+    let mut g = group(
+        "baseline",
+        vec![
+            steady("blocking-health", "blocking", 100.0, 1.0, 210),
+            steady("blocking-health-tiny-http", "blocking", 100.0, 1.0, 240),
+        ],
+    );
+    g.cold_start = Some(ColdStartResult {
+        connections: 3,
+        run_for_ms: 1500.0,
+        servers: vec![
+            probed("blocking-health-tiny-http", tiny),
+            probed("blocking-health", nio),
+        ],
+    });
+    results(vec![g])
+}
+
+#[test]
+fn cold_start_probe_renders_its_table_and_its_finding() {
+    let fast: &[Option<f64>] = &[Some(2.0), Some(3.5), Some(4.0)];
+    let r = probed_baseline(
+        &[fast, &[Some(2.0), Some(1200.0), None], fast],
+        &[fast, fast, &[Some(1.0), Some(12.5), Some(999.0)]],
+    );
+    let probe = r.groups[0].cold_start.as_ref().unwrap();
+    let text = render_table(&cold_start_table(probe, &THRESHOLDS));
+    let expected = [
+        "                                            blocking-health-tiny-http  blocking-health",
+        "--------------------------------------------------------------------------------------",
+        "Cold starts                                                         3                3",
+        "Unanswered over 1000 ms, each start (of 3)                    0, 2, 0          0, 0, 0",
+        "Starts with any unanswered                                     1 of 3           0 of 3",
+        "Slowest first answer (ms)                        never (1 connection)              999",
+        "",
+    ]
+    .join("\n");
+    assert_eq!(text, expected, "got:\n{text}");
+
+    let f = check(&r, &THRESHOLDS);
+    let unfair = f
+        .iter()
+        .find(|x| x.id == "tiny-http-cold-start-unfair")
+        .unwrap();
+    assert_eq!(unfair.verdict, Verdict::Held);
+    assert_eq!(
+        unfair.evidence,
+        "connections unanswered for over 1000 ms: tiny_http 0, 2, 0 of 3 (on 1 of 3 cold starts); nio 0, 0, 0 of 3 (on 0 of 3 cold starts)"
+    );
+    // The terminal and Markdown reports both carry the table.
+    let md = bench::report::markdown::render(&r, &f, &THRESHOLDS);
+    assert!(
+        md.contains("| Starts with any unanswered | 1 of 3 | 0 of 3 |"),
+        "{md}"
+    );
+    let terminal = bench::report::text::render(&r, &f, &THRESHOLDS);
+    assert!(
+        terminal.contains("Cold-start fairness probe: on each freshly started server, 3 keep-alive connections opened at once"),
+        "{terminal}"
+    );
+
+    // nio starving one connection once is a NOT HELD; no starved start at
+    // all in three is too few to tell.
+    let verdict_of = |r: &RunResults| {
+        check(r, &THRESHOLDS)
+            .into_iter()
+            .find(|x| x.id == "tiny-http-cold-start-unfair")
+            .unwrap()
+            .verdict
+    };
+    let nio_starves = probed_baseline(
+        &[&[None, None, None]],
+        &[&[Some(1.0), Some(1001.0), Some(2.0)]],
+    );
+    assert_eq!(verdict_of(&nio_starves), Verdict::NotHeld);
+    assert_eq!(
+        verdict_of(&probed_baseline(&[fast; 3], &[fast; 3])),
+        Verdict::Inconclusive
+    );
+}
+
+#[test]
+fn tiny_http_threads_are_compared_with_nio_in_three_groups() {
+    let pair = |g: &str, nio: &str, tiny: &str, tiny_threads: u64| {
+        group(
+            g,
+            vec![
+                steady(nio, "blocking", 100.0, 1.0, 210),
+                steady(tiny, "blocking", 100.0, 1.0, tiny_threads),
+            ],
+        )
+    };
+    let mut r = results(vec![
+        pair(
+            "baseline",
+            "blocking-health",
+            "blocking-health-tiny-http",
+            240,
+        ),
+        pair(
+            "database",
+            "blocking-users",
+            "blocking-users-tiny-http",
+            250,
+        ),
+        pair("slow", "blocking-posts", "blocking-posts-tiny-http", 231),
+    ]);
+    let finding = |r: &RunResults| {
+        check(r, &THRESHOLDS)
+            .into_iter()
+            .find(|x| x.id == "tiny-http-thread-per-connection")
+            .unwrap()
+    };
+    let f = finding(&r);
+    assert_eq!(f.verdict, Verdict::Held);
+    assert_eq!(
+        f.evidence,
+        "240 vs 210 threads at peak (baseline), 250 vs 210 threads at peak (database), 231 vs 210 threads at peak (slow); ratio 1.10-1.19x"
+    );
+    // Four threads more in one group (1.02x): within the margin, so the rounds cannot tell.
+    for round in &mut r.groups[2].columns[1].rounds {
+        round.server_process.peak_threads = 214;
+    }
+    assert_eq!(finding(&r).verdict, Verdict::Inconclusive);
 }

@@ -1,8 +1,9 @@
 //! Issue 2's cold-start check on the blocking server: a freshly started server
 //! must answer every one of 64 keep-alive connections opened back to back
 //! within 1 s, on every one of several cold starts. tiny_http 0.12 fails this
-//! (see examples/tiny_http_cold_start.rs); our connector must not. Only this
-//! server has a connector of its own, so the test lives beside it.
+//! (bench measures it: the finding `tiny-http-cold-start-unfair`, tested in
+//! crates/bench/tests/cold_start_fairness.rs); our connector must not. Only
+//! this server has a connector of its own, so the test lives beside it.
 
 use std::time::Duration;
 

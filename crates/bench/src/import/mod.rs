@@ -112,6 +112,8 @@ pub fn results(tool: Tool, profile: &Profile, imported: &[Imported]) -> anyhow::
             },
             warm_up: "none (an imported run)".into(),
             columns,
+            // A cold start needs a server bench starts itself.
+            cold_start: None,
         });
     }
     let rounds = out_groups

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::table::{group_table, Table};
+use super::table::{cold_start_table, group_table, Table};
 use super::text::verdict;
 use crate::findings::{Finding, Thresholds};
 use crate::model::RunResults;
@@ -43,6 +43,11 @@ pub fn render(results: &RunResults, findings: &[Finding], t: &Thresholds) -> Str
         let _ = writeln!(out, "## {}\n\n{}\n", g.title, super::group_load_line(g));
         out.push_str(&render_table(&group_table(g)));
         out.push('\n');
+        if let Some(probe) = &g.cold_start {
+            let _ = writeln!(out, "{}\n", super::cold_start_line(probe));
+            out.push_str(&render_table(&cold_start_table(probe, t)));
+            out.push('\n');
+        }
     }
     for sk in &results.skipped {
         let _ = writeln!(out, "Skipped **{}**: {}\n", sk.group, sk.reason);

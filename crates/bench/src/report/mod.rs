@@ -111,6 +111,15 @@ pub fn failure_lines(results: &RunResults) -> Vec<String> {
         .collect()
 }
 
+/// The heading of a group's cold-start probe table.
+pub fn cold_start_line(probe: &crate::model::ColdStartResult) -> String {
+    format!(
+        "Cold-start fairness probe: on each freshly started server, {} keep-alive connections opened at once, each sending GET /health in a loop for {:.1} s.",
+        probe.connections,
+        probe.run_for_ms / 1000.0
+    )
+}
+
 /// "Load: ... Warm-up: ..." for a group heading.
 pub fn group_load_line(g: &crate::model::GroupResult) -> String {
     format!(

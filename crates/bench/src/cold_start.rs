@@ -1,0 +1,139 @@
+//! The cold-start fairness probe (issue 2's check): open many keep-alive
+//! connections back to back (all connected before any is used, as a load
+//! tool's event loop does), then have each send `GET /health` in a loop, and
+//! record when each got its first answer. On a fair server every connection
+//! is answered within milliseconds; tiny_http 0.12's internal pool hands a
+//! burst of connections to the same few idle threads, and the rest wait.
+//!
+//! bench runs it on fresh servers ([`crate::run`]); the blocking server's
+//! cold-start test (`crates/blocking-server/tests/cold_start.rs`) runs the
+//! same function through the test harness.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+/// What one cold start showed, one entry per connection.
+#[derive(Debug)]
+pub struct ProbeReport {
+    /// Time from the start signal to the first answer; `None`: no answer at all.
+    pub first_answer: Vec<Option<Duration>>,
+    /// Answers received during the run.
+    pub answers: Vec<u64>,
+}
+
+impl ProbeReport {
+    /// How many connections had no answer within `limit`.
+    pub fn late(&self, limit: Duration) -> usize {
+        self.first_answer
+            .iter()
+            .filter(|first| first.is_none_or(|t| t > limit))
+            .count()
+    }
+
+    pub fn total_answers(&self) -> u64 {
+        self.answers.iter().sum()
+    }
+}
+
+const REQUEST: &[u8] = b"GET /health HTTP/1.1\r\nhost: probe\r\n\r\n";
+
+/// Runs the probe: `connections` connections, each looping for `run_for`.
+pub fn probe(
+    addr: SocketAddr,
+    connections: usize,
+    run_for: Duration,
+) -> std::io::Result<ProbeReport> {
+    let conns = (0..connections)
+        .map(|_| {
+            let s = TcpStream::connect_timeout(&addr, Duration::from_secs(5))?;
+            s.set_nodelay(true)?;
+            Ok(s)
+        })
+        .collect::<std::io::Result<Vec<_>>>()?;
+    let start_line = Arc::new(Barrier::new(connections + 1));
+    let threads: Vec<_> = conns
+        .into_iter()
+        .map(|conn| {
+            let start_line = Arc::clone(&start_line);
+            std::thread::spawn(move || {
+                start_line.wait();
+                drive(conn, Instant::now(), run_for)
+            })
+        })
+        .collect();
+    start_line.wait();
+    let mut report = ProbeReport {
+        first_answer: Vec::with_capacity(connections),
+        answers: Vec::with_capacity(connections),
+    };
+    for thread in threads {
+        let (first, count) = thread.join().unwrap_or((None, 0));
+        report.first_answer.push(first);
+        report.answers.push(count);
+    }
+    Ok(report)
+}
+
+/// One connection's loop: send, wait for the whole answer, repeat.
+fn drive(mut conn: TcpStream, start: Instant, run_for: Duration) -> (Option<Duration>, u64) {
+    let deadline = start + run_for;
+    let mut first = None;
+    let mut count = 0;
+    let mut buf = Vec::new();
+    while Instant::now() < deadline {
+        if conn.write_all(REQUEST).is_err() || read_answer(&mut conn, &mut buf, deadline).is_err() {
+            break;
+        }
+        count += 1;
+        first.get_or_insert_with(|| start.elapsed());
+    }
+    (first, count)
+}
+
+/// Reads one whole answer (its head, then `Content-Length` bytes of body)
+/// by `deadline`; bytes of a next answer stay in `buf`.
+fn read_answer(conn: &mut TcpStream, buf: &mut Vec<u8>, deadline: Instant) -> std::io::Result<()> {
+    loop {
+        if let Some(head_end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
+            let length: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(0);
+            let whole = head_end + 4 + length;
+            if buf.len() >= whole {
+                buf.drain(..whole);
+                return Ok(());
+            }
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(std::io::ErrorKind::TimedOut.into());
+        }
+        conn.set_read_timeout(Some(left))?;
+        let mut chunk = [0u8; 4096];
+        match conn.read(&mut chunk)? {
+            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            n => buf.extend_from_slice(&chunk[..n]),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn late_counts_the_unanswered_and_the_slow() {
+        let ms = Duration::from_millis;
+        let report = ProbeReport {
+            first_answer: vec![Some(ms(5)), None, Some(ms(1001)), Some(ms(1000))],
+            answers: vec![10, 0, 1, 2],
+        };
+        assert_eq!(report.late(Duration::from_secs(1)), 2);
+        assert_eq!(report.total_answers(), 13);
+    }
+}
