@@ -11,6 +11,7 @@
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
@@ -39,7 +40,11 @@ impl ProbeReport {
 
 const REQUEST: &[u8] = b"GET /health HTTP/1.1\r\nhost: probe\r\n\r\n";
 
-/// Runs the probe: `connections` connections, each looping for `run_for`.
+/// Runs the probe: `connections` connections, each looping until every one
+/// of them has had its first answer, or for `run_for` at the most. Past the
+/// moment all are answered nothing more can be learned, so a fair server's
+/// probe takes milliseconds; a starved connection keeps the others looping
+/// (and the server's threads busy) as a load tool's would.
 pub fn probe(
     addr: SocketAddr,
     connections: usize,
@@ -53,13 +58,16 @@ pub fn probe(
         })
         .collect::<std::io::Result<Vec<_>>>()?;
     let start_line = Arc::new(Barrier::new(connections + 1));
+    let answered = Arc::new(AtomicUsize::new(0));
     let threads: Vec<_> = conns
         .into_iter()
         .map(|conn| {
             let start_line = Arc::clone(&start_line);
+            let answered = Arc::clone(&answered);
             std::thread::spawn(move || {
                 start_line.wait();
-                drive(conn, Instant::now(), run_for)
+                let all_answered = || answered.load(Ordering::Relaxed) >= connections;
+                drive(conn, Instant::now(), run_for, &answered, all_answered)
             })
         })
         .collect();
@@ -76,18 +84,28 @@ pub fn probe(
     Ok(report)
 }
 
-/// One connection's loop: send, wait for the whole answer, repeat.
-fn drive(mut conn: TcpStream, start: Instant, run_for: Duration) -> (Option<Duration>, u64) {
+/// One connection's loop: send, wait for the whole answer, repeat, until
+/// the deadline or until `all_answered`; the first answer counts in `answered`.
+fn drive(
+    mut conn: TcpStream,
+    start: Instant,
+    run_for: Duration,
+    answered: &AtomicUsize,
+    all_answered: impl Fn() -> bool,
+) -> (Option<Duration>, u64) {
     let deadline = start + run_for;
     let mut first = None;
     let mut count = 0;
     let mut buf = Vec::new();
-    while Instant::now() < deadline {
+    while Instant::now() < deadline && !all_answered() {
         if conn.write_all(REQUEST).is_err() || read_answer(&mut conn, &mut buf, deadline).is_err() {
             break;
         }
         count += 1;
-        first.get_or_insert_with(|| start.elapsed());
+        if first.is_none() {
+            first = Some(start.elapsed());
+            answered.fetch_add(1, Ordering::Relaxed);
+        }
     }
     (first, count)
 }

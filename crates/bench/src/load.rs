@@ -17,6 +17,15 @@ pub struct LoadOptions {
     pub timeout: Duration,
     pub threads: usize,
     pub cpu_n: u64,
+    /// Mixed group: how long the background load runs alone before the
+    /// /health probe starts (the group's warm-up, [`crate::plan::Load::warm_up`]).
+    pub mixed_lead: Duration,
+}
+
+impl LoadOptions {
+    /// The shortest lead of the mixed group's background (`--cold`): long
+    /// enough for its connections to be open before the probe starts.
+    pub const MIN_MIXED_LEAD: Duration = Duration::from_millis(100);
 }
 
 fn url(addr: SocketAddr, path: &str, cpu_n: u64) -> String {
@@ -118,12 +127,14 @@ pub fn run_column(
             },
             Some(bg_path),
         ) => {
-            // The background starts first and outlasts the probe on both ends, so
-            // every probe request meets a loaded server.
-            let warmup = Duration::from_millis(500);
+            // The background starts first (alone for the lead: the warm-up) and
+            // outlasts the probe by a little, so every probe request meets a
+            // loaded server.
+            let lead = o.mixed_lead;
+            let tail = lead.min(Duration::from_millis(250));
             let bg_model = LoadModel::Closed {
                 connections: *background,
-                stop: StopAt::Duration(*duration + warmup * 2),
+                stop: StopAt::Duration(lead + *duration + tail),
             };
             let bg_column = Column {
                 method: "GET",
@@ -132,7 +143,7 @@ pub fn run_column(
             };
             let bg_plan = plan(addr, &bg_column, bg_path, bg_model, o, 1)?;
             let bg = std::thread::spawn(move || loadgen::run_blocking(&bg_plan));
-            std::thread::sleep(warmup);
+            std::thread::sleep(lead);
             let probe_model = LoadModel::Open {
                 rate_rps: *probe_rps,
                 stop: StopAt::Duration(*duration),

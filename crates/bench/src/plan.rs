@@ -373,35 +373,43 @@ impl Load {
     }
 
     /// The unrecorded window before each measured one: the same load, with
-    /// timed loads cut to `length` (a ramp warms up at its peak).
-    pub fn warm_up(&self, length: Duration) -> Load {
+    /// timed loads cut to `length` (a ramp warms up at its peak). The mixed
+    /// group has no separate one: its background runs alone for `length`
+    /// before the probe starts ([`crate::load::LoadOptions::mixed_lead`]),
+    /// which warms the server at the same load without a second window.
+    pub fn warm_up(&self, length: Duration) -> Option<Load> {
         match self {
-            Load::Burst { .. } | Load::ClosedCount { .. } => self.clone(),
-            Load::Closed { connections, .. } => Load::Closed {
+            Load::Burst { .. } | Load::ClosedCount { .. } => Some(self.clone()),
+            Load::Closed { connections, .. } => Some(Load::Closed {
                 connections: *connections,
                 duration: length,
-            },
-            Load::Stages(stages) => Load::Closed {
+            }),
+            Load::Stages(stages) => Some(Load::Closed {
                 connections: stages.iter().map(|s| s.1).max().unwrap_or(1).max(1),
                 duration: length,
-            },
-            Load::Mixed {
-                background,
-                probe_rps,
-                ..
-            } => Load::Mixed {
-                background: *background,
-                probe_rps: *probe_rps,
-                duration: length,
-            },
+            }),
+            Load::Mixed { .. } => None,
+        }
+    }
+
+    /// How results.json and the report name the warm-up before each window.
+    pub fn describe_warm_up(&self, warm_up: Option<&Load>, mixed_lead: Duration) -> String {
+        match (self, warm_up) {
+            (_, Some(w)) => w.describe(),
+            (Load::Mixed { .. }, None) => format!(
+                "none of its own: the background load runs alone for {} s before the probe starts",
+                mixed_lead.as_secs_f64()
+            ),
+            (_, None) => "none (cold start)".into(),
         }
     }
 }
 
 /// The cold-start fairness probe (issue 2's check, which tiny_http 0.12
 /// fails): on a freshly started server, `connections` keep-alive connections
-/// are opened back to back, then each sends `GET /health` in a loop for
-/// `run_for`; the time of each connection's first answer is kept. Repeated
+/// are opened back to back, then each sends `GET /health` in a loop until
+/// every connection has had an answer (or for `run_for` at the most); the
+/// time of each connection's first answer is kept. Repeated
 /// on `cold_starts` fresh processes per probed column, the columns
 /// interleaved. How late counts as starved is a threshold of the finding
 /// ([`crate::findings::Thresholds::cold_start_answer_within_ms`]).
@@ -674,21 +682,33 @@ mod tests {
         };
         assert_eq!(
             closed.warm_up(d),
-            Load::Closed {
+            Some(Load::Closed {
                 connections: 7,
                 duration: d
-            }
+            })
         );
         let ramp = Load::Stages(vec![(secs(1), 5), (secs(1), 40), (secs(1), 0)]);
         assert_eq!(
             ramp.warm_up(d),
-            Load::Closed {
+            Some(Load::Closed {
                 connections: 40,
                 duration: d
-            }
+            })
         );
         let burst = Load::Burst { requests: 10 };
-        assert_eq!(burst.warm_up(d), burst);
+        assert_eq!(burst.warm_up(d), Some(burst.clone()));
+        // The mixed group's warm-up is its background's lead, not a window.
+        let mixed = Load::Mixed {
+            background: 16,
+            probe_rps: 100.0,
+            duration: secs(1),
+        };
+        assert_eq!(mixed.warm_up(d), None);
+        assert_eq!(
+            mixed.describe_warm_up(None, d),
+            "none of its own: the background load runs alone for 0.25 s before the probe starts"
+        );
+        assert_eq!(burst.describe_warm_up(None, d), "none (cold start)");
     }
 
     #[test]

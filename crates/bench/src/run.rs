@@ -192,19 +192,29 @@ pub fn run(
         logs,
         set_up: std::cell::Cell::new(false),
     };
+    let warm_up_length = cli.warm_up.unwrap_or(profile.warm_up);
     let options = LoadOptions {
         timeout: profile.timeout,
         threads: cli
             .loadgen_threads
             .unwrap_or_else(contract::settings::cores),
         cpu_n: profile.cpu_n,
+        mixed_lead: if cli.cold {
+            LoadOptions::MIN_MIXED_LEAD
+        } else {
+            warm_up_length.max(LoadOptions::MIN_MIXED_LEAD)
+        },
     };
     let mut results_groups = Vec::new();
     for group in &matrix {
         let load = profile
             .load(group.id)
             .context("profile has no load for a group")?;
-        let warm_up = (!cli.cold).then(|| load.warm_up(cli.warm_up.unwrap_or(profile.warm_up)));
+        let warm_up = if cli.cold {
+            None
+        } else {
+            load.warm_up(warm_up_length)
+        };
         progress.say(&format!(
             "\n{} — {}; {} rounds",
             group.title,
@@ -370,10 +380,7 @@ fn measure_group(
         id: group.id.as_str().to_owned(),
         title: group.title.to_owned(),
         load: load.describe(),
-        warm_up: match warm_up {
-            Some(w) => w.describe(),
-            None => "none (cold start)".into(),
-        },
+        warm_up: load.describe_warm_up(warm_up, options.mixed_lead),
         columns,
         cold_start,
     })
