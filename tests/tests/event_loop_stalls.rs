@@ -177,6 +177,13 @@ fn the_stall_detector_names_the_routes_that_block_the_event_loop_and_no_others()
         let named = logs.lines_with(&["WARN", &format!("route=\"{route}\"")]);
         assert!(named.is_empty(), "{route} was named:\n{}", named.join("\n"));
     }
+    // For the reader (--nocapture): the detector's lines of /metrics.
+    let text = app.get("/metrics").text();
+    let detector_lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("route_") || l.starts_with("event_loop_lag"))
+        .collect();
+    eprintln!("{}", detector_lines.join("\n"));
     // The runtime-wide probe saw the worker stall for at least a query's length.
     let lag_max = app
         .metric("event_loop_lag_seconds{server=\"async\",quantile=\"1\"}")

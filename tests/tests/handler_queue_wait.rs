@@ -90,6 +90,9 @@ fn queue_wait_rises_only_when_requests_outnumber_handler_threads() {
         )
         .unwrap_or_else(|| panic!("no all-busy warning in:\n{}", logs.lines().join("\n")));
     eprintln!("{warning}");
+    let text = app.get("/metrics").text();
+    let pool_lines: Vec<&str> = text.lines().filter(|l| l.starts_with("handler_")).collect();
+    eprintln!("{}", pool_lines.join("\n"));
     assert_eq!(
         app.metric("handler_threads{server=\"blocking\"}"),
         Some(4.0)

@@ -8,6 +8,10 @@
 //! `/users/{id}/blocking`, ...) reproduce seed 000's scheduler matrix: work
 //! that blocks a worker, and the two ways of moving it off.
 //!
+//! The stall detector (route_monitors.rs, slow_poll_warnings.rs, lag_probe.rs)
+//! says at run time which route blocks a worker, and how late the event loop
+//! runs.
+//!
 //! The library is the server (mini-redis style): [`build_runtime`] makes the
 //! runtime, [`run`] serves a bound listener until a shutdown future resolves,
 //! and `main.rs` only wires settings, signals and the exit code. The twin is

@@ -19,8 +19,10 @@
 //!
 //! Files, mirrored in the async server where they do the same job:
 //! settings.rs, startup.rs (migrations + cache seeding), db.rs, cache.rs,
-//! handlers.rs, metrics.rs; and, blocking only: router.rs, http/ (request
-//! reading, response writing) and connector/ (acceptor, poller, handler threads).
+//! handlers.rs, metrics.rs; queue_wait.rs, the twin of the async server's
+//! route_monitors.rs (how long work waited for a thread); and, blocking only:
+//! router.rs, http/ (request reading, response writing) and connector/
+//! (acceptor, poller, handler threads, busy_threads).
 //!
 //! `--connector tiny-http` puts the design card's tiny_http 0.12 in front of
 //! the same handlers instead of connector/ (tiny_http_connector.rs): 200
