@@ -208,7 +208,7 @@ pub fn append_summaries(
         };
         let d = &s.summary;
         for (quantile, value) in [("0.5", d.p50), ("0.99", d.p99), ("1", d.max)] {
-            let value = value.map_or_else(|| "NaN".to_owned(), |v| seconds(v));
+            let value = value.map_or_else(|| "NaN".to_owned(), seconds);
             let _ = writeln!(out, "{name}{{{labels},quantile=\"{quantile}\"}} {value}");
         }
         let _ = writeln!(out, "{name}_sum{{{labels}}} {}", seconds(d.sum));
