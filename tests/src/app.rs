@@ -264,13 +264,9 @@ fn try_spawn_app(server: Server, options: AppOptions) -> anyhow::Result<TestApp>
 /// (`RUST_LOG` picks the level, `info` by default); silent otherwise.
 fn install_test_log() {
     if std::env::var_os("TEST_LOG").is_some() {
-        let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-        // Several apps per test binary: only the first call installs it.
-        let _ = tracing_subscriber::fmt()
-            .with_env_filter(filter)
-            .with_test_writer()
-            .try_init();
+        // The one global subscriber of the harness (installed once per test
+        // binary), so a test that reads the logs can run with TEST_LOG too.
+        crate::log_capture::capture_logs();
     }
 }
 
@@ -311,6 +307,17 @@ impl TestApp {
     ) -> Response {
         http::send(self.addr, method, path, headers, body)
             .unwrap_or_else(|e| panic!("{} {method} {path}: {e}", self.server.name()))
+    }
+
+    /// The value of one `/metrics` series, named with its labels exactly as
+    /// the server writes them (`route_slow_polls_total{server="async",route="/cpu"}`);
+    /// `None` when the series is absent (`NaN` is a value).
+    pub fn metric(&self, series: &str) -> Option<f64> {
+        let text = self.get("/metrics").text();
+        let prefix = format!("{series} ");
+        text.lines()
+            .find_map(|line| line.strip_prefix(&prefix))
+            .and_then(|value| value.trim().parse().ok())
     }
 
     /// The key prefix this app's server writes under.

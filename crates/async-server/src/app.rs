@@ -4,13 +4,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::routing::{get, post};
 use axum::Router;
 use contract::metrics::RequestCounters;
 
 use crate::cache::SyncRedisPool;
 use crate::db::SyncDb;
+use crate::lag_probe::LagProbe;
 use crate::redis_clients::AsyncRedis;
+use crate::route_monitors::RouteMonitors;
 use crate::settings::Settings;
 use crate::{handlers, metrics, request_limits};
 
@@ -29,6 +30,10 @@ pub struct AppState {
     /// The CPU pool behind /cpu/rayon (ParallelScheduler's place).
     pub(crate) rayon: Arc<rayon::ThreadPool>,
     pub(crate) counters: Arc<RequestCounters>,
+    /// The stall detector: a TaskMonitor per route (none when it is off)...
+    pub(crate) route_monitors: Arc<RouteMonitors>,
+    /// ...and the event-loop lag probe (`None` when it is off).
+    pub(crate) lag_probe: Option<Arc<LagProbe>>,
 }
 
 impl AppState {
@@ -50,6 +55,11 @@ impl AppState {
             .num_threads(settings.rayon_threads())
             .thread_name(|i| format!("rayon-cpu-{i}"))
             .build()?;
+        let route_monitors = Arc::new(RouteMonitors::new(settings.slow_poll_threshold()));
+        let lag_probe = match route_monitors.slow_poll_threshold() {
+            Some(_) => Some(Arc::new(LagProbe::new()?)),
+            None => None,
+        };
         Ok(AppState {
             settings: Arc::new(settings),
             db,
@@ -58,6 +68,8 @@ impl AppState {
             sync_cache,
             rayon: Arc::new(rayon),
             counters: Arc::new(RequestCounters::default()),
+            route_monitors,
+            lag_probe,
         })
     }
 
@@ -69,28 +81,44 @@ impl AppState {
 /// Every route of the contract, plus the async-only variants.
 ///
 /// `get` also answers HEAD (without a body). Layers, outermost first: the
-/// request counter, the panic catcher, the size limits, then the route.
+/// request counter, the panic catcher, the size limits, then the route's
+/// stall-detector monitor, then the handler.
 pub fn app(state: AppState) -> Router {
+    // Each route's handler runs under its own monitor of the stall detector
+    // (crate::route_monitors), found here once, not per request.
+    let m = state.route_monitors.clone();
     Router::new()
-        .route("/health", get(handlers::health))
-        .route("/cpu", get(handlers::cpu))
-        .route("/cpu/spawn-blocking", get(handlers::cpu_spawn_blocking))
-        .route("/cpu/rayon", get(handlers::cpu_rayon))
-        .route("/users/{id}", get(handlers::user))
-        .route("/users/{id}/blocking", get(handlers::user_blocking))
+        .route("/health", m.get("/health", handlers::health))
+        .route("/cpu", m.get("/cpu", handlers::cpu))
+        .route(
+            "/cpu/spawn-blocking",
+            m.get("/cpu/spawn-blocking", handlers::cpu_spawn_blocking),
+        )
+        .route("/cpu/rayon", m.get("/cpu/rayon", handlers::cpu_rayon))
+        .route("/users/{id}", m.get("/users/{id}", handlers::user))
+        .route(
+            "/users/{id}/blocking",
+            m.get("/users/{id}/blocking", handlers::user_blocking),
+        )
         .route(
             "/users/{id}/spawn-blocking",
-            get(handlers::user_spawn_blocking),
+            m.get("/users/{id}/spawn-blocking", handlers::user_spawn_blocking),
         )
-        .route("/users/{id}/cache", get(handlers::user_cache))
+        .route(
+            "/users/{id}/cache",
+            m.get("/users/{id}/cache", handlers::user_cache),
+        )
         .route(
             "/users/{id}/cache/blocking",
-            get(handlers::user_cache_blocking),
+            m.get("/users/{id}/cache/blocking", handlers::user_cache_blocking),
         )
-        .route("/posts/{id}", get(handlers::post))
-        .route("/posts/{id}/blocking", get(handlers::post_blocking))
-        .route("/echo", post(handlers::echo))
-        .route("/metrics", get(metrics::metrics))
+        .route("/posts/{id}", m.get("/posts/{id}", handlers::post))
+        .route(
+            "/posts/{id}/blocking",
+            m.get("/posts/{id}/blocking", handlers::post_blocking),
+        )
+        .route("/echo", m.post("/echo", handlers::echo))
+        .route("/metrics", m.get("/metrics", metrics::metrics))
         // Must come after the routes: it applies to the routes added so far.
         .method_not_allowed_fallback(handlers::method_not_allowed)
         .fallback(handlers::no_route)
@@ -135,5 +163,30 @@ mod tests {
             let response = router.clone().oneshot(request).await.unwrap();
             assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED, "{path}");
         }
+    }
+
+    /// Every route runs under its own monitor: after one request to each
+    /// (with a method it does not serve, so nothing connects), each monitor
+    /// counts exactly its own. HEAD is routed to the GET handler, which answers
+    /// 405 for no route, so POST is asked of GET routes and GET of /echo.
+    #[tokio::test]
+    async fn each_route_is_timed_by_its_own_monitor() {
+        let settings = Settings::try_parse_from(["async-server"]).unwrap();
+        let state = AppState::new(settings).unwrap();
+        let monitors = state.route_monitors.clone();
+        let router = app(state);
+        let request = Request::builder()
+            .uri("/health")
+            .body(Body::empty())
+            .unwrap();
+        let response = router.clone().oneshot(request).await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        let polled: Vec<(&str, u64)> = monitors
+            .iter()
+            .map(|(route, m)| (route, m.cumulative().total_poll_count))
+            .filter(|(_, polls)| *polls > 0)
+            .collect();
+        assert_eq!(polled, [("/health", 1)]);
+        assert_eq!(monitors.iter().count(), ROUTES.len());
     }
 }

@@ -8,6 +8,10 @@
 //! `/users/{id}/blocking`, ...) reproduce seed 000's scheduler matrix: work
 //! that blocks a worker, and the two ways of moving it off.
 //!
+//! The stall detector (route_monitors.rs, slow_poll_warnings.rs, lag_probe.rs)
+//! says at run time which route blocks a worker, and how late the event loop
+//! runs.
+//!
 //! The library is the server (mini-redis style): [`build_runtime`] makes the
 //! runtime, [`run`] serves a bound listener until a shutdown future resolves,
 //! and `main.rs` only wires settings, signals and the exit code. The twin is
@@ -20,12 +24,15 @@ mod db;
 mod error;
 mod first_head;
 mod handlers;
+mod lag_probe;
 mod metrics;
 mod prefixed_io;
 mod redis_clients;
 mod request_limits;
+mod route_monitors;
 mod serve;
 pub mod settings;
+mod slow_poll_warnings;
 mod startup;
 
 use std::future::Future;
@@ -35,7 +42,7 @@ pub use app::{app, AppState};
 pub use cli::main_with_args;
 pub use error::AppError;
 pub use redis_clients::RedisClientKind;
-pub use settings::Settings;
+pub use settings::{Settings, StallDetector};
 
 /// The tokio runtime of the server: `worker_threads` event-loop workers and a
 /// blocking pool of up to `blocking_threads` threads.
@@ -81,6 +88,7 @@ pub async fn run(
         rayon_threads = settings.rayon_threads(),
         db_pool_size = settings.common.db_pool_size,
         redis_pool_size = settings.common.redis_pool_size,
+        slow_poll_ms = settings.slow_poll_threshold().map(|t| t.as_millis() as u64),
         "starting the async server"
     );
     let state = AppState::new(settings)?;
@@ -120,6 +128,11 @@ pub async fn run(
     match listener.local_addr() {
         Ok(addr) => tracing::info!(%addr, "serving"),
         Err(e) => tracing::warn!(error = %e, "serving (local address unknown)"),
+    }
+    // The stall detector's two background tasks (when it is on).
+    slow_poll_warnings::spawn(state.route_monitors.clone());
+    if let Some(probe) = &state.lag_probe {
+        lag_probe::spawn(probe.clone());
     }
     let counters = state.counters.clone();
     serve::serve(

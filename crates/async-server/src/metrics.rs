@@ -4,6 +4,11 @@
 //! ("/users/{id}", as in `contract::routes::ROUTES`), or `unmatched`, so a
 //! scan of random ids does not create one series per id. The twin is
 //! crates/blocking-server/src/metrics.rs.
+//!
+//! Besides the contract's figures, the stall detector's: per route, its
+//! polls, slow polls, time in slow polls and scheduling delay (counters since
+//! start-up, from crate::route_monitors), and the event-loop lag probe's
+//! summary (crate::lag_probe). With `--stall-detector off` they are absent.
 
 use std::sync::Arc;
 
@@ -12,7 +17,8 @@ use axum::http::{header, HeaderValue};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use contract::metrics::{
-    render, MetricsSnapshot, PoolGauges, ProcessGauges, RequestCounters, CONTENT_TYPE,
+    append_summaries, render, seconds, write_family_header, MetricsSnapshot, PoolGauges,
+    ProcessGauges, RequestCounters, SummarySeries, CONTENT_TYPE,
 };
 use contract::routes::{ROUTES, UNMATCHED};
 
@@ -89,6 +95,94 @@ fn append_runtime_gauges(out: &mut String) {
     }
 }
 
+/// The stall detector's figures: each route's poll counters (only routes
+/// polled at least once), the threshold, and the lag probe's summary.
+fn append_stall_detector(out: &mut String, state: &AppState) {
+    use std::fmt::Write as _;
+    let Some(threshold) = state.route_monitors.slow_poll_threshold() else {
+        return;
+    };
+    write_family_header(
+        out,
+        "slow_poll_threshold_seconds",
+        "A handler poll this long or longer counts as slow (--slow-poll-ms).",
+        "gauge",
+    );
+    let _ = writeln!(
+        out,
+        "slow_poll_threshold_seconds{{server=\"async\"}} {}",
+        seconds(threshold)
+    );
+    let routes: Vec<_> = state
+        .route_monitors
+        .iter()
+        .map(|(route, monitor)| (route, monitor.cumulative()))
+        .filter(|(_, totals)| totals.total_poll_count > 0)
+        .collect();
+    type Figure = fn(&tokio_metrics::TaskMetrics) -> String;
+    let families: [(&str, &str, &str, Figure); 6] = [
+        (
+            "route_polls_total",
+            "Polls of the route's handler futures by an event-loop worker.",
+            "counter",
+            |t| t.total_poll_count.to_string(),
+        ),
+        (
+            "route_slow_polls_total",
+            "Polls at or over the slow-poll threshold: the handler held its worker that long.",
+            "counter",
+            |t| t.total_slow_poll_count.to_string(),
+        ),
+        (
+            "route_slow_poll_seconds_total",
+            "Time spent in slow polls.",
+            "counter",
+            |t| seconds(t.total_slow_poll_duration),
+        ),
+        (
+            "route_wakeups_total",
+            "Times a handler future was woken and then polled.",
+            "counter",
+            |t| t.total_scheduled_count.to_string(),
+        ),
+        (
+            "route_scheduling_delay_seconds_total",
+            "Time from wake-up to poll, summed: the event-loop lag this route waited through.",
+            "counter",
+            |t| seconds(t.total_scheduled_duration),
+        ),
+        (
+            "route_mean_scheduling_delay_seconds",
+            "Mean time from wake-up to poll since start-up (0 before the first wake-up).",
+            "gauge",
+            |t| seconds(t.mean_scheduled_duration()),
+        ),
+    ];
+    for (name, help, kind, figure) in families {
+        write_family_header(out, name, help, kind);
+        for (route, totals) in &routes {
+            let _ = writeln!(
+                out,
+                "{name}{{server=\"async\",route=\"{route}\"}} {}",
+                figure(totals)
+            );
+        }
+    }
+    if let Some(probe) = &state.lag_probe {
+        append_summaries(
+            out,
+            "event_loop_lag_seconds",
+            "How late the lag probe woke (due every 50 ms; ticks a stall swallowed are counted too); \
+             quantiles over the last minute, sum and count since start-up.",
+            "async",
+            &[SummarySeries {
+                label: None,
+                summary: probe.summary(),
+            }],
+        );
+    }
+}
+
 /// GET /metrics — the worker reads /proc and the counters (a few syscalls).
 /// Twin: `metrics` in crates/blocking-server/src/handlers.rs.
 pub(crate) async fn metrics(State(state): State<AppState>) -> Response {
@@ -141,6 +235,7 @@ pub(crate) async fn metrics(State(state): State<AppState>) -> Response {
         pools,
     });
     append_runtime_gauges(&mut text);
+    append_stall_detector(&mut text, &state);
     (
         [(header::CONTENT_TYPE, HeaderValue::from_static(CONTENT_TYPE))],
         text,

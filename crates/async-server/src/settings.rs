@@ -42,8 +42,27 @@ pub struct Settings {
     #[arg(long, env = "REDIS_CLIENT", value_enum, default_value = "shared")]
     pub redis_client: crate::redis_clients::RedisClientKind,
 
+    /// The stall detector (crate::route_monitors, crate::lag_probe): every
+    /// route's handler timed poll by poll, slow polls counted in /metrics and
+    /// logged, and a probe task measuring how late the event loop wakes it.
+    /// `off` leaves the handlers bare, for measuring what the detector costs.
+    #[arg(long, env = "STALL_DETECTOR", value_enum, default_value_t = StallDetector::On)]
+    pub stall_detector: StallDetector,
+
+    /// A handler poll at least this long is a slow poll: the worker ran it
+    /// without serving anyone else for that long.
+    #[arg(long, env = "SLOW_POLL_MS", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=60_000))]
+    pub slow_poll_ms: u64,
+
     #[command(flatten)]
     pub common: CommonSettings,
+}
+
+/// Whether the stall detector instruments the handlers and runs its probe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum StallDetector {
+    On,
+    Off,
 }
 
 impl Settings {
@@ -59,6 +78,12 @@ impl Settings {
     pub fn rayon_threads(&self) -> usize {
         self.rayon_threads.map_or_else(cores, |n| n as usize)
     }
+
+    /// The slow-poll threshold, when the stall detector is on.
+    pub fn slow_poll_threshold(&self) -> Option<std::time::Duration> {
+        (self.stall_detector == StallDetector::On)
+            .then(|| std::time::Duration::from_millis(self.slow_poll_ms))
+    }
 }
 
 #[cfg(test)]
@@ -71,6 +96,22 @@ mod tests {
         assert_eq!(s.worker_threads(), cores());
         assert_eq!(s.blocking_threads(), 10 * cores());
         assert_eq!(s.rayon_threads(), cores());
+        assert_eq!(
+            s.slow_poll_threshold(),
+            Some(std::time::Duration::from_millis(5))
+        );
+    }
+
+    #[test]
+    fn the_stall_detector_can_be_tuned_or_turned_off() {
+        let s = Settings::try_parse_from(["async-server", "--slow-poll-ms", "50"]).unwrap();
+        assert_eq!(
+            s.slow_poll_threshold(),
+            Some(std::time::Duration::from_millis(50))
+        );
+        let s = Settings::try_parse_from(["async-server", "--stall-detector", "off"]).unwrap();
+        assert_eq!(s.slow_poll_threshold(), None);
+        assert!(Settings::try_parse_from(["async-server", "--slow-poll-ms", "0"]).is_err());
     }
 
     #[test]

@@ -49,6 +49,9 @@ pub(crate) fn respond(state: &AppState, incoming: Result<&Request, ApiError>) ->
     };
     let response = result.unwrap_or_else(|e| Response::error(&e));
     state.counters.finished(label, response.status);
+    if let (Some(pool), Some(wait)) = (&state.handler_pool, request.queue_wait) {
+        pool.queue_waits.record(label, wait);
+    }
     response
 }
 

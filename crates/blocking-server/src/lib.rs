@@ -19,8 +19,10 @@
 //!
 //! Files, mirrored in the async server where they do the same job:
 //! settings.rs, startup.rs (migrations + cache seeding), db.rs, cache.rs,
-//! handlers.rs, metrics.rs; and, blocking only: router.rs, http/ (request
-//! reading, response writing) and connector/ (acceptor, poller, handler threads).
+//! handlers.rs, metrics.rs; queue_wait.rs, the twin of the async server's
+//! route_monitors.rs (how long work waited for a thread); and, blocking only:
+//! router.rs, http/ (request reading, response writing) and connector/
+//! (acceptor, poller, handler threads, busy_threads).
 //!
 //! `--connector tiny-http` puts the design card's tiny_http 0.12 in front of
 //! the same handlers instead of connector/ (tiny_http_connector.rs): 200
@@ -34,6 +36,7 @@ mod db;
 mod handlers;
 mod http;
 mod metrics;
+mod queue_wait;
 mod router;
 mod settings;
 mod startup;
@@ -41,6 +44,7 @@ mod tiny_http_connector;
 
 use std::net::TcpListener;
 use std::sync::Arc;
+use std::time::Duration;
 
 use contract::metrics::RequestCounters;
 use crossbeam_channel::Receiver;
@@ -54,6 +58,15 @@ pub(crate) struct AppState {
     pub(crate) cache: cache::CachePool,
     pub(crate) key_prefix: String,
     pub(crate) counters: RequestCounters,
+    /// Each route's wait for a free handler thread, and how many are busy;
+    /// `None` with `--connector tiny-http`, which cannot tell.
+    pub(crate) handler_pool: Option<HandlerPool>,
+}
+
+/// What the `nio` connector measures about its handler threads.
+pub(crate) struct HandlerPool {
+    pub(crate) queue_waits: queue_wait::QueueWaits,
+    pub(crate) busy: Arc<connector::busy_threads::BusyThreads>,
 }
 
 /// Runs the server on `listener` until `shutdown` receives a message or its
@@ -73,11 +86,23 @@ pub fn run(
         tracing::info!("shutdown requested during start-up");
         return Ok(());
     }
+    let busy = Arc::new(connector::busy_threads::BusyThreads::new(
+        settings.handler_threads as usize,
+        Duration::from_millis(settings.all_busy_warn_ms),
+    ));
+    let handler_pool = match settings.connector {
+        settings::Connector::Nio => Some(HandlerPool {
+            queue_waits: queue_wait::QueueWaits::new()?,
+            busy: busy.clone(),
+        }),
+        settings::Connector::TinyHttp => None,
+    };
     let state = Arc::new(AppState {
         db: db::pool(common)?,
         cache: cache::pool(common)?,
         key_prefix: common.redis_key_prefix.clone(),
         counters: RequestCounters::default(),
+        handler_pool,
     });
     let handler: Arc<connector::Handler> =
         Arc::new(move |incoming| handlers::respond(&state, incoming));
@@ -92,7 +117,7 @@ pub fn run(
     };
     tracing::info!(%addr, connector = ?settings.connector, "blocking server ready");
     match settings.connector {
-        settings::Connector::Nio => connector::serve(listener, config, handler, &shutdown),
+        settings::Connector::Nio => connector::serve(listener, config, handler, busy, &shutdown),
         settings::Connector::TinyHttp => {
             tiny_http_connector::serve(listener, config, handler, &shutdown)
         }

@@ -29,6 +29,11 @@ pub struct Settings {
     #[arg(long, env = "CONNECTOR", value_enum, default_value_t = Connector::Nio)]
     pub connector: Connector,
 
+    /// Warn (at most every 5 s) when every handler thread has been busy this
+    /// long: requests are queueing for a thread (`nio` connector only).
+    #[arg(long, env = "ALL_BUSY_WARN_MS", default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..=600_000))]
+    pub all_busy_warn_ms: u64,
+
     #[command(flatten)]
     pub common: CommonSettings,
 }
@@ -53,6 +58,7 @@ mod tests {
         assert_eq!(s.handler_threads, 200);
         assert_eq!(s.bind.port(), 8080);
         assert_eq!(s.connector, Connector::Nio);
+        assert_eq!(s.all_busy_warn_ms, 500);
     }
 
     #[test]

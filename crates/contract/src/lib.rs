@@ -20,6 +20,7 @@ pub mod model;
 pub mod params;
 pub mod pool;
 pub mod posts;
+pub mod recent_durations;
 pub mod routes;
 pub mod settings;
 pub mod sql;

@@ -32,6 +32,7 @@ pub(super) fn run(listener: TcpListener, poller: &Poller, shared: &Shared) {
                     stream,
                     buf: Vec::new(),
                     head_deadline: None,
+                    queued_at: None,
                 });
             }
             Err(e) => match e.kind() {

@@ -41,6 +41,7 @@
 //! database and cache pools' helper threads), however many connections are open.
 
 mod acceptor;
+pub(crate) mod busy_threads;
 mod poller;
 mod worker;
 
@@ -56,6 +57,7 @@ use contract::ApiError;
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 
 use crate::http::{Request, Response};
+use busy_threads::BusyThreads;
 use poller::Poller;
 
 /// What the connector calls for every request, on the handler thread that
@@ -80,12 +82,15 @@ pub(crate) struct Connection {
     buf: Vec<u8>,
     /// When the head being received must be complete (set at its first byte).
     head_deadline: Option<Instant>,
+    /// When the poller put it on the handler queue (crate::queue_wait).
+    queued_at: Option<Instant>,
 }
 
 /// What every connector thread reads.
 struct Shared {
     config: ConnectorConfig,
     shutting_down: AtomicBool,
+    busy: Arc<BusyThreads>,
 }
 
 impl Shared {
@@ -95,18 +100,20 @@ impl Shared {
 }
 
 /// Serves `listener` until `shutdown` receives a message (or its sender is
-/// dropped), then drains: stops accepting, closes idle connections, lets
+/// dropped), counting busy handler threads in `busy`; then drains: stops accepting, closes idle connections, lets
 /// requests in progress finish (answered with `connection: close`), and
 /// returns when they have, or after the drain timeout.
 pub(crate) fn serve(
     listener: TcpListener,
     config: ConnectorConfig,
     handler: Arc<Handler>,
+    busy: Arc<BusyThreads>,
     shutdown: &Receiver<()>,
 ) -> anyhow::Result<()> {
     let shared = Arc::new(Shared {
         config: config.clone(),
         shutting_down: AtomicBool::new(false),
+        busy,
     });
     let poller =
         Arc::new(Poller::new(config.keep_alive_timeout).context("creating the epoll poller")?);

@@ -103,13 +103,17 @@ impl Poller {
                 self.close_all();
                 return;
             }
+            let now = Instant::now();
             {
                 let mut parked = self.lock();
                 for event in events.iter() {
-                    let Some((connection, _)) = parked.connections.remove(&event.data.u64()) else {
+                    let Some((mut connection, _)) = parked.connections.remove(&event.data.u64())
+                    else {
                         continue;
                     };
                     let _ = epoll::delete(&self.epoll, &connection.stream);
+                    // Its request's wait for a handler thread starts now.
+                    connection.queued_at = Some(now);
                     ready.push(connection);
                 }
             }
@@ -122,6 +126,10 @@ impl Poller {
             if last_sweep.elapsed() >= SWEEP_EVERY {
                 last_sweep = Instant::now();
                 self.sweep(queue);
+                // Every tick, whatever the load: are all handler threads busy?
+                shared
+                    .busy
+                    .warn_if_all_busy_too_long(last_sweep, queue.len());
             }
         }
     }

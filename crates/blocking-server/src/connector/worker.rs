@@ -6,9 +6,11 @@
 //! This is where a thread-per-request server spends its threads. While the
 //! handler waits on Postgres, Redis, a sleep or the CPU loop, this thread is
 //! blocked and serves nobody else; the next connection in the queue waits for
-//! a free thread (Tomcat's worker threads, `maxThreads` = 200).
+//! a free thread (Tomcat's worker threads, `maxThreads` = 200). How long it
+//! waited is measured here (`Request::queue_wait`, crate::queue_wait), and
+//! whether every thread is busy is counted in `busy_threads`.
 
-use crossbeam_channel::Receiver;
+use crossbeam_channel::{Receiver, TryRecvError};
 
 use crate::http::read::{read_request, ReadOutcome};
 use crate::http::write::{linger_close, write_response, Persistence};
@@ -24,7 +26,21 @@ pub(super) fn run(
 ) {
     // `recv` fails once the queue is empty and its sender (the poller) is
     // gone: that is shutdown, after the last queued connection was served.
-    while let Ok(connection) = queue.recv() {
+    loop {
+        // Work already queued is taken at once: the thread stays busy. Only
+        // on an empty queue does it become free and sleep until work comes.
+        let connection = match queue.try_recv() {
+            Ok(connection) => connection,
+            Err(TryRecvError::Disconnected) => return,
+            Err(TryRecvError::Empty) => {
+                shared.busy.became_free();
+                let Ok(connection) = queue.recv() else {
+                    return;
+                };
+                shared.busy.became_busy();
+                connection
+            }
+        };
         serve(connection, poller, shared, handler);
     }
 }
@@ -32,6 +48,8 @@ pub(super) fn run(
 /// Serves requests on one connection until it has nothing complete to read
 /// (then it is parked), is closed, or is refused.
 fn serve(mut connection: Connection, poller: &Poller, shared: &Shared, handler: &Handler) {
+    // Only the first request read here waited in the queue for this thread.
+    let mut queue_wait = connection.queued_at.take().map(|at| at.elapsed());
     loop {
         let timeout = shared.config.header_read_timeout;
         let read = read_request(
@@ -41,7 +59,10 @@ fn serve(mut connection: Connection, poller: &Poller, shared: &Shared, handler: 
             timeout,
         );
         let request = match read {
-            ReadOutcome::Request(request) => request,
+            ReadOutcome::Request(mut request) => {
+                request.queue_wait = queue_wait.take();
+                request
+            }
             ReadOutcome::Closed => return,
             ReadOutcome::NeedMore => {
                 // The (rest of the) head is not here yet: wait for it in the

@@ -22,6 +22,10 @@ pub(crate) struct Request {
     pub(crate) keep_alive: bool,
     /// HTTP/1.0 needs `Connection: keep-alive` spelt out in the answer.
     pub(crate) http10: bool,
+    /// How long the request waited in the queue for a free handler thread
+    /// (crate::queue_wait); `None` when it did not come through the queue
+    /// (a pipelined request) or the connector cannot tell (tiny-http).
+    pub(crate) queue_wait: Option<std::time::Duration>,
 }
 
 /// One answer. The connector adds the framing headers (`content-length`,

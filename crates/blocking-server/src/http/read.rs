@@ -103,6 +103,8 @@ pub(crate) fn read_request(
         body,
         keep_alive: head.keep_alive,
         http10: head.http10,
+        // Known to the connector, which sets it.
+        queue_wait: None,
     })
 }
 
