@@ -22,7 +22,7 @@
 //! count grows with connections (the nio connector's idle connections sit in
 //! one epoll poller instead). That pool only starts a thread when none is
 //! idle, which is why a burst of connections can leave some unanswered (see
-//! `examples/tiny_http_cold_start.rs` and the README's "Why not tiny_http").
+//! bench's cold-start probe, `bench::cold_start`, and the README's "Why not tiny_http").
 //!
 //! tiny_http reads the head itself, so some requests never reach our code
 //! and get tiny_http's answer, not the contract's JSON (each is asserted in

@@ -20,7 +20,7 @@
 //! the same few idle threads, so only those few connections are served and the
 //! rest wait until one closes: a load tool's 64 keep-alive connections opened
 //! back to back leave some of them with no answer for the whole run
-//! (`examples/tiny_http_cold_start.rs` measures it). That pool is internal to
+//! (bench's cold-start probe, `bench::cold_start`, measures it). That pool is internal to
 //! tiny_http and cannot be fixed from outside, so the connection layer is ours.
 //!
 //! As in Tomcat's NIO connector, a request head is read only from bytes that
