@@ -64,9 +64,17 @@ fn export_names_every_test_after_its_column_with_the_profiles_load() {
     let count = std::fs::read_dir(out.path().join("locust"))
         .unwrap()
         .count();
-    assert_eq!(count, 4 + 4 + 2);
+    assert_eq!(count, 5 + 4 + 2);
     let readme = std::fs::read_to_string(out.path().join("README.md")).unwrap();
     assert!(readme.contains("--master") && readme.contains("--worker"));
+    // A column on a server variant says which flags its server needs.
+    assert!(
+        readme.contains(
+            "- `blocking-users-tiny-http`: the blocking server started with `--connector tiny-http`\n"
+        ),
+        "{readme}"
+    );
+    assert!(!readme.contains("- `blocking-users`:"), "{readme}");
 
     // Every file is valid Python (Locust itself is checked end to end).
     for entry in std::fs::read_dir(out.path().join("locust")).unwrap() {

@@ -102,6 +102,29 @@ pub fn columns(profile: &Profile, selected: &[GroupId]) -> Vec<ExportColumn> {
     out
 }
 
+/// The README section naming the columns whose server must be started with
+/// flags of its own (bench starts those itself; an exported test only has a
+/// URL): empty when every column runs on a server with its defaults.
+fn server_flags_section(cols: &[ExportColumn]) -> String {
+    let mut lines = String::new();
+    for c in cols.iter().filter(|c| !c.column.server_args.is_empty()) {
+        lines.push_str(&format!(
+            "- `{}`: the {} server started with `{}`\n",
+            c.column.id.as_str(),
+            c.column.target.name(),
+            c.column.server_args.join(" ")
+        ));
+    }
+    if lines.is_empty() {
+        return lines;
+    }
+    format!(
+        "\n## Columns that need a server started with flags\n\n\
+         These columns measure a variant of a server, so point their test at one\n\
+         started with those flags (on its own port) instead of the default one:\n\n{lines}"
+    )
+}
+
 /// Writes the tests for `tool` into `dir` (created if missing);
 /// `import_flags` (profile and load overrides) go on the README's `bench import`
 /// line, so the imported report describes the load that was exported.
@@ -115,11 +138,14 @@ pub fn export(
 ) -> anyhow::Result<Vec<std::path::PathBuf>> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let cols = columns(profile, selected);
-    let files = match tool {
+    let mut files = match tool {
         Tool::Locust => locust::files(profile, &cols, targets, import_flags),
         Tool::K6 => k6::files(profile, &cols, targets, import_flags),
         Tool::Jmeter => jmeter::files(profile, &cols, targets, import_flags),
     };
+    if let Some((_, readme)) = files.iter_mut().find(|(name, _)| name == "README.md") {
+        readme.push_str(&server_flags_section(&cols));
+    }
     let mut written = Vec::new();
     for (name, text) in files {
         let path = dir.join(&name);
