@@ -166,11 +166,14 @@ pub fn run(
             Target::Blocking => blocking_external.is_none(),
             Target::Async => async_external.is_none(),
         });
-    let (server_args, skipped) = if needs_ours {
+    let variants_skipped =
+        drop_variants_of_external(&mut matrix, blocking_external, async_external);
+    let (server_args, mut skipped) = if needs_ours {
         find_services(&mut matrix, &progress)?
     } else {
         (Vec::new(), Vec::new())
     };
+    skipped.extend(variants_skipped);
     let (blocking_args, async_args) = server_args_for(cli, &server_args);
     let mut settings = effective_settings(
         cli,
@@ -245,6 +248,40 @@ pub fn run(
 }
 
 /// A server given by `--<which>-url` must answer /health before anything else happens.
+/// A column that measures a variant of its server (`server_args`, e.g.
+/// `--connector tiny-http`) cannot run on a server given by URL: bench did
+/// not start it and cannot give it flags. Such columns are dropped and
+/// returned as skipped, each with the flags it needs.
+fn drop_variants_of_external(
+    matrix: &mut [Group],
+    blocking_external: Option<SocketAddr>,
+    async_external: Option<SocketAddr>,
+) -> Vec<SkippedGroup> {
+    let mut skipped = Vec::new();
+    for group in matrix.iter_mut() {
+        group.columns.retain(|c| {
+            let external = match c.target {
+                Target::Blocking => blocking_external.is_some(),
+                Target::Async => async_external.is_some(),
+            };
+            let keep = !external || c.server_args.is_empty();
+            if !keep {
+                skipped.push(SkippedGroup {
+                    group: format!("{} / {}", group.id, c.id),
+                    reason: format!(
+                        "it measures the {} server started with `{}`; a server given by --{}-url is measured as it is",
+                        c.target.name(),
+                        c.server_args.join(" "),
+                        c.target.name()
+                    ),
+                });
+            }
+            keep
+        });
+    }
+    skipped
+}
+
 fn external_target(url: &Option<String>, which: &str) -> anyhow::Result<Option<SocketAddr>> {
     let Some(url) = url else { return Ok(None) };
     let addr = parse_base_url(url).map_err(|e| anyhow::anyhow!("--{which}-url: {e}"))?;

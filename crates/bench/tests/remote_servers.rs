@@ -57,6 +57,13 @@ fn process_rows_of_servers_bench_did_not_start_come_from_their_metrics() {
     );
     let columns = json["groups"][0]["columns"].as_array().unwrap();
     assert_eq!(columns.len(), 2);
+    // The tiny_http column needs a server bench starts with its flag: skipped, and why.
+    assert_eq!(
+        json["skipped"][0]["group"],
+        "baseline / blocking-health-tiny-http"
+    );
+    let why = json["skipped"][0]["reason"].as_str().unwrap();
+    assert!(why.contains("`--connector tiny-http`"), "{why}");
     for c in columns {
         let r = &c["rounds"][0];
         let p = &r["server_process"];
