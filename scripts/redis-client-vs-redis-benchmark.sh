@@ -52,13 +52,16 @@ for client in $CLIENTS; do
     target/release/loadgen -c "$CONNECTIONS" -d 2s "http://127.0.0.1:$PORT/users/1/cache" >/dev/null # warm-up
     route=(); bench=()
     for round in $(seq "$ROUNDS"); do
-        b=$(redis-benchmark -q -t get -c "$CONNECTIONS" -n "$REQUESTS" | awk '/GET/ {print $2}')
+        # Without a terminal, -q still prints \r-separated progress lines
+        # ("GET: rps=0.0 ..."); the result is the "requests per second" line.
+        b=$(redis-benchmark -q -t get -c "$CONNECTIONS" -n "$REQUESTS" | tr '\r' '\n' |
+            awk '/requests per second/ {print $2}')
         r=$(target/release/loadgen -c "$CONNECTIONS" -d "${DURATION}s" --json "http://127.0.0.1:$PORT/users/1/cache" |
             python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["successful_throughput_rps"])')
-        echo "  $client round $round: redis-benchmark GET $b/s, /users/1/cache $r req/s"
+        echo "  $client round $round: redis-benchmark GET $b req/s, /users/1/cache $r req/s"
         bench+=("$b"); route+=("$r")
     done
     mb=$(printf '%s\n' "${bench[@]}" | median); mr=$(printf '%s\n' "${route[@]}" | median)
-    echo "$client: median /users/1/cache $mr req/s; redis-benchmark GET $mb/s, halved $(awk "BEGIN {print $mb/2}"); ratio $(awk "BEGIN {printf \"%.2f\", $mr/($mb/2)}")"
+    echo "$client: median /users/1/cache $mr req/s; redis-benchmark GET $mb req/s, halved $(awk "BEGIN {print $mb/2}"); ratio $(awk "BEGIN {printf \"%.2f\", $mr/($mb/2)}")"
     kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=""
 done

@@ -470,7 +470,7 @@ pub fn quick() -> Profile {
         cpu_n: 1_000_000,
         timeout: secs(30),
         rounds: 3,
-        warm_up: ms(400),
+        warm_up: ms(250),
         // Each start costs ~1.7 s. How often tiny_http starves depends on
         // the machine: 1 of 4 starts in a quick run here, 10 of 12 with a
         // build running beside it; with no starved start the finding says

@@ -114,7 +114,7 @@ pub fn failure_lines(results: &RunResults) -> Vec<String> {
 /// The heading of a group's cold-start probe table.
 pub fn cold_start_line(probe: &crate::model::ColdStartResult) -> String {
     format!(
-        "Cold-start fairness probe: on each freshly started server, {} keep-alive connections opened at once, each sending GET /health in a loop for {:.1} s.",
+        "Cold-start fairness probe: on each freshly started server, {} keep-alive connections opened at once, each sending GET /health in a loop until every connection has had an answer ({:.1} s at the most; a connection never answered counts as that long).",
         probe.connections,
         probe.run_for_ms / 1000.0
     )
