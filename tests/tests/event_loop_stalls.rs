@@ -20,9 +20,9 @@
 //! preemption of the worker thread would push over it.
 
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use contract::workload::{sqrt_sum, MAX_CPU_N};
+use contract::workload::n_taking;
 use tests::{capture_logs, http, spawn_app_with, AppOptions, Server, TestApp};
 
 const SLOW_POLL_MS: u64 = 100;
@@ -34,18 +34,7 @@ const COPIES: usize = 2;
 /// and what one such request is expected to take. The fastest of three
 /// probes, so a busy machine does not make the work too small.
 fn half_a_second_of_cpu() -> (u64, Duration) {
-    let probe = 2_000_000u64;
-    let fastest = (0..3)
-        .map(|_| {
-            let started = Instant::now();
-            std::hint::black_box(sqrt_sum(std::hint::black_box(probe)));
-            started.elapsed()
-        })
-        .min()
-        .unwrap_or_default();
-    let per_item = fastest.as_secs_f64() / probe as f64;
-    let n = ((0.5 / per_item) as u64).clamp(1, MAX_CPU_N);
-    (n, Duration::from_secs_f64(per_item * n as f64))
+    n_taking(Duration::from_millis(500), 2_000_000)
 }
 
 fn slow_polls(app: &TestApp, route: &str) -> Option<f64> {

@@ -19,7 +19,7 @@ use std::net::SocketAddr;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use contract::workload::{sqrt_sum, MAX_CPU_N};
+use contract::workload::{n_taking, MAX_CPU_N};
 use tests::{http, spawn_app_with, AppOptions, Server, TestApp};
 
 fn one_worker_server() -> TestApp {
@@ -121,18 +121,8 @@ fn median_health_while(
 /// one after another). The fastest of three probes: other tests (and other
 /// processes) share the cores, and a slow probe would make the work too small.
 fn about_one_and_a_half_seconds_of_cpu() -> (u64, usize, Duration) {
-    let probe = 3_000_000u64;
-    let fastest = (0..3)
-        .map(|_| {
-            let started = Instant::now();
-            std::hint::black_box(sqrt_sum(std::hint::black_box(probe)));
-            started.elapsed()
-        })
-        .min()
-        .unwrap_or_default();
-    let per_item = fastest.as_secs_f64() / probe as f64;
-    let n = ((1.5 / per_item) as u64).clamp(1, MAX_CPU_N);
-    let per_request = per_item * n as f64;
+    let (n, one) = n_taking(Duration::from_millis(1500), 3_000_000);
+    let per_request = one.as_secs_f64();
     let copies = if n < MAX_CPU_N {
         1
     } else {

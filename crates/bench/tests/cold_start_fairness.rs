@@ -11,6 +11,8 @@
 //! its first answers come within milliseconds, so 1 s is a wide margin on a
 //! busy 2-core machine.
 
+mod common;
+
 use std::process::Command;
 
 const COLD_STARTS: usize = 20;
@@ -27,14 +29,7 @@ fn tiny_http_starves_connections_on_some_cold_start_and_nio_on_none() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
-    let dir = std::fs::read_dir(out_dir.path())
-        .unwrap()
-        .next()
-        .expect("a run folder")
-        .unwrap()
-        .path();
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
+    let (_, json) = common::run_folder(out_dir.path());
 
     // Per probed server, the connections without an answer within 1 s on each start.
     let late_per_start = |id: &str| -> Vec<usize> {

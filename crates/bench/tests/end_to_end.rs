@@ -1,6 +1,8 @@
 //! The whole pipeline on a tiny profile: real servers (children of the bench
 //! binary), real Postgres and Redis, every group and column.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -30,14 +32,7 @@ fn run_bench(args: &[&str], env: &[(&str, &str)]) -> Run {
         out.status.success(),
         "bench failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
     );
-    let dir = std::fs::read_dir(out_dir.path())
-        .unwrap()
-        .next()
-        .expect("a run folder")
-        .unwrap()
-        .path();
-    let json =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
+    let (dir, json) = common::run_folder(out_dir.path());
     Run {
         stdout,
         stderr,
@@ -281,14 +276,7 @@ fn a_column_where_nothing_succeeds_is_reported_failed_with_its_cause() {
         Some(1),
         "stdout:\n{stdout}\nstderr:\n{stderr}"
     );
-    let dir = std::fs::read_dir(out_dir.path())
-        .unwrap()
-        .next()
-        .unwrap_or_else(|| panic!("no run folder; stderr:\n{stderr}"))
-        .unwrap()
-        .path();
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
+    let (_, json): (_, serde_json::Value) = common::run_folder(out_dir.path());
     let failed = column(&json, "async-echo");
     let cause = failed["failure"].as_str().unwrap_or_default();
     assert!(cause.contains("503"), "cause: {cause:?}");

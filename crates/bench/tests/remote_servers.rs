@@ -43,14 +43,7 @@ fn process_rows_of_servers_bench_did_not_start_come_from_their_metrics() {
     );
 
     // Assert: every process figure is there, and says where it came from.
-    let dir = std::fs::read_dir(out.path())
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
+    let (dir, json) = common::run_folder(out.path());
     assert_eq!(
         json["settings"]["server_figures_from"],
         "/metrics (servers bench did not start)"

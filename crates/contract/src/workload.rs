@@ -19,9 +19,38 @@ pub fn sqrt_sum(n: u64) -> f64 {
     sum
 }
 
+/// The `n` (within `1..=MAX_CPU_N`) whose [`sqrt_sum`] takes about `target`
+/// on this machine in this build, and how long that `n` is expected to take.
+/// Timed on `probe` items, the fastest of three tries, so a busy machine does
+/// not make the work too small. For tests that need a known amount of CPU.
+pub fn n_taking(target: std::time::Duration, probe: u64) -> (u64, std::time::Duration) {
+    let fastest = (0..3)
+        .map(|_| {
+            let started = std::time::Instant::now();
+            std::hint::black_box(sqrt_sum(std::hint::black_box(probe)));
+            started.elapsed()
+        })
+        .min()
+        .unwrap_or_default();
+    let per_item = fastest.as_secs_f64() / probe.max(1) as f64;
+    let n = ((target.as_secs_f64() / per_item) as u64).clamp(1, MAX_CPU_N);
+    (n, std::time::Duration::from_secs_f64(per_item * n as f64))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn n_taking_scales_the_probe_to_the_target() {
+        let target = std::time::Duration::from_millis(20);
+        let (n, expected) = n_taking(target, 200_000);
+        assert!((1..MAX_CPU_N).contains(&n), "{n}");
+        assert!(
+            (expected.as_secs_f64() - 0.02).abs() < 0.001,
+            "{expected:?}"
+        );
+    }
 
     #[test]
     fn small_sums_match_hand_computed_values() {

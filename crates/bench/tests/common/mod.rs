@@ -65,3 +65,17 @@ pub(crate) fn report_row<'a>(report: &'a str, prefix: &str) -> &'a str {
         .find(|l| l.starts_with(prefix))
         .unwrap_or_else(|| panic!("no row {prefix:?} in\n{report}"))
 }
+
+/// The one run folder bench wrote under `out` (`<out>/<timestamp>`) and its
+/// results.json.
+pub(crate) fn run_folder(out: &std::path::Path) -> (std::path::PathBuf, serde_json::Value) {
+    let dir = std::fs::read_dir(out)
+        .unwrap()
+        .next()
+        .unwrap_or_else(|| panic!("no run folder in {}", out.display()))
+        .unwrap()
+        .path();
+    let json =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
+    (dir, json)
+}
