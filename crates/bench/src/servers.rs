@@ -133,10 +133,10 @@ impl Drop for OwnedServer {
 pub fn http_get(addr: SocketAddr, path: &str) -> std::io::Result<(u16, String)> {
     let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(2))?;
     s.set_read_timeout(Some(Duration::from_secs(10)))?;
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
-    )?;
+    // One write: formatting straight into the socket would send the request
+    // in pieces, one syscall per piece.
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    s.write_all(request.as_bytes())?;
     let mut raw = String::new();
     s.read_to_string(&mut raw)?;
     let status = raw

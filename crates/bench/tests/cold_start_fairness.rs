@@ -29,7 +29,7 @@ fn tiny_http_starves_connections_on_some_cold_start_and_nio_on_none() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
-    let (_, json) = common::run_folder(out_dir.path());
+    let (_, json) = common::run_folder(out_dir.path(), &stderr);
 
     // Per probed server, the connections without an answer within 1 s on each start.
     let late_per_start = |id: &str| -> Vec<usize> {

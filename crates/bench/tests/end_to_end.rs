@@ -32,7 +32,7 @@ fn run_bench(args: &[&str], env: &[(&str, &str)]) -> Run {
         out.status.success(),
         "bench failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
     );
-    let (dir, json) = common::run_folder(out_dir.path());
+    let (dir, json) = common::run_folder(out_dir.path(), &stderr);
     Run {
         stdout,
         stderr,
@@ -224,11 +224,19 @@ fn failing_server() -> std::net::SocketAddr {
             }
             let Ok(mut s) = stream else { continue };
             std::thread::spawn(move || {
+                // One request head at a time: a client may send it in pieces.
+                let mut head = Vec::new();
                 let mut buf = [0u8; 4096];
                 while let Ok(n) = s.read(&mut buf) {
                     if n == 0 {
                         break;
                     }
+                    head.extend_from_slice(&buf[..n]);
+                    if !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                        continue;
+                    }
+                    let buf = std::mem::take(&mut head);
+                    let n = buf.len();
                     let status = if buf.starts_with(b"GET /health ") {
                         "200 OK"
                     } else {
@@ -276,7 +284,7 @@ fn a_column_where_nothing_succeeds_is_reported_failed_with_its_cause() {
         Some(1),
         "stdout:\n{stdout}\nstderr:\n{stderr}"
     );
-    let (_, json): (_, serde_json::Value) = common::run_folder(out_dir.path());
+    let (_, json): (_, serde_json::Value) = common::run_folder(out_dir.path(), &stderr);
     let failed = column(&json, "async-echo");
     let cause = failed["failure"].as_str().unwrap_or_default();
     assert!(cause.contains("503"), "cause: {cause:?}");

@@ -43,7 +43,7 @@ fn process_rows_of_servers_bench_did_not_start_come_from_their_metrics() {
     );
 
     // Assert: every process figure is there, and says where it came from.
-    let (dir, json) = common::run_folder(out.path());
+    let (dir, json) = common::run_folder(out.path(), &String::from_utf8_lossy(&run.stderr));
     assert_eq!(
         json["settings"]["server_figures_from"],
         "/metrics (servers bench did not start)"

@@ -67,12 +67,15 @@ pub(crate) fn report_row<'a>(report: &'a str, prefix: &str) -> &'a str {
 }
 
 /// The one run folder bench wrote under `out` (`<out>/<timestamp>`) and its
-/// results.json.
-pub(crate) fn run_folder(out: &std::path::Path) -> (std::path::PathBuf, serde_json::Value) {
+/// results.json; `stderr` (bench's) is shown if there is none.
+pub(crate) fn run_folder(
+    out: &std::path::Path,
+    stderr: &str,
+) -> (std::path::PathBuf, serde_json::Value) {
     let dir = std::fs::read_dir(out)
         .unwrap()
         .next()
-        .unwrap_or_else(|| panic!("no run folder in {}", out.display()))
+        .unwrap_or_else(|| panic!("no run folder in {}; stderr:\n{stderr}", out.display()))
         .unwrap()
         .path();
     let json =
