@@ -26,6 +26,7 @@ mod first_head;
 mod handlers;
 mod lag_probe;
 mod metrics;
+mod panic_guard;
 mod prefixed_io;
 mod redis_clients;
 mod request_limits;

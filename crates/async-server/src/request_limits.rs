@@ -4,7 +4,7 @@
 //!
 //! hyper can enforce a head limit itself, but its 431 has no body, and both
 //! servers must answer the same bytes. So hyper is given a larger hard limit
-//! ([`HYPER_MAX_HEAD_BYTES`]) and this middleware, the first to see each
+//! ([`HYPER_MAX_HEAD_BYTES`]) and this layer, the first to see each
 //! request, measures the head and answers the contract's 431. The first head
 //! of a connection is checked before hyper sees it (crate::first_head), so it
 //! never meets hyper's limit; a later head on a keep-alive connection beyond
@@ -15,12 +15,16 @@
 //! for any route. A body without a declared length (chunked) is limited where
 //! it is read: `/echo` is the only route that reads one here.
 
+use std::future::{ready, Ready};
+use std::task::{Context, Poll};
+
 use axum::extract::Request;
 use axum::http::header;
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use contract::params::{MAX_BODY_BYTES, MAX_HEADER_BYTES};
 use contract::ApiError;
+use futures_util::future::Either;
+use tower::{Layer, Service};
 
 use crate::error::AppError;
 
@@ -56,16 +60,57 @@ fn declares_too_long_a_body(request: &Request) -> bool {
         .is_some_and(|len| len > MAX_BODY_BYTES as u64)
 }
 
-/// Answers 431 for a head over the limit, 413 for a declared body over the
-/// limit (before any of it is read); passes the rest on.
-pub(crate) async fn reject_oversized_requests(request: Request, next: Next) -> Response {
-    if head_size(&request) > MAX_HEADER_BYTES {
-        return AppError::from(ApiError::headers_too_large()).into_response();
+/// The contract's error for a request over a limit, if it is: 431 for a
+/// head over the limit, 413 for a declared body over the limit (before any
+/// of it is read).
+fn over_a_limit(request: &Request) -> Option<ApiError> {
+    if head_size(request) > MAX_HEADER_BYTES {
+        return Some(ApiError::headers_too_large());
     }
-    if declares_too_long_a_body(&request) {
-        return AppError::from(ApiError::payload_too_large()).into_response();
+    if declares_too_long_a_body(request) {
+        return Some(ApiError::payload_too_large());
     }
-    next.run(request).await
+    None
+}
+
+/// The layer around every route and the fallback that answers requests over
+/// a limit itself and passes the rest on. A tower layer rather than
+/// `axum::middleware::from_fn`, to keep a boxed future off every request
+/// (see crate::metrics::CountRequestsLayer).
+#[derive(Clone, Copy)]
+pub(crate) struct RejectOversizedLayer;
+
+impl<S> Layer<S> for RejectOversizedLayer {
+    type Service = RejectOversized<S>;
+
+    fn layer(&self, inner: S) -> RejectOversized<S> {
+        RejectOversized { inner }
+    }
+}
+
+#[derive(Clone)]
+pub(crate) struct RejectOversized<S> {
+    inner: S,
+}
+
+impl<S> Service<Request> for RejectOversized<S>
+where
+    S: Service<Request, Response = Response>,
+{
+    type Response = Response;
+    type Error = S::Error;
+    type Future = Either<Ready<Result<Response, S::Error>>, S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        match over_a_limit(&request) {
+            Some(error) => Either::Left(ready(Ok(AppError::from(error).into_response()))),
+            None => Either::Right(self.inner.call(request)),
+        }
+    }
 }
 
 #[cfg(test)]
