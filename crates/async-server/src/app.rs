@@ -101,39 +101,23 @@ impl AppState {
 pub fn app(state: AppState) -> Router {
     // Each route's handler runs under its own monitor of the stall detector
     // (crate::route_monitors), found here once, not per request.
-    let m = state.route_monitors.clone();
-    Router::new()
-        .route("/health", m.get("/health", handlers::health))
-        .route("/cpu", m.get("/cpu", handlers::cpu))
-        .route(
-            "/cpu/spawn-blocking",
-            m.get("/cpu/spawn-blocking", handlers::cpu_spawn_blocking),
-        )
-        .route("/cpu/rayon", m.get("/cpu/rayon", handlers::cpu_rayon))
-        .route("/users/{id}", m.get("/users/{id}", handlers::user))
-        .route(
-            "/users/{id}/blocking",
-            m.get("/users/{id}/blocking", handlers::user_blocking),
-        )
-        .route(
-            "/users/{id}/spawn-blocking",
-            m.get("/users/{id}/spawn-blocking", handlers::user_spawn_blocking),
-        )
-        .route(
-            "/users/{id}/cache",
-            m.get("/users/{id}/cache", handlers::user_cache),
-        )
-        .route(
-            "/users/{id}/cache/blocking",
-            m.get("/users/{id}/cache/blocking", handlers::user_cache_blocking),
-        )
-        .route("/posts/{id}", m.get("/posts/{id}", handlers::post))
-        .route(
-            "/posts/{id}/blocking",
-            m.get("/posts/{id}/blocking", handlers::post_blocking),
-        )
-        .route("/echo", m.post("/echo", handlers::echo))
-        .route("/metrics", m.get("/metrics", metrics::metrics))
+    state
+        .route_monitors
+        .router()
+        .get("/health", handlers::health)
+        .get("/cpu", handlers::cpu)
+        .get("/cpu/spawn-blocking", handlers::cpu_spawn_blocking)
+        .get("/cpu/rayon", handlers::cpu_rayon)
+        .get("/users/{id}", handlers::user)
+        .get("/users/{id}/blocking", handlers::user_blocking)
+        .get("/users/{id}/spawn-blocking", handlers::user_spawn_blocking)
+        .get("/users/{id}/cache", handlers::user_cache)
+        .get("/users/{id}/cache/blocking", handlers::user_cache_blocking)
+        .get("/posts/{id}", handlers::post)
+        .get("/posts/{id}/blocking", handlers::post_blocking)
+        .post("/echo", handlers::echo)
+        .get("/metrics", metrics::metrics)
+        .done()
         // Must come after the routes: it applies to the routes added so far.
         .method_not_allowed_fallback(handlers::method_not_allowed)
         .fallback(handlers::no_route)
@@ -173,6 +157,15 @@ mod tests {
             let response = router.clone().oneshot(request).await.unwrap();
             assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED, "{path}");
         }
+    }
+
+    /// A route spelled differently from the contract's table is refused as
+    /// the router is built, whether the detector is on or off.
+    #[test]
+    #[should_panic(expected = "route /user/{id} is not in contract::routes::ROUTES")]
+    fn a_route_missing_from_the_contract_is_refused() {
+        let monitors = RouteMonitors::new(None);
+        let _ = monitors.router().get("/user/{id}", handlers::user);
     }
 
     /// Every route runs under its own monitor: after one request to each

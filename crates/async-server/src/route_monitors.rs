@@ -27,6 +27,7 @@ use std::time::Duration;
 use axum::extract::Request;
 use axum::handler::Handler;
 use axum::routing::{get, post, MethodRouter};
+use axum::Router;
 use contract::routes::ROUTES;
 use tokio_metrics::{TaskMonitor, TaskMonitorCore};
 
@@ -69,36 +70,77 @@ impl RouteMonitors {
         self.monitors.iter().map(|(pattern, m)| (*pattern, m))
     }
 
+    /// The route's monitor (`None` when the detector is off).
+    ///
+    /// # Panics
+    /// If `pattern` is not a route of `contract::routes::ROUTES`: a route
+    /// spelled differently here would run unmonitored and be counted as
+    /// `unmatched`, without a word. It panics as the router is built, at
+    /// start-up, and in every test that builds one.
     fn monitor(&self, pattern: &str) -> Option<TaskMonitor> {
+        assert!(
+            ROUTES.iter().any(|route| route.pattern == pattern),
+            "route {pattern} is not in contract::routes::ROUTES"
+        );
         self.monitors
             .iter()
             .find(|(p, _)| *p == pattern)
             .map(|(_, m)| m.clone())
     }
 
-    /// `get(handler)`, its future run under the route's monitor when the
-    /// detector is on. Called once per route, when the router is built.
-    pub(crate) fn get<H, T>(&self, pattern: &'static str, handler: H) -> MethodRouter<AppState>
+    /// A router whose routes run under their monitors: each route's pattern
+    /// is written once, where it is added.
+    pub(crate) fn router(&self) -> WatchedRouter<'_> {
+        WatchedRouter {
+            monitors: self,
+            router: Router::new(),
+        }
+    }
+}
+
+/// Adds routes to an axum `Router`, each handler under its route's monitor.
+pub(crate) struct WatchedRouter<'a> {
+    monitors: &'a RouteMonitors,
+    router: Router<AppState>,
+}
+
+impl WatchedRouter<'_> {
+    /// `GET` (and `HEAD`) `pattern`, answered by `handler`.
+    pub(crate) fn get<H, T>(self, pattern: &'static str, handler: H) -> Self
     where
         H: Handler<T, AppState>,
         T: 'static,
     {
-        match self.monitor(pattern) {
+        let route = match self.monitors.monitor(pattern) {
             Some(monitor) => get(Watched { handler, monitor }),
             None => get(handler),
+        };
+        self.add(pattern, route)
+    }
+
+    /// `POST pattern`, answered by `handler`.
+    pub(crate) fn post<H, T>(self, pattern: &'static str, handler: H) -> Self
+    where
+        H: Handler<T, AppState>,
+        T: 'static,
+    {
+        let route = match self.monitors.monitor(pattern) {
+            Some(monitor) => post(Watched { handler, monitor }),
+            None => post(handler),
+        };
+        self.add(pattern, route)
+    }
+
+    fn add(self, pattern: &'static str, route: MethodRouter<AppState>) -> Self {
+        WatchedRouter {
+            monitors: self.monitors,
+            router: self.router.route(pattern, route),
         }
     }
 
-    /// As [`RouteMonitors::get`], for a POST route.
-    pub(crate) fn post<H, T>(&self, pattern: &'static str, handler: H) -> MethodRouter<AppState>
-    where
-        H: Handler<T, AppState>,
-        T: 'static,
-    {
-        match self.monitor(pattern) {
-            Some(monitor) => post(Watched { handler, monitor }),
-            None => post(handler),
-        }
+    /// The router, ready for its fallbacks and layers.
+    pub(crate) fn done(self) -> Router<AppState> {
+        self.router
     }
 }
 
