@@ -177,10 +177,7 @@ pub fn detector_verdict(obs: &[DetectorObservation], share: f64) -> Option<Outco
     let shares = |route: &str, column: &str| {
         obs.iter()
             .filter(|o| o.route == route && o.column == column)
-            .map(|o| {
-                o.slow_poll_share
-                    .map_or("-".to_owned(), |s| format!("{:.1}%", s * 100.0))
-            })
+            .map(|o| o.slow_poll_share.map_or("-".to_owned(), stats::percent))
             .collect::<Vec<_>>()
             .join(", ")
     };
@@ -210,7 +207,7 @@ pub fn detector_verdict(obs: &[DetectorObservation], share: f64) -> Option<Outco
     let (not_flagged, over_flagged) = (describe(true), describe(false));
     if !not_flagged.is_empty() {
         parts.push(format!(
-            "should be but not flagged: {} (a slow poll is a poll of --slow-poll-ms or longer: a blocking call that returns sooner, such as a local Postgres query of about 1 ms or a Redis GET, holds its worker without making one)",
+            "should be but not flagged: {} (a slow poll is a poll of --slow-poll-ms or longer: a blocking call that returns sooner, such as a quick query to a local Postgres or a Redis GET, holds its worker without making one)",
             not_flagged.join("; ")
         ));
     }

@@ -81,7 +81,7 @@ fn a_route_flagged_wrongly_or_missed_in_every_round_is_not_held_and_named() {
     assert_eq!((interval.min, interval.max), (2.0, 2.0));
     assert_eq!(
         evidence,
-        "flagged (slow polls >= 1% of polls in some round): /cpu, /cpu/rayon; should be but not flagged: /users/{id}/blocking in async-users-blocking (0.2%, 0.2%) (a slow poll is a poll of --slow-poll-ms or longer: a blocking call that returns sooner, such as a local Postgres query of about 1 ms or a Redis GET, holds its worker without making one); flagged but should not be: /cpu/rayon in async-cpu-rayon (3.0%, 3.0%); mismatches per round: 2, 2"
+        "flagged (slow polls >= 1% of polls in some round): /cpu, /cpu/rayon; should be but not flagged: /users/{id}/blocking in async-users-blocking (0.2%, 0.2%) (a slow poll is a poll of --slow-poll-ms or longer: a blocking call that returns sooner, such as a quick query to a local Postgres or a Redis GET, holds its worker without making one); flagged but should not be: /cpu/rayon in async-cpu-rayon (3.0%, 3.0%); mismatches per round: 2, 2"
     );
 }
 
@@ -184,4 +184,14 @@ fn a_route_never_polled_in_the_window_has_no_share() {
         }],
     };
     assert_eq!(w.route("/cpu").unwrap().slow_poll_share(), None);
+}
+
+#[test]
+fn shares_are_written_with_the_decimals_their_size_needs() {
+    use bench::stats::percent;
+    assert_eq!(percent(0.0), "0%");
+    assert_eq!(percent(1.0 / 61113.0 / 2.0), "<0.01%");
+    assert_eq!(percent(22.0 / 61113.0), "0.04%");
+    assert_eq!(percent(0.075), "7.5%");
+    assert_eq!(percent(1.0), "100.0%");
 }

@@ -78,21 +78,11 @@ fn slow_polls_cell(c: &ColumnResult, route: Option<&str>) -> Option<String> {
             .iter()
             .filter_map(|w| w.slow_polls.map(|n| n as f64)),
     )?;
-    let share = Spread::of(windows.iter().filter_map(|w| w.slow_poll_share()))
-        .map_or_else(|| "no polls".to_owned(), |s| fmt_share(s.median));
+    let share = Spread::of(windows.iter().filter_map(|w| w.slow_poll_share())).map_or_else(
+        || "no polls".to_owned(),
+        |s| crate::stats::percent(s.median),
+    );
     Some(format!("{:.0} ({share})", count.median))
-}
-
-/// A share as a percentage with the decimals its size needs.
-fn fmt_share(v: f64) -> String {
-    let p = v * 100.0;
-    if p == 0.0 {
-        "0%".into()
-    } else if p < 0.1 {
-        format!("{p:.2}%")
-    } else {
-        format!("{p:.1}%")
-    }
 }
 
 /// The median of a detector figure in ms, "-" when no round has it.
