@@ -42,6 +42,22 @@ pub struct Thresholds {
     /// 8 clean starts in a row would happen by chance well under 1% of runs.
     #[serde(default = "default_cold_start_refute_starts")]
     pub cold_start_refute_starts: usize,
+    /// The stall detector flags a route in a window when at least this
+    /// share of its polls were slow (`--slow-poll-ms`, 5 ms). A route that
+    /// blocks by design does its blocking work inside a poll on every
+    /// request, so once that work outlasts the threshold about every
+    /// request makes a slow poll (a share of 1 / polls per request: tens of
+    /// percent). A route that never blocks makes one only when the OS
+    /// takes its worker's core in the middle of a quick poll, which happens
+    /// on a machine busier than its cores but rarely (once in this
+    /// project's detector tests). 1% lies far from both; it was chosen
+    /// before the matrix was run, not fitted to it.
+    #[serde(default = "default_detector_slow_poll_share")]
+    pub detector_slow_poll_share: f64,
+}
+
+fn default_detector_slow_poll_share() -> f64 {
+    THRESHOLDS.detector_slow_poll_share
 }
 
 fn default_cold_start_answer_within_ms() -> f64 {
@@ -60,7 +76,175 @@ pub const THRESHOLDS: Thresholds = Thresholds {
     quiet_other_cores: 0.10,
     cold_start_answer_within_ms: 1000.0,
     cold_start_refute_starts: 8,
+    detector_slow_poll_share: 0.01,
 };
+
+/// The async server's routes that block an event-loop worker by design
+/// (the contract's "deliberately wrong" variants and inline `/cpu`): the
+/// only routes the stall detector should flag.
+pub const BLOCKS_BY_DESIGN: &[&str] = &[
+    "/cpu",
+    "/users/{id}/blocking",
+    "/users/{id}/cache/blocking",
+    "/posts/{id}/blocking",
+];
+
+/// One route of one async column in one round, as the stall detector saw it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DetectorObservation {
+    pub column: String,
+    pub round: u32,
+    pub route: String,
+    /// Slow polls over polls in the window; `None` when the route was not
+    /// polled or the detector's figures are missing.
+    pub slow_poll_share: Option<f64>,
+}
+
+/// Every async column's routes in every round (the mixed group's /health
+/// probe and its background route both), from the detector's figures. A
+/// round without them (detector off, `/metrics` unreadable) gives one
+/// observation per column route with no share.
+pub fn detector_observations(results: &RunResults) -> Vec<DetectorObservation> {
+    let mut out = Vec::new();
+    for c in results.groups.iter().flat_map(|g| &g.columns) {
+        if c.server != "async" {
+            continue;
+        }
+        let routes: Vec<&'static str> = std::iter::once(c.path.as_str())
+            .chain(c.background_path.as_deref())
+            .filter_map(crate::detector::route_pattern)
+            .collect();
+        for r in &c.rounds {
+            for route in &routes {
+                let share = r
+                    .detector
+                    .as_ref()
+                    .and_then(|d| d.route(route))
+                    .and_then(|w| w.slow_poll_share());
+                out.push(DetectorObservation {
+                    column: c.id.clone(),
+                    round: r.round,
+                    route: (*route).to_owned(),
+                    slow_poll_share: share,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The verdict on "the detector flags exactly the routes that block by
+/// design", from every observation: in each round, a route is flagged in a
+/// column when its slow-poll share is at least `share`, and must be exactly
+/// when it is in [`BLOCKS_BY_DESIGN`]. HELD when every round matches, NOT
+/// HELD when every round has a mismatch, INCONCLUSIVE when rounds disagree
+/// or a figure is missing. Returns the mismatches per round (the interval)
+/// and the evidence, naming each route that differs and where.
+pub fn detector_verdict(obs: &[DetectorObservation], share: f64) -> Option<Outcome> {
+    let mut rounds: Vec<u32> = obs.iter().map(|o| o.round).collect();
+    rounds.sort_unstable();
+    rounds.dedup();
+    if rounds.is_empty() {
+        return None;
+    }
+    let missing: Vec<&DetectorObservation> =
+        obs.iter().filter(|o| o.slow_poll_share.is_none()).collect();
+    let wrong = |o: &&DetectorObservation| {
+        o.slow_poll_share
+            .is_some_and(|s| (s >= share) != BLOCKS_BY_DESIGN.contains(&o.route.as_str()))
+    };
+    let per_round: Vec<usize> = rounds
+        .iter()
+        .map(|&r| obs.iter().filter(|o| o.round == r).filter(wrong).count())
+        .collect();
+    let interval = Spread::of(per_round.iter().map(|&n| n as f64))?;
+    let verdict =
+        if !missing.is_empty() || (per_round.contains(&0) && per_round.iter().any(|&n| n > 0)) {
+            Verdict::Inconclusive
+        } else if per_round.iter().all(|&n| n == 0) {
+            Verdict::Held
+        } else {
+            Verdict::NotHeld
+        };
+    // Each (route, column) that differs, with its shares over rounds.
+    let mut wrong_pairs: Vec<(&str, &str)> = obs
+        .iter()
+        .filter(wrong)
+        .map(|o| (o.route.as_str(), o.column.as_str()))
+        .collect();
+    wrong_pairs.sort_unstable();
+    wrong_pairs.dedup();
+    let shares = |route: &str, column: &str| {
+        obs.iter()
+            .filter(|o| o.route == route && o.column == column)
+            .map(|o| o.slow_poll_share.map_or("-".to_owned(), stats::percent))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let describe = |should_flag: bool| {
+        wrong_pairs
+            .iter()
+            .filter(|(route, _)| BLOCKS_BY_DESIGN.contains(route) == should_flag)
+            .map(|(route, column)| format!("{route} in {column} ({})", shares(route, column)))
+            .collect::<Vec<_>>()
+    };
+    let mut flagged: Vec<&str> = obs
+        .iter()
+        .filter(|o| o.slow_poll_share.is_some_and(|s| s >= share))
+        .map(|o| o.route.as_str())
+        .collect();
+    flagged.sort_unstable();
+    flagged.dedup();
+    let mut parts = vec![format!(
+        "flagged (slow polls >= {} of polls in some round): {}",
+        pct_exact(share),
+        if flagged.is_empty() {
+            "none".to_owned()
+        } else {
+            flagged.join(", ")
+        }
+    )];
+    let (not_flagged, over_flagged) = (describe(true), describe(false));
+    if !not_flagged.is_empty() {
+        parts.push(format!(
+            "should be but not flagged: {} (a slow poll is a poll of --slow-poll-ms or longer: a blocking call that returns sooner, such as a quick query to a local Postgres or a Redis GET, holds its worker without making one)",
+            not_flagged.join("; ")
+        ));
+    }
+    if !over_flagged.is_empty() {
+        parts.push(format!(
+            "flagged but should not be: {}",
+            over_flagged.join("; ")
+        ));
+    }
+    if !missing.is_empty() {
+        let mut columns: Vec<&str> = missing.iter().map(|o| o.column.as_str()).collect();
+        columns.dedup();
+        parts.push(format!(
+            "no detector figures (detector off or /metrics unreadable) in: {}",
+            columns.join(", ")
+        ));
+    }
+    parts.push(format!(
+        "mismatches per round: {}",
+        per_round
+            .iter()
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    Some((interval, verdict, parts.join("; ")))
+}
+
+/// "1%", or "0.5%" for a share under 1%.
+fn pct_exact(f: f64) -> String {
+    let p = f * 100.0;
+    if p >= 1.0 && p.fract() == 0.0 {
+        format!("{p:.0}%")
+    } else {
+        format!("{p}%")
+    }
+}
 
 /// One checked conclusion.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -565,7 +749,30 @@ fn specs(t: &Thresholds) -> Vec<Spec> {
             ))
         }),
     });
+    out.push(Spec {
+        id: "detector-flags-blocking-routes",
+        seed: "none (issue 9: which route blocks my event loop?)",
+        claim: format!(
+            "the async server's stall detector flags exactly the routes that block a worker by design ({}, among those run) and no other: slow polls >= {} of a route's polls in a window, in every async column (the mixed group's /health probe and background route both)",
+            BLOCKS_BY_DESIGN.join(", "),
+            pct_exact(t.detector_slow_poll_share)
+        ),
+        needs: async_columns(),
+        check: Box::new(|cx, t| {
+            detector_verdict(&detector_observations(cx.results), t.detector_slow_poll_share)
+        }),
+    });
     out
+}
+
+/// Every async column of the matrix.
+fn async_columns() -> Vec<ColumnId> {
+    crate::plan::groups()
+        .into_iter()
+        .flat_map(|g| g.columns)
+        .filter(|c| c.target == crate::plan::Target::Async)
+        .map(|c| c.id)
+        .collect()
 }
 
 /// Checks every conclusion against `results`.

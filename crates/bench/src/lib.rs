@@ -12,6 +12,7 @@
 pub mod cli;
 pub mod cold_start;
 pub mod cpu_account;
+pub mod detector;
 pub mod export;
 pub mod findings;
 pub mod import;

@@ -111,12 +111,16 @@ fn checked(report: loadgen::Report, what: &str) -> Result<loadgen::Report, Colum
 }
 
 /// Runs `column` under `load` against `addr`; for the mixed group returns the
-/// probe's stats and the background's.
+/// probe's stats and the background's. `window_starts` is called once, when
+/// the measured part begins: at once, or for the mixed group when the probe
+/// starts, after the background's lead (so the stall detector's reading
+/// before the window leaves the lead out).
 pub fn run_column(
     addr: SocketAddr,
     column: &Column,
     load: &Load,
     o: &LoadOptions,
+    window_starts: &mut dyn FnMut(),
 ) -> Result<(LoadStats, Option<LoadStats>), ColumnError> {
     match (load, column.background) {
         (
@@ -144,6 +148,7 @@ pub fn run_column(
             let bg_plan = plan(addr, &bg_column, bg_path, bg_model, o, 1)?;
             let bg = std::thread::spawn(move || loadgen::run_blocking(&bg_plan));
             std::thread::sleep(lead);
+            window_starts();
             let probe_model = LoadModel::Open {
                 rate_rps: *probe_rps,
                 stop: StopAt::Duration(*duration),
@@ -165,6 +170,7 @@ pub fn run_column(
         }
         _ => {
             let run_plan = plan(addr, column, column.path, model(load), o, o.threads)?;
+            window_starts();
             let report = loadgen::run_blocking(&run_plan)
                 .with_context(|| format!("{}: load failed", column.id.as_str()))?;
             let report = checked(report, "the load")?;

@@ -178,6 +178,62 @@ pub struct RoundResult {
     /// measured this round does not give; the report prints "not measured".
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_measured: Vec<String>,
+    /// What the server's own stall detector said about this window
+    /// ([`crate::detector`]); `None` when its `/metrics` has no detector
+    /// figures (detector off, another connector, an import).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detector: Option<DetectorWindow>,
+}
+
+/// The server's stall detector (issue 9) over one measured window, read from
+/// its `/metrics` just before the window starts (for the mixed group: when
+/// the /health probe starts, after the background's lead) and just after it
+/// ends. Counters are deltas over the window; the quantiles are the
+/// server's own summaries read at the window's end, which cover the last
+/// minute before that reading: on a server started for this column round,
+/// its warm-up and the window.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct DetectorWindow {
+    /// Async server: `event_loop_lag_seconds{quantile="0.99"}` at the
+    /// window's end, in ms (how late the 50-ms lag probe woke).
+    pub event_loop_lag_p99_ms: Option<f64>,
+    /// The column's route, then (mixed group) its background route.
+    pub routes: Vec<RouteWindow>,
+}
+
+/// One route's figures of a [`DetectorWindow`]; `None` where the server
+/// does not export the figure (the other server, or tiny_http's queue).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct RouteWindow {
+    /// The route pattern, as the `route` label of `/metrics` spells it,
+    /// e.g. "/users/{id}/blocking".
+    pub route: String,
+    /// Async: polls of the route's handler futures in the window.
+    pub polls: Option<u64>,
+    /// Async: polls at or over `--slow-poll-ms` in the window.
+    pub slow_polls: Option<u64>,
+    /// Async: time spent in those slow polls, in seconds.
+    pub slow_poll_seconds: Option<f64>,
+    /// Blocking: `handler_queue_wait_seconds{quantile="0.99"}` of the route
+    /// at the window's end, in ms (the wait for a free handler thread).
+    pub queue_wait_p99_ms: Option<f64>,
+}
+
+impl RouteWindow {
+    /// Slow polls as a share of polls (0..1); `None` without polls.
+    pub fn slow_poll_share(&self) -> Option<f64> {
+        match (self.slow_polls, self.polls) {
+            (Some(slow), Some(polls)) if polls > 0 => Some(slow as f64 / polls as f64),
+            _ => None,
+        }
+    }
+}
+
+impl DetectorWindow {
+    /// The figures of `route`, if they were recorded.
+    pub fn route(&self, route: &str) -> Option<&RouteWindow> {
+        self.routes.iter().find(|r| r.route == route)
+    }
 }
 
 fn measured() -> bool {

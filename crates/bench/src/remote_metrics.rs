@@ -34,13 +34,33 @@ pub struct MetricsReading {
 
 /// The value of the first sample of `name` (with or without labels).
 fn sample(text: &str, name: &str) -> Option<f64> {
+    value(text, name, &[])
+}
+
+/// The value of the first sample of `name` whose labels include every
+/// `(label, value)` pair of `labels` (`&[]`: any sample of `name`). This is
+/// bench's one reader of a Prometheus text line: the process figures above
+/// and the stall detector's per-route counters ([`crate::detector`]) both go
+/// through it. A value that is not a number, or `NaN` (an empty summary
+/// window), is `None`.
+pub fn value(text: &str, name: &str, labels: &[(&str, &str)]) -> Option<f64> {
     text.lines()
         .filter(|l| !l.starts_with('#'))
-        .find(|l| {
-            l.strip_prefix(name)
-                .is_some_and(|rest| rest.starts_with('{') || rest.starts_with(' '))
+        .filter_map(|l| {
+            let rest = l.strip_prefix(name)?;
+            let (label_text, number) = match rest.strip_prefix('{') {
+                Some(inside) => inside.split_once("} ")?,
+                None => ("", rest.strip_prefix(' ')?),
+            };
+            let has = |(k, v): &(&str, &str)| {
+                label_text
+                    .split(',')
+                    .filter_map(|pair| pair.split_once('='))
+                    .any(|(lk, lv)| lk == *k && lv.trim_matches('"') == *v)
+            };
+            labels.iter().all(has).then_some(number)
         })
-        .and_then(|l| l.rsplit(' ').next()?.trim().parse::<f64>().ok())
+        .find_map(|number| number.trim().parse::<f64>().ok().filter(|x| !x.is_nan()))
 }
 
 /// Parses a `/metrics` text; says which figure is missing when one is.

@@ -15,6 +15,7 @@ use process_stats::CpuSnapshot;
 
 use crate::cli::Cli;
 use crate::cpu_account::{account, Parts};
+use crate::detector;
 use crate::load::{run_column, ColumnError, LoadOptions};
 use crate::model::{
     ColdStartResult, ColdStartServer, ColumnResult, GroupResult, RoundResult, RunResults,
@@ -541,34 +542,56 @@ fn measure_column(
         Some(_) => None,
     };
     if let Some(w) = warm_up {
-        run_column(addr, column, w, options).map_err(|e| match e {
+        run_column(addr, column, w, options, &mut || {}).map_err(|e| match e {
             ColumnError::NoSuccess(cause) => ColumnError::NoSuccess(format!("warm-up: {cause}")),
             other => other,
         })?;
     }
 
-    let counted_before = http_get(addr, "/metrics")
-        .ok()
-        .map(|(_, b)| requests_total(&b));
+    let metrics_before = metrics_text(addr);
+    let counted_before = metrics_before.as_deref().map(requests_total);
     let cpu_before = CpuSnapshot::take().context("cannot read /proc for CPU accounting")?;
     let sampler = pid.map(|p| process_stats::PeakSampler::start(p, Duration::from_millis(10)));
     let remote_sampler = match remote_idle {
         Some(_) => remote_metrics::RemoteSampler::start(addr, remote_metrics::SAMPLE_EVERY).ok(),
         None => None,
     };
+    // The stall detector's reading before the window: the one above, or for
+    // the mixed group one taken when the probe starts (after the lead), on a
+    // thread so that a blocked event loop cannot delay the probe.
+    let mut detector_reader = None;
     let window = Instant::now();
-    let measured = run_column(addr, column, load, options);
+    let measured = run_column(addr, column, load, options, &mut || {
+        if column.background.is_some() {
+            detector_reader = std::thread::Builder::new()
+                .name("bench-detector-reading".into())
+                .spawn(move || metrics_text(addr))
+                .ok();
+        }
+    });
     let window_seconds = window.elapsed().as_secs_f64();
     let peaks = sampler.map(|s| s.stop());
     let remote_readings = remote_sampler.and_then(|s| s.stop().ok());
     let cpu_after = CpuSnapshot::take().context("cannot read /proc for CPU accounting")?;
     let (load_stats, background_load) = measured?;
-    let counted_after = http_get(addr, "/metrics")
-        .ok()
-        .map(|(_, b)| requests_total(&b));
+    // A reading inside the window is a request the server counted too.
+    let (detector_before, reads_inside) = match detector_reader {
+        Some(reader) => {
+            let text = reader.join().ok().flatten();
+            let counted = u64::from(text.is_some());
+            (text, counted)
+        }
+        None => (metrics_before, 0),
+    };
+    let metrics_after = metrics_text(addr);
+    let counted_after = metrics_after.as_deref().map(requests_total);
     if let RoundServer::Owned(mut s) = server {
         s.stop();
     }
+    let detector = match (&detector_before, &metrics_after) {
+        (Some(before), Some(after)) => detector::window(before, after, &detector_routes(column)),
+        _ => None,
+    };
 
     let cpu = account(
         &cpu_before,
@@ -590,6 +613,7 @@ fn measure_column(
             server_counted_requests: remote_metrics::requests_in(&readings),
             machine_cpu_measured: false,
             not_measured: Vec::new(),
+            detector,
         });
     }
     Ok(RoundResult {
@@ -611,12 +635,31 @@ fn measure_column(
         cpu,
         // The first /metrics read is counted by the server after `before` was taken.
         server_counted_requests: match (counted_before, counted_after) {
-            (Some(b), Some(a)) => Some(a.saturating_sub(b).saturating_sub(1)),
+            (Some(b), Some(a)) => Some(a.saturating_sub(b).saturating_sub(1 + reads_inside)),
             _ => None,
         },
         machine_cpu_measured: true,
         not_measured: Vec::new(),
+        detector,
     })
+}
+
+/// A server's `/metrics` text, `None` when it cannot be read.
+fn metrics_text(addr: SocketAddr) -> Option<String> {
+    match http_get(addr, "/metrics") {
+        Ok((200, body)) => Some(body),
+        _ => None,
+    }
+}
+
+/// The routes whose detector figures a column keeps: its own, then in the
+/// mixed group the background's (the route under load, which the detector
+/// should flag, not the /health probe).
+fn detector_routes(column: &Column) -> Vec<&'static str> {
+    std::iter::once(column.path)
+        .chain(column.background)
+        .filter_map(detector::route_pattern)
+        .collect()
 }
 
 /// "async /cpu/rayon", or for the mixed group "async /health | /cpu".

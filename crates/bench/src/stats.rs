@@ -58,6 +58,21 @@ impl Spread {
     }
 }
 
+/// A share (0..1) as a percentage with the decimals its size needs:
+/// "0%", "<0.01%", "0.04%", "3.4%".
+pub fn percent(share: f64) -> String {
+    let p = share * 100.0;
+    if p == 0.0 {
+        "0%".into()
+    } else if p < 0.01 {
+        "<0.01%".into()
+    } else if p < 0.1 {
+        format!("{p:.2}%")
+    } else {
+        format!("{p:.1}%")
+    }
+}
+
 /// A metric of one round, `None` where the round does not have it.
 pub type Metric = fn(&RoundResult) -> Option<f64>;
 

@@ -135,7 +135,26 @@ fn tiny_profile_measures_every_column_in_two_interleaved_rounds_on_fresh_servers
     assert!(idle("blocking-health") >= 200);
     assert!(idle("async-health") < 100);
 
-    assert_eq!(json["findings"].as_array().unwrap().len(), 19);
+    // Each server's stall detector was read around the window: the async
+    // server's polls of the column's route, the blocking server's queue wait.
+    let detector = |cid: &str| column(&json, cid)["rounds"][0]["detector"].clone();
+    let async_health = &detector("async-health")["routes"][0];
+    assert_eq!(async_health["route"], "/health");
+    assert!(
+        async_health["polls"].as_u64().unwrap() > 0,
+        "{async_health}"
+    );
+    assert!(detector("async-health")["event_loop_lag_p99_ms"].is_f64());
+    let blocking_health = &detector("blocking-health")["routes"][0];
+    assert!(
+        blocking_health["queue_wait_p99_ms"].is_f64(),
+        "{blocking_health}"
+    );
+    assert!(blocking_health["polls"].is_null());
+    // tiny_http cannot say how long a request waited: no detector figures.
+    assert!(detector("blocking-health-tiny-http").is_null());
+
+    assert_eq!(json["findings"].as_array().unwrap().len(), 20);
     // The baseline group's cold-start probe ran once on each probed server.
     let baseline = groups.iter().find(|g| g["id"] == "baseline").unwrap();
     let probed: Vec<(&str, usize)> = baseline["cold_start"]["servers"]

@@ -55,6 +55,7 @@ fn round(n: u32, rps: f64, p99: f64, threads: u64) -> RoundResult {
         server_counted_requests: Some((rps * 10.0) as u64),
         machine_cpu_measured: true,
         not_measured: Vec::new(),
+        detector: None,
     }
 }
 
@@ -178,6 +179,9 @@ fn group_table_shows_medians_spreads_idle_to_peak_and_ratios() {
         "CPU: Postgres (s)                    0.50       0.50 (1.00x)",
         "CPU: Redis (s)                       0.00               0.00",
         "CPU: everything else (s)             0.10       0.10 (1.00x)",
+        "Slow polls (share of polls)             -                  -",
+        "Event-loop lag p99 (ms)                 -                  -",
+        "Queue wait p99 (ms)                     -                  -",
         "",
     ]
     .join("\n");
@@ -282,6 +286,8 @@ fn findings_follow_the_rounds() {
         ("tiny-http-cold-start-unfair", NotMeasured),
         ("tiny-http-thread-per-connection", NotMeasured),
         ("baseline-cpu-per-request", NotMeasured),
+        // The columns' path "/x" is no route of the contract.
+        ("detector-flags-blocking-routes", NotMeasured),
     ];
     assert_eq!(v, expect.map(|(id, h)| (id.to_owned(), h)).to_vec());
 
@@ -352,7 +358,11 @@ fn the_seed_profile_measures_every_finding() {
             let columns = g
                 .columns
                 .iter()
-                .map(|c| steady(c.id.as_str(), c.target.name(), 100.0, 5.0, 20))
+                .map(|c| ColumnResult {
+                    path: c.path.to_owned(),
+                    background_path: c.background.map(str::to_owned),
+                    ..steady(c.id.as_str(), c.target.name(), 100.0, 5.0, 20)
+                })
                 .collect();
             let mut result = group(g.id.as_str(), columns);
             if !g.cold_start_probe.is_empty() {
@@ -376,7 +386,7 @@ fn the_seed_profile_measures_every_finding() {
         .map(|f| f.id.as_str())
         .collect();
     assert!(unmeasured.is_empty(), "not measured: {unmeasured:?}");
-    assert_eq!(findings.len(), 19);
+    assert_eq!(findings.len(), 20);
 }
 
 #[test]
@@ -631,4 +641,145 @@ fn tiny_http_threads_are_compared_with_nio_in_three_groups() {
         round.server_process.peak_threads = 214;
     }
     assert_eq!(finding(&r).verdict, Verdict::Inconclusive);
+}
+
+/// A route's detector figures: its name, (polls, slow polls), queue-wait p99.
+type RouteFigures<'a> = (&'a str, Option<(u64, u64)>, Option<f64>);
+
+/// `c` with the same detector window in every round: the event-loop lag p99
+/// and, per route, (polls, slow polls) and the queue-wait p99.
+fn with_detector(
+    mut c: ColumnResult,
+    lag_ms: Option<f64>,
+    routes: &[RouteFigures<'_>],
+) -> ColumnResult {
+    for r in &mut c.rounds {
+        r.detector = Some(DetectorWindow {
+            event_loop_lag_p99_ms: lag_ms,
+            routes: routes
+                .iter()
+                .map(|(route, polls, wait)| RouteWindow {
+                    route: (*route).into(),
+                    polls: polls.map(|p| p.0),
+                    slow_polls: polls.map(|p| p.1),
+                    slow_poll_seconds: polls.map(|p| p.1 as f64 * 0.006),
+                    queue_wait_p99_ms: *wait,
+                })
+                .collect(),
+        });
+    }
+    c
+}
+
+fn mixed(id: &str, server: &str, background: &str) -> ColumnResult {
+    ColumnResult {
+        path: "/health".into(),
+        background_path: Some(background.into()),
+        ..steady(id, server, 100.0, 5.0, 20)
+    }
+}
+
+#[test]
+fn detector_rows_show_the_loaded_route_and_the_probe_and_dashes_elsewhere() {
+    let g = group(
+        "mixed",
+        vec![
+            with_detector(
+                mixed(
+                    "async-health-next-to-users-blocking",
+                    "async",
+                    "/users/1/blocking",
+                ),
+                Some(12.5),
+                &[
+                    ("/health", Some((300, 0)), None),
+                    ("/users/{id}/blocking", Some((1000, 5)), None),
+                ],
+            ),
+            with_detector(
+                mixed("blocking-health-next-to-posts", "blocking", "/posts/1"),
+                None,
+                &[
+                    ("/health", None, Some(0.05)),
+                    ("/posts/{id}", None, Some(250.0)),
+                ],
+            ),
+            mixed("async-health-next-to-cpu", "async", "/cpu?n=5"),
+        ],
+    );
+    let t = group_table(&g);
+    let row = |name: &str| t.rows.iter().find(|r| r[0] == name).unwrap()[1..].to_vec();
+    assert_eq!(row("Slow polls (share of polls)"), ["5 (0.5%)", "-", "-"]);
+    assert_eq!(row("Event-loop lag p99 (ms)"), ["12.5", "-", "-"]);
+    assert_eq!(row("Queue wait p99 (ms)"), ["-", "250", "-"]);
+    assert_eq!(row("Slow polls, /health probe"), ["0 (0%)", "-", "-"]);
+    assert_eq!(
+        row("Queue wait p99, /health probe (ms)"),
+        ["-", "0.05", "-"]
+    );
+    // Only a group with a background load has the probe rows.
+    let plain = group_table(&group(
+        "cpu",
+        vec![steady("async-cpu", "async", 1.0, 1.0, 3)],
+    ));
+    assert!(!plain.rows.iter().any(|r| r[0].contains("/health probe")));
+}
+
+#[test]
+fn the_detector_finding_names_the_background_route_it_missed() {
+    let r = results(vec![
+        group(
+            "cpu",
+            vec![
+                with_detector(
+                    ColumnResult {
+                        path: "/cpu?n=5".into(),
+                        ..steady("async-cpu", "async", 1.0, 1.0, 3)
+                    },
+                    Some(40.0),
+                    &[("/cpu", Some((200, 150)), None)],
+                ),
+                with_detector(
+                    ColumnResult {
+                        path: "/cpu/rayon?n=5".into(),
+                        ..steady("async-cpu-rayon", "async", 1.0, 1.0, 3)
+                    },
+                    Some(1.0),
+                    &[("/cpu/rayon", Some((400, 0)), None)],
+                ),
+            ],
+        ),
+        group(
+            "mixed",
+            vec![with_detector(
+                mixed(
+                    "async-health-next-to-users-blocking",
+                    "async",
+                    "/users/1/blocking",
+                ),
+                Some(12.5),
+                &[
+                    ("/health", Some((300, 0)), None),
+                    ("/users/{id}/blocking", Some((1000, 5)), None),
+                ],
+            )],
+        ),
+    ]);
+    let f = check(&r, &THRESHOLDS)
+        .into_iter()
+        .find(|f| f.id == "detector-flags-blocking-routes")
+        .unwrap();
+    assert_eq!(f.verdict, Verdict::NotHeld);
+    assert!(
+        f.evidence.starts_with(
+            "flagged (slow polls >= 1% of polls in some round): /cpu; should be but not flagged: /users/{id}/blocking in async-health-next-to-users-blocking (0.5%, 0.5%, 0.5%)"
+        ),
+        "{}",
+        f.evidence
+    );
+    assert!(
+        f.evidence.ends_with("mismatches per round: 1, 1, 1"),
+        "{}",
+        f.evidence
+    );
 }

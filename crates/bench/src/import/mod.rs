@@ -182,5 +182,7 @@ fn round(n: u32, i: &Imported) -> RoundResult {
         server_counted_requests: i.watch.as_ref().and_then(|w| w.server_counted_requests),
         machine_cpu_measured: false,
         not_measured: i.not_measured.iter().map(|s| s.to_string()).collect(),
+        // `bench watch` keeps the process figures only, not the detector's.
+        detector: None,
     }
 }

@@ -41,6 +41,9 @@ enum Cells {
         peak: Metric,
         unit: Unit,
     },
+    /// The stall detector's figures ([`detector_cell`]): "-" where the
+    /// column's server does not give them.
+    Detector(fn(&ColumnResult) -> Option<String>),
 }
 
 struct Row {
@@ -48,6 +51,78 @@ struct Row {
     cells: Cells,
     /// Read from /proc: "n/a" for a server bench did not start.
     process: bool,
+}
+
+/// The route a column loads: its own, or in the mixed group its background's.
+fn loaded_route(c: &ColumnResult) -> Option<&'static str> {
+    crate::detector::route_pattern(c.background_path.as_deref().unwrap_or(&c.path))
+}
+
+/// The detector's figures of `route` over a column's rounds.
+fn route_windows<'a>(
+    c: &'a ColumnResult,
+    route: Option<&'a str>,
+) -> impl Iterator<Item = &'a crate::model::RouteWindow> + 'a {
+    c.rounds
+        .iter()
+        .filter_map(move |r| r.detector.as_ref()?.route(route?))
+}
+
+/// "41 (3.4%)": the medians of the slow polls and of their share of polls.
+fn slow_polls_cell(c: &ColumnResult, route: Option<&str>) -> Option<String> {
+    let windows: Vec<_> = route_windows(c, route)
+        .filter(|w| w.polls.is_some())
+        .collect();
+    let count = Spread::of(
+        windows
+            .iter()
+            .filter_map(|w| w.slow_polls.map(|n| n as f64)),
+    )?;
+    let share = Spread::of(windows.iter().filter_map(|w| w.slow_poll_share())).map_or_else(
+        || "no polls".to_owned(),
+        |s| crate::stats::percent(s.median),
+    );
+    Some(format!("{:.0} ({share})", count.median))
+}
+
+/// The median of a detector figure in ms, "-" when no round has it.
+fn ms_cell(values: impl Iterator<Item = f64>) -> Option<String> {
+    Spread::of(values).map(|s| fmt_ms(s.median))
+}
+
+/// The detector rows: the loaded route's figures, then the mixed group's
+/// /health probe's (only in a group with a background load).
+const DETECTOR_ROWS: &[Row] = &[
+    detector("Slow polls (share of polls)", |c| {
+        slow_polls_cell(c, loaded_route(c))
+    }),
+    detector("Event-loop lag p99 (ms)", |c| {
+        ms_cell(
+            c.rounds
+                .iter()
+                .filter_map(|r| r.detector.as_ref()?.event_loop_lag_p99_ms),
+        )
+    }),
+    detector("Queue wait p99 (ms)", |c| {
+        ms_cell(route_windows(c, loaded_route(c)).filter_map(|w| w.queue_wait_p99_ms))
+    }),
+];
+
+const PROBE_DETECTOR_ROWS: &[Row] = &[
+    detector("Slow polls, /health probe", |c| {
+        slow_polls_cell(c, Some("/health"))
+    }),
+    detector("Queue wait p99, /health probe (ms)", |c| {
+        ms_cell(route_windows(c, Some("/health")).filter_map(|w| w.queue_wait_p99_ms))
+    }),
+];
+
+const fn detector(name: &'static str, cell: fn(&ColumnResult) -> Option<String>) -> Row {
+    Row {
+        name,
+        cells: Cells::Detector(cell),
+        process: false,
+    }
 }
 
 const fn value(name: &'static str, metric: Metric, unit: Unit, spread: bool) -> Row {
@@ -252,6 +327,7 @@ fn cell(row: &Row, c: &ColumnResult, base: Option<f64>, first: bool) -> String {
             (Some(i), Some(p)) => format!("{} -> {}", fmt(unit, i.median), fmt(unit, p.median)),
             _ => "n/a".into(),
         },
+        Cells::Detector(figure) => figure(c).unwrap_or_else(|| "-".into()),
     }
 }
 
@@ -264,18 +340,25 @@ pub fn group_table(group: &GroupResult) -> Table {
         cells.extend(group.columns.iter().map(|c| c.rounds.len().to_string()));
         cells
     };
+    let mixed = group.columns.iter().any(|c| c.background_path.is_some());
+    let probe_rows = if mixed { PROBE_DETECTOR_ROWS } else { &[] };
     let rows = std::iter::once(rounds)
-        .chain(ROWS.iter().map(|row| {
-            let base = group.columns.first().and_then(|c| match row.cells {
-                Cells::Value { metric, .. } => median(c, metric).map(|s| s.median),
-                Cells::IdlePeak { .. } => None,
-            });
-            let mut cells = vec![row.name.to_owned()];
-            for (i, c) in group.columns.iter().enumerate() {
-                cells.push(cell(row, c, base, i == 0));
-            }
-            cells
-        }))
+        .chain(
+            ROWS.iter()
+                .chain(DETECTOR_ROWS)
+                .chain(probe_rows)
+                .map(|row| {
+                    let base = group.columns.first().and_then(|c| match row.cells {
+                        Cells::Value { metric, .. } => median(c, metric).map(|s| s.median),
+                        Cells::IdlePeak { .. } | Cells::Detector(_) => None,
+                    });
+                    let mut cells = vec![row.name.to_owned()];
+                    for (i, c) in group.columns.iter().enumerate() {
+                        cells.push(cell(row, c, base, i == 0));
+                    }
+                    cells
+                }),
+        )
         .collect();
     Table { header, rows }
 }
