@@ -14,6 +14,8 @@ pub mod cold_start;
 pub mod cpu_account;
 pub mod export;
 pub mod findings;
+pub mod idle_connections;
+pub mod idle_cost;
 pub mod import;
 pub mod load;
 pub mod machine;

@@ -89,6 +89,7 @@ fn group(id: &str, columns: Vec<ColumnResult>) -> GroupResult {
         warm_up: "none (cold start)".into(),
         columns,
         cold_start: None,
+        idle: None,
     }
 }
 
