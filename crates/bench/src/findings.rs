@@ -9,7 +9,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{ColdStartServer, ColumnResult, RoundResult, RunResults};
+use crate::model::{
+    ColdStartServer, ColumnResult, IdleCell, IdleRound, IdleServer, IdleStep, RoundResult,
+    RunResults,
+};
 use crate::plan::ColumnId;
 use crate::stats::{
     self, column_spread, describe_ratio, ratio_spread, verdict, Side, Spread, Verdict,
@@ -42,6 +45,23 @@ pub struct Thresholds {
     /// 8 clean starts in a row would happen by chance well under 1% of runs.
     #[serde(default = "default_cold_start_refute_starts")]
     pub cold_start_refute_starts: usize,
+    /// The idle group: "a thread per idle connection" means at least this
+    /// many threads above idle per open connection at the largest size.
+    #[serde(default = "default_idle_threads_per_connection")]
+    pub idle_threads_per_connection: f64,
+    /// The idle group: "no threads for idle connections" means at most this
+    /// many threads above idle with the largest size open (a runtime may
+    /// start a helper thread; a thread per connection is thousands).
+    #[serde(default = "default_idle_threads_allowance")]
+    pub idle_threads_allowance: f64,
+}
+
+fn default_idle_threads_per_connection() -> f64 {
+    THRESHOLDS.idle_threads_per_connection
+}
+
+fn default_idle_threads_allowance() -> f64 {
+    THRESHOLDS.idle_threads_allowance
 }
 
 fn default_cold_start_answer_within_ms() -> f64 {
@@ -60,6 +80,8 @@ pub const THRESHOLDS: Thresholds = Thresholds {
     quiet_other_cores: 0.10,
     cold_start_answer_within_ms: 1000.0,
     cold_start_refute_starts: 8,
+    idle_threads_per_connection: 0.9,
+    idle_threads_allowance: 4.0,
 };
 
 /// One checked conclusion.
@@ -93,6 +115,16 @@ impl Ctx<'_> {
             .filter_map(|g| g.cold_start.as_ref())
             .flat_map(|p| &p.servers)
             .find(|s| s.id == id.as_str() && s.failure.is_none() && !s.starts.is_empty())
+    }
+
+    /// The idle group's server of a column, when it measured a round.
+    fn idle(&self, id: ColumnId) -> Option<(&IdleServer, &[usize])> {
+        self.results
+            .groups
+            .iter()
+            .filter_map(|g| g.idle.as_ref())
+            .flat_map(|i| i.servers.iter().map(move |s| (s, i.sizes.as_slice())))
+            .find(|(s, _)| s.id == id.as_str() && !s.rounds.is_empty())
     }
 
     /// A column with at least one measured round.
@@ -568,11 +600,118 @@ fn specs(t: &Thresholds) -> Vec<Spec> {
     out
 }
 
+/// The rounds of `server` that opened all of `size` idle connections.
+fn idle_steps(server: &IdleServer, size: usize) -> Vec<(&IdleRound, &IdleStep)> {
+    match server.cell(size) {
+        IdleCell::Measured(steps) => steps,
+        _ => Vec::new(),
+    }
+}
+
+/// The idle group's findings: threads per idle connection on tiny_http and
+/// on the other two, and memory per idle connection, async vs tiny_http.
+fn idle_specs(t: &Thresholds) -> Vec<Spec> {
+    use ColumnId as C;
+    vec![
+        Spec {
+            id: "idle-tiny-http-thread-per-connection",
+            seed: "none (issue 9: idle keep-alive connections)",
+            claim: format!(
+                "tiny_http holds a thread per idle keep-alive connection: with the largest size it opened, its threads above idle are at least {} per connection",
+                t.idle_threads_per_connection
+            ),
+            needs: vec![C::BlockingIdleTinyHttp],
+            check: Box::new(|cx, t| {
+                let (tiny, sizes) = cx.idle(C::BlockingIdleTinyHttp)?;
+                let size = tiny.largest_measured(sizes)?;
+                let steps = idle_steps(tiny, size);
+                let per = Spread::of(steps.iter().filter_map(|(r, s)| s.threads_per_connection(&r.idle)))?;
+                Some((
+                    per,
+                    verdict(&per, Side::Above, t.idle_threads_per_connection, t.margin),
+                    format!(
+                        "with {size} open: {:.3} threads per connection ({:.3}-{:.3} over {} rounds)",
+                        per.median, per.min, per.max, per.n
+                    ),
+                ))
+            }),
+        },
+        Spec {
+            id: "idle-nio-and-async-no-threads",
+            seed: "none (issue 9: idle keep-alive connections)",
+            claim: format!(
+                "idle keep-alive connections cost our connector (nio) and the event loop no threads: with the largest size each opened, at most {:.0} threads above idle",
+                t.idle_threads_allowance
+            ),
+            needs: vec![C::BlockingIdle, C::AsyncIdle],
+            check: Box::new(|cx, t| {
+                let mut values = Vec::new();
+                let mut text = Vec::new();
+                for (id, name) in [(C::BlockingIdle, "nio"), (C::AsyncIdle, "async")] {
+                    let (server, sizes) = cx.idle(id)?;
+                    let size = server.largest_measured(sizes)?;
+                    let above: Vec<f64> = idle_steps(server, size)
+                        .iter()
+                        .map(|(r, s)| s.threads_above(&r.idle) as f64)
+                        .collect();
+                    let spread = Spread::of(above.iter().copied())?;
+                    text.push(format!(
+                        "{name} {:+.0} threads with {size} open ({:+.0} to {:+.0})",
+                        spread.median, spread.min, spread.max
+                    ));
+                    values.extend(above);
+                }
+                let all = Spread::of(values)?;
+                // A line of 0 has no margin either side: the allowance is the line.
+                Some((
+                    all,
+                    verdict(&all, Side::Below, t.idle_threads_allowance, t.margin),
+                    text.join("; "),
+                ))
+            }),
+        },
+        Spec {
+            id: "idle-async-less-memory-than-tiny-http",
+            seed: "none (issue 9: idle keep-alive connections)",
+            claim: "an idle keep-alive connection costs the event loop less resident memory than tiny_http's thread per connection: async's RSS above idle per connection is below tiny_http's at the largest size both opened".into(),
+            needs: vec![C::AsyncIdle, C::BlockingIdleTinyHttp],
+            check: Box::new(|cx, t| {
+                let (a, sizes) = cx.idle(C::AsyncIdle)?;
+                let (tiny, _) = cx.idle(C::BlockingIdleTinyHttp)?;
+                let size = sizes.iter().rev().copied().find(|&n| {
+                    !idle_steps(a, n).is_empty() && !idle_steps(tiny, n).is_empty()
+                })?;
+                let (sa, st) = (idle_steps(a, size), idle_steps(tiny, size));
+                let ratio = Spread::of(sa.iter().filter_map(|(ra, xa)| {
+                    let (rt, xt) = st.iter().find(|(rt, _)| rt.round == ra.round)?;
+                    let (ka, kt) = (xa.kib_per_connection(&ra.idle)?, xt.kib_per_connection(&rt.idle)?);
+                    (kt > 0.0).then(|| ka / kt)
+                }))?;
+                let kib = |steps: &[(&IdleRound, &IdleStep)]| {
+                    Spread::of(steps.iter().filter_map(|(r, s)| s.kib_per_connection(&r.idle)))
+                        .map_or(f64::NAN, |s| s.median)
+                };
+                Some((
+                    ratio,
+                    verdict(&ratio, Side::Below, 1.0, t.margin),
+                    format!(
+                        "with {size} open: {:.1} vs {:.1} KiB per connection (medians) = {}",
+                        kib(&sa),
+                        kib(&st),
+                        describe_ratio(&ratio)
+                    ),
+                ))
+            }),
+        },
+    ]
+}
+
 /// Checks every conclusion against `results`.
 pub fn check(results: &RunResults, t: &Thresholds) -> Vec<Finding> {
     let cx = Ctx { results };
     specs(t)
         .into_iter()
+        .chain(idle_specs(t))
         .map(|spec| {
             let (interval, verdict, evidence) = match (spec.check)(&cx, t) {
                 Some((interval, verdict, evidence)) => (Some(interval), verdict, evidence),

@@ -125,6 +125,50 @@ impl IdleServer {
     }
 }
 
+/// What became of one size on one server over its rounds.
+#[derive(Debug, Clone, PartialEq)]
+pub enum IdleCell<'a> {
+    /// The rounds that opened all of it, each with its idle line.
+    Measured(Vec<(&'a IdleRound, &'a IdleStep)>),
+    /// No round opened all of it: the first failure, in one line.
+    Failed(String),
+    /// No round tried it: why (an open-file limit, a smaller size failed,
+    /// the server failed).
+    NotTried(String),
+}
+
+impl IdleServer {
+    /// What became of `connections` on this server.
+    pub fn cell(&self, connections: usize) -> IdleCell<'_> {
+        let measured: Vec<_> = self
+            .steps(connections)
+            .filter(|(_, s)| s.failure.is_none())
+            .collect();
+        if !measured.is_empty() {
+            return IdleCell::Measured(measured);
+        }
+        if let Some((_, s)) = self.steps(connections).next() {
+            return IdleCell::Failed(s.failure.clone().unwrap_or_default());
+        }
+        let why = self
+            .rounds
+            .iter()
+            .find_map(|r| r.stopped.clone())
+            .or_else(|| self.failure.clone())
+            .unwrap_or_else(|| "not measured".to_owned());
+        IdleCell::NotTried(why)
+    }
+
+    /// The largest of `sizes` measured in at least one round.
+    pub fn largest_measured(&self, sizes: &[usize]) -> Option<usize> {
+        sizes
+            .iter()
+            .rev()
+            .copied()
+            .find(|&n| matches!(self.cell(n), IdleCell::Measured(_)))
+    }
+}
+
 /// A server process's figures at one instant.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct ProcessFigures {

@@ -4,6 +4,7 @@
 //! made here from the same results, so they cannot disagree.
 
 pub mod charts;
+pub mod idle_table;
 pub mod markdown;
 pub mod table;
 pub mod text;
