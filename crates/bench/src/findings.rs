@@ -645,24 +645,25 @@ fn idle_specs(t: &Thresholds) -> Vec<Spec> {
             ),
             needs: vec![C::BlockingIdle, C::AsyncIdle],
             check: Box::new(|cx, t| {
-                let mut values = Vec::new();
+                // Per round number, the worse of the two: the claim is about both.
+                let mut worst: std::collections::BTreeMap<u32, f64> = Default::default();
                 let mut text = Vec::new();
                 for (id, name) in [(C::BlockingIdle, "nio"), (C::AsyncIdle, "async")] {
                     let (server, sizes) = cx.idle(id)?;
                     let size = server.largest_measured(sizes)?;
-                    let above: Vec<f64> = idle_steps(server, size)
-                        .iter()
-                        .map(|(r, s)| s.threads_above(&r.idle) as f64)
-                        .collect();
-                    let spread = Spread::of(above.iter().copied())?;
+                    let steps = idle_steps(server, size);
+                    let above = |(r, s): &(&IdleRound, &IdleStep)| s.threads_above(&r.idle) as f64;
+                    let spread = Spread::of(steps.iter().map(above))?;
                     text.push(format!(
                         "{name} {:+.0} threads with {size} open ({:+.0} to {:+.0})",
                         spread.median, spread.min, spread.max
                     ));
-                    values.extend(above);
+                    for step in &steps {
+                        let w = worst.entry(step.0.round).or_insert(f64::NEG_INFINITY);
+                        *w = w.max(above(step));
+                    }
                 }
-                let all = Spread::of(values)?;
-                // A line of 0 has no margin either side: the allowance is the line.
+                let all = Spread::of(worst.into_values())?;
                 Some((
                     all,
                     verdict(&all, Side::Below, t.idle_threads_allowance, t.margin),
