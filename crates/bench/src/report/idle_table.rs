@@ -21,7 +21,7 @@ fn with_spread(s: &Spread, text: String) -> String {
 }
 
 /// A per-round figure's median with its spread, "n/a" without any.
-fn figure<'a>(
+fn figure(
     values: impl IntoIterator<Item = Option<f64>>,
     show: impl Fn(f64) -> String,
 ) -> String {
