@@ -33,7 +33,7 @@ pub const SERVER_FD_HEADROOM: u64 = 256;
 const CLOSE_WITHIN: Duration = Duration::from_secs(5);
 
 /// How long the connections of a size settle before the server is sampled.
-const SETTLE: Duration = Duration::from_millis(100);
+const SETTLE: Duration = Duration::from_millis(50);
 
 /// The server's threads, RSS and open files now.
 pub fn figures(pid: u32) -> anyhow::Result<ProcessFigures> {

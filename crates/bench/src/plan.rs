@@ -597,10 +597,12 @@ pub fn quick() -> Profile {
             ),
             (
                 G::Idle,
+                // 9 server rounds: 17.7 s with 500 and 2,000 and 250-ms
+                // probes on the busy 2-core machine, so smaller.
                 Load::Idle(IdleLoad {
-                    sizes: vec![500, 2_000],
+                    sizes: vec![500, 1_500],
                     probe_connections: 4,
-                    probe_for: ms(250),
+                    probe_for: ms(150),
                     open_within: secs(20),
                 }),
             ),
