@@ -22,7 +22,9 @@ pub fn open_files_limit(pid: u32) -> io::Result<Option<u64>> {
 /// The soft limit on the `Max open files` line of a `/proc/<pid>/limits`
 /// text: `Some(Some(n))`, `Some(None)` for "unlimited", `None` without the line.
 pub fn parse_open_files_limit(limits: &str) -> Option<Option<u64>> {
-    let rest = limits.lines().find_map(|l| l.strip_prefix("Max open files"))?;
+    let rest = limits
+        .lines()
+        .find_map(|l| l.strip_prefix("Max open files"))?;
     let soft = rest.split_whitespace().next()?;
     match soft {
         "unlimited" => Some(None),

@@ -21,10 +21,7 @@ fn with_spread(s: &Spread, text: String) -> String {
 }
 
 /// A per-round figure's median with its spread, "n/a" without any.
-fn figure(
-    values: impl IntoIterator<Item = Option<f64>>,
-    show: impl Fn(f64) -> String,
-) -> String {
+fn figure(values: impl IntoIterator<Item = Option<f64>>, show: impl Fn(f64) -> String) -> String {
     match Spread::of(values.into_iter().flatten()) {
         Some(s) => with_spread(&s, show(s.median)),
         None => "n/a".into(),
