@@ -307,4 +307,18 @@ mod tests {
             })
         );
     }
+
+    #[test]
+    fn idle_connection_counts_are_sorted_and_must_be_positive() {
+        let (p, _) = cli(&["--idle-connections", "2000,500,500", "--duration", "1s"])
+            .resolve()
+            .unwrap();
+        let Some(Load::Idle(idle)) = p.load(GroupId::Idle) else {
+            panic!("no idle load");
+        };
+        assert_eq!(idle.sizes, [500, 2000]);
+        assert_eq!(idle.probe_for, Duration::from_secs(1));
+        let e = cli(&["--idle-connections", "0,10"]).resolve().unwrap_err();
+        assert!(e.contains("--idle-connections"), "{e}");
+    }
 }

@@ -185,3 +185,21 @@ pub fn export(
     }
     Ok(written)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_idle_group_is_left_out_and_the_readme_says_so() {
+        let profile = crate::plan::quick();
+        let cols = columns(&profile, &[GroupId::Cpu, GroupId::Idle]);
+        assert!(cols.iter().all(|c| c.group == GroupId::Cpu));
+        let note = not_exported_section(&profile, &[GroupId::Cpu, GroupId::Idle]);
+        assert!(
+            note.contains("`idle`: it holds thousands of idle connections"),
+            "{note}"
+        );
+        assert_eq!(not_exported_section(&profile, &[GroupId::Cpu]), "");
+    }
+}
