@@ -759,6 +759,15 @@ fn idle_table_shows_costs_per_connection_and_its_findings_follow_them() {
 
     // tiny_http at its largest size (1000): a thread each; nio and async at
     // 5000: 0 and 1 threads above idle; async 20 KiB vs tiny_http's 32.
+    let report = bench::report::text::render(&r, &check(&r, &THRESHOLDS), &THRESHOLDS);
+    assert!(
+        report.contains("Whether the machine was quiet was not checked"),
+        "{report}"
+    );
+    assert!(
+        report.contains("1500") || report.contains("5000 open"),
+        "{report}"
+    );
     let v = verdicts(&r, &THRESHOLDS);
     let of = |id: &str| v.iter().find(|(f, _)| f == id).unwrap().1;
     assert_eq!(of("idle-tiny-http-thread-per-connection"), Verdict::Held);
