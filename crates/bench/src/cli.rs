@@ -19,7 +19,7 @@ pub struct Cli {
     #[arg(long, global = true, default_value = "quick")]
     pub profile: String,
 
-    /// Groups to run, comma-separated: cpu, database, cache, slow, baseline, json, ramp, mixed.
+    /// Groups to run, comma-separated: cpu, database, cache, slow, baseline, json, ramp, mixed, idle.
     #[arg(long, global = true, value_delimiter = ',')]
     pub groups: Option<Vec<String>>,
 
@@ -55,6 +55,11 @@ pub struct Cli {
     /// (default: the profile's, 4 quick, 8 seed; 0 skips the probe).
     #[arg(long, value_parser = clap::value_parser!(u32).range(0..=100))]
     pub cold_starts: Option<u32>,
+
+    /// Override the idle group's connection counts, comma-separated (e.g.
+    /// 500,2000), opened in turn on each server; ascending.
+    #[arg(long, global = true, value_delimiter = ',')]
+    pub idle_connections: Option<Vec<usize>>,
 
     /// Override `/cpu?n=`.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=contract::workload::MAX_CPU_N))]
@@ -179,6 +184,18 @@ impl Cli {
         if let Some(n) = self.cold_starts {
             profile.cold_start.cold_starts = n;
         }
+        let idle_sizes = match &self.idle_connections {
+            Some(sizes) => {
+                let mut sizes = sizes.clone();
+                sizes.sort_unstable();
+                sizes.dedup();
+                if sizes.is_empty() || sizes[0] == 0 {
+                    return Err("--idle-connections must be counts of at least 1".into());
+                }
+                Some(sizes)
+            }
+            None => None,
+        };
         if self.requests == Some(0) || self.connections == Some(0) {
             return Err("--requests and --connections must be at least 1".into());
         }
@@ -224,6 +241,14 @@ impl Cli {
                     }
                     if let Some(c) = self.connections {
                         *background = c;
+                    }
+                }
+                Load::Idle(idle) => {
+                    if let Some(d) = self.duration {
+                        idle.probe_for = d;
+                    }
+                    if let Some(sizes) = &idle_sizes {
+                        idle.sizes = sizes.clone();
                     }
                 }
                 Load::Stages(_) => {}
@@ -281,5 +306,19 @@ mod tests {
                 duration: Duration::from_secs(2)
             })
         );
+    }
+
+    #[test]
+    fn idle_connection_counts_are_sorted_and_must_be_positive() {
+        let (p, _) = cli(&["--idle-connections", "2000,500,500", "--duration", "1s"])
+            .resolve()
+            .unwrap();
+        let Some(Load::Idle(idle)) = p.load(GroupId::Idle) else {
+            panic!("no idle load");
+        };
+        assert_eq!(idle.sizes, [500, 2000]);
+        assert_eq!(idle.probe_for, Duration::from_secs(1));
+        let e = cli(&["--idle-connections", "0,10"]).resolve().unwrap_err();
+        assert!(e.contains("--idle-connections"), "{e}");
     }
 }

@@ -112,7 +112,11 @@ fn drive(
 
 /// Reads one whole answer (its head, then `Content-Length` bytes of body)
 /// by `deadline`; bytes of a next answer stay in `buf`.
-fn read_answer(conn: &mut TcpStream, buf: &mut Vec<u8>, deadline: Instant) -> std::io::Result<()> {
+pub(crate) fn read_answer(
+    conn: &mut TcpStream,
+    buf: &mut Vec<u8>,
+    deadline: Instant,
+) -> std::io::Result<()> {
     loop {
         if let Some(head_end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
             let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();

@@ -9,7 +9,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{ColdStartServer, ColumnResult, RoundResult, RunResults};
+use crate::model::{
+    ColdStartServer, ColumnResult, IdleCell, IdleRound, IdleServer, IdleStep, RoundResult,
+    RunResults,
+};
 use crate::plan::ColumnId;
 use crate::stats::{
     self, column_spread, describe_ratio, ratio_spread, verdict, Side, Spread, Verdict,
@@ -54,10 +57,27 @@ pub struct Thresholds {
     /// before the matrix was run, not fitted to it.
     #[serde(default = "default_detector_slow_poll_share")]
     pub detector_slow_poll_share: f64,
+    /// The idle group: "a thread per idle connection" means at least this
+    /// many threads above idle per open connection at the largest size.
+    #[serde(default = "default_idle_threads_per_connection")]
+    pub idle_threads_per_connection: f64,
+    /// The idle group: "no threads for idle connections" means at most this
+    /// many threads above idle with the largest size open (a runtime may
+    /// start a helper thread; a thread per connection is thousands).
+    #[serde(default = "default_idle_threads_allowance")]
+    pub idle_threads_allowance: f64,
 }
 
 fn default_detector_slow_poll_share() -> f64 {
     THRESHOLDS.detector_slow_poll_share
+}
+
+fn default_idle_threads_per_connection() -> f64 {
+    THRESHOLDS.idle_threads_per_connection
+}
+
+fn default_idle_threads_allowance() -> f64 {
+    THRESHOLDS.idle_threads_allowance
 }
 
 fn default_cold_start_answer_within_ms() -> f64 {
@@ -77,6 +97,8 @@ pub const THRESHOLDS: Thresholds = Thresholds {
     cold_start_answer_within_ms: 1000.0,
     cold_start_refute_starts: 8,
     detector_slow_poll_share: 0.01,
+    idle_threads_per_connection: 0.9,
+    idle_threads_allowance: 4.0,
 };
 
 /// The async server's routes that block an event-loop worker by design
@@ -277,6 +299,16 @@ impl Ctx<'_> {
             .filter_map(|g| g.cold_start.as_ref())
             .flat_map(|p| &p.servers)
             .find(|s| s.id == id.as_str() && s.failure.is_none() && !s.starts.is_empty())
+    }
+
+    /// The idle group's server of a column, when it measured a round.
+    fn idle(&self, id: ColumnId) -> Option<(&IdleServer, &[usize])> {
+        self.results
+            .groups
+            .iter()
+            .filter_map(|g| g.idle.as_ref())
+            .flat_map(|i| i.servers.iter().map(move |s| (s, i.sizes.as_slice())))
+            .find(|(s, _)| s.id == id.as_str() && !s.rounds.is_empty())
     }
 
     /// A column with at least one measured round.
@@ -775,11 +807,119 @@ fn async_columns() -> Vec<ColumnId> {
         .collect()
 }
 
+/// The rounds of `server` that opened all of `size` idle connections.
+fn idle_steps(server: &IdleServer, size: usize) -> Vec<(&IdleRound, &IdleStep)> {
+    match server.cell(size) {
+        IdleCell::Measured(steps) => steps,
+        _ => Vec::new(),
+    }
+}
+
+/// The idle group's findings: threads per idle connection on tiny_http and
+/// on the other two, and memory per idle connection, async vs tiny_http.
+fn idle_specs(t: &Thresholds) -> Vec<Spec> {
+    use ColumnId as C;
+    vec![
+        Spec {
+            id: "idle-tiny-http-thread-per-connection",
+            seed: "none (issue 9: idle keep-alive connections)",
+            claim: format!(
+                "tiny_http holds a thread per idle keep-alive connection: with the largest size it opened, its threads above idle are at least {} per connection",
+                t.idle_threads_per_connection
+            ),
+            needs: vec![C::BlockingIdleTinyHttp],
+            check: Box::new(|cx, t| {
+                let (tiny, sizes) = cx.idle(C::BlockingIdleTinyHttp)?;
+                let size = tiny.largest_measured(sizes)?;
+                let steps = idle_steps(tiny, size);
+                let per = Spread::of(steps.iter().filter_map(|(r, s)| s.threads_per_connection(&r.idle)))?;
+                Some((
+                    per,
+                    verdict(&per, Side::Above, t.idle_threads_per_connection, t.margin),
+                    format!(
+                        "with {size} open: {:.3} threads per connection ({:.3}-{:.3} over {} rounds)",
+                        per.median, per.min, per.max, per.n
+                    ),
+                ))
+            }),
+        },
+        Spec {
+            id: "idle-nio-and-async-no-threads",
+            seed: "none (issue 9: idle keep-alive connections)",
+            claim: format!(
+                "idle keep-alive connections cost our connector (nio) and the event loop no threads: with the largest size each opened, at most {:.0} threads above idle",
+                t.idle_threads_allowance
+            ),
+            needs: vec![C::BlockingIdle, C::AsyncIdle],
+            check: Box::new(|cx, t| {
+                // Per round number, the worse of the two: the claim is about both.
+                let mut worst: std::collections::BTreeMap<u32, f64> = Default::default();
+                let mut text = Vec::new();
+                for (id, name) in [(C::BlockingIdle, "nio"), (C::AsyncIdle, "async")] {
+                    let (server, sizes) = cx.idle(id)?;
+                    let size = server.largest_measured(sizes)?;
+                    let steps = idle_steps(server, size);
+                    let above = |(r, s): &(&IdleRound, &IdleStep)| s.threads_above(&r.idle) as f64;
+                    let spread = Spread::of(steps.iter().map(above))?;
+                    text.push(format!(
+                        "{name} {:+.0} threads with {size} open ({:+.0} to {:+.0})",
+                        spread.median, spread.min, spread.max
+                    ));
+                    for step in &steps {
+                        let w = worst.entry(step.0.round).or_insert(f64::NEG_INFINITY);
+                        *w = w.max(above(step));
+                    }
+                }
+                let all = Spread::of(worst.into_values())?;
+                Some((
+                    all,
+                    verdict(&all, Side::Below, t.idle_threads_allowance, t.margin),
+                    text.join("; "),
+                ))
+            }),
+        },
+        Spec {
+            id: "idle-async-less-memory-than-tiny-http",
+            seed: "none (issue 9: idle keep-alive connections)",
+            claim: "an idle keep-alive connection costs the event loop less resident memory than tiny_http's thread per connection: async's RSS above idle per connection is below tiny_http's at the largest size both opened".into(),
+            needs: vec![C::AsyncIdle, C::BlockingIdleTinyHttp],
+            check: Box::new(|cx, t| {
+                let (a, sizes) = cx.idle(C::AsyncIdle)?;
+                let (tiny, _) = cx.idle(C::BlockingIdleTinyHttp)?;
+                let size = sizes.iter().rev().copied().find(|&n| {
+                    !idle_steps(a, n).is_empty() && !idle_steps(tiny, n).is_empty()
+                })?;
+                let (sa, st) = (idle_steps(a, size), idle_steps(tiny, size));
+                let ratio = Spread::of(sa.iter().filter_map(|(ra, xa)| {
+                    let (rt, xt) = st.iter().find(|(rt, _)| rt.round == ra.round)?;
+                    let (ka, kt) = (xa.kib_per_connection(&ra.idle)?, xt.kib_per_connection(&rt.idle)?);
+                    (kt > 0.0).then(|| ka / kt)
+                }))?;
+                let kib = |steps: &[(&IdleRound, &IdleStep)]| {
+                    Spread::of(steps.iter().filter_map(|(r, s)| s.kib_per_connection(&r.idle)))
+                        .map_or(f64::NAN, |s| s.median)
+                };
+                Some((
+                    ratio,
+                    verdict(&ratio, Side::Below, 1.0, t.margin),
+                    format!(
+                        "with {size} open: {:.1} vs {:.1} KiB per connection (medians) = {}",
+                        kib(&sa),
+                        kib(&st),
+                        describe_ratio(&ratio)
+                    ),
+                ))
+            }),
+        },
+    ]
+}
+
 /// Checks every conclusion against `results`.
 pub fn check(results: &RunResults, t: &Thresholds) -> Vec<Finding> {
     let cx = Ctx { results };
     specs(t)
         .into_iter()
+        .chain(idle_specs(t))
         .map(|spec| {
             let (interval, verdict, evidence) = match (spec.check)(&cx, t) {
                 Some((interval, verdict, evidence)) => (Some(interval), verdict, evidence),

@@ -15,6 +15,8 @@ pub mod cpu_account;
 pub mod detector;
 pub mod export;
 pub mod findings;
+pub mod idle_connections;
+pub mod idle_cost;
 pub mod import;
 pub mod load;
 pub mod machine;

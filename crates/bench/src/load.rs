@@ -83,6 +83,7 @@ fn model(load: &Load) -> LoadModel {
                 .collect(),
         },
         Load::Mixed { .. } => unreachable!("the mixed load is two plans, see run_column"),
+        Load::Idle(_) => unreachable!("the idle group is measured by idle_cost, not one plan"),
     }
 }
 

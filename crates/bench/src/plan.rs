@@ -45,6 +45,7 @@ ids! {
         Json = "json",
         Ramp = "ramp",
         Mixed = "mixed",
+        Idle = "idle",
     }
 }
 
@@ -86,6 +87,9 @@ ids! {
         AsyncHealthNextToPosts = "async-health-next-to-posts",
         AsyncHealthNextToUsersBlocking = "async-health-next-to-users-blocking",
         AsyncHealthNextToUsers = "async-health-next-to-users",
+        BlockingIdle = "blocking-idle",
+        BlockingIdleTinyHttp = "blocking-idle-tiny-http",
+        AsyncIdle = "async-idle",
     }
 }
 
@@ -173,6 +177,28 @@ fn redis_client(id: ColumnId, client: &'static str, args: &'static [&'static str
         server_args: args,
         variant: Some(client),
         ..col(id, Target::Async, "/users/1/cache")
+    }
+}
+
+/// Server flags of the idle group's columns: an idle timeout (the header
+/// read timeout, which both servers also apply between keep-alive requests)
+/// long enough that no idle connection is closed while it is measured; the
+/// default 10 s would close the first ones before the largest size is open.
+/// tiny_http has no idle timeout and ignores it.
+const LONG_IDLE_TIMEOUT: &[&str] = &["--header-read-timeout-ms", "600000"];
+
+/// A column of the idle-connection group: `/health` on a server started
+/// with [`LONG_IDLE_TIMEOUT`] (and `connector_args`).
+fn idle(
+    id: ColumnId,
+    target: Target,
+    args: &'static [&'static str],
+    variant: Option<&'static str>,
+) -> Column {
+    Column {
+        server_args: args,
+        variant,
+        ..col(id, target, "/health")
     }
 }
 
@@ -321,6 +347,27 @@ pub fn groups() -> Vec<Group> {
             ],
             cold_start_probe: vec![],
         },
+        Group {
+            id: GroupId::Idle,
+            title: "Idle keep-alive connections: what each costs",
+            needs: none,
+            columns: vec![
+                idle(C::BlockingIdle, Blocking, LONG_IDLE_TIMEOUT, None),
+                idle(
+                    C::BlockingIdleTinyHttp,
+                    Blocking,
+                    &[
+                        "--connector",
+                        "tiny-http",
+                        "--header-read-timeout-ms",
+                        "600000",
+                    ],
+                    Some("tiny_http"),
+                ),
+                idle(C::AsyncIdle, Async, LONG_IDLE_TIMEOUT, None),
+            ],
+            cold_start_probe: vec![],
+        },
     ]
 }
 
@@ -353,6 +400,40 @@ pub enum Load {
         probe_rps: f64,
         duration: Duration,
     },
+    /// Idle-connection group: idle keep-alive connections held open while
+    /// /health is probed ([`IdleLoad`]); not a load tool's shape.
+    Idle(IdleLoad),
+}
+
+/// The idle-connection group's measurement, on each column's fresh server:
+/// /health probed with none open; then for each size in turn, connections
+/// opened (each makes one `GET /health`, reads the answer and stays open,
+/// idle) until that many are open, the server's threads, RSS and open files
+/// sampled and /health probed again beside them; then every connection
+/// closed and the server checked to have closed its side.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IdleLoad {
+    /// Idle connection counts, ascending. Opened cumulatively: the next size
+    /// adds connections to those already open.
+    pub sizes: Vec<usize>,
+    /// The /health probe: a closed loop of this many connections ...
+    pub probe_connections: usize,
+    /// ... for this long.
+    pub probe_for: Duration,
+    /// The longest opening one size's connections may take.
+    pub open_within: Duration,
+}
+
+impl IdleLoad {
+    pub fn describe(&self) -> String {
+        let sizes: Vec<String> = self.sizes.iter().map(|n| n.to_string()).collect();
+        format!(
+            "on each fresh server, /health probed by {} connections in a closed loop for {} s with no idle connection open, then with {} idle keep-alive connections open in turn (each made one GET /health and read the answer); then all closed",
+            self.probe_connections,
+            self.probe_for.as_secs_f64(),
+            sizes.join(", then ")
+        )
+    }
 }
 
 impl Load {
@@ -369,6 +450,7 @@ impl Load {
                 "{background} connections loop on the background route; /health sent at {probe_rps} req/s (open model, latency from intended send time) for {} s",
                 duration.as_secs_f64()
             ),
+            Load::Idle(idle) => idle.describe(),
         }
     }
 
@@ -388,7 +470,7 @@ impl Load {
                 connections: stages.iter().map(|s| s.1).max().unwrap_or(1).max(1),
                 duration: length,
             }),
-            Load::Mixed { .. } => None,
+            Load::Mixed { .. } | Load::Idle(_) => None,
         }
     }
 
@@ -400,6 +482,9 @@ impl Load {
                 "none of its own: the background load runs alone for {} s before the probe starts",
                 mixed_lead.as_secs_f64()
             ),
+            (Load::Idle(_), None) => {
+                "none of its own: the /health probe with no idle connection open runs first".into()
+            }
             (_, None) => "none (cold start)".into(),
         }
     }
@@ -510,6 +595,17 @@ pub fn quick() -> Profile {
                     duration: secs(1),
                 },
             ),
+            (
+                G::Idle,
+                // 9 server rounds: 17.7 s with 500 and 2,000 and 250-ms
+                // probes on the busy 2-core machine, so smaller.
+                Load::Idle(IdleLoad {
+                    sizes: vec![500, 1_500],
+                    probe_connections: 4,
+                    probe_for: ms(150),
+                    open_within: secs(20),
+                }),
+            ),
         ],
     }
 }
@@ -565,6 +661,16 @@ pub fn seed() -> Profile {
                     duration: secs(10),
                 },
             ),
+            // Issue 9: 10,000 idle connections is 10,000 tiny_http threads.
+            (
+                G::Idle,
+                Load::Idle(IdleLoad {
+                    sizes: vec![1_000, 5_000, 10_000],
+                    probe_connections: 8,
+                    probe_for: ms(1_500),
+                    open_within: secs(60),
+                }),
+            ),
         ],
     }
 }
@@ -611,6 +717,15 @@ pub fn tiny() -> Profile {
                     probe_rps: 40.0,
                     duration: ms(400),
                 },
+            ),
+            (
+                G::Idle,
+                Load::Idle(IdleLoad {
+                    sizes: vec![100],
+                    probe_connections: 2,
+                    probe_for: ms(200),
+                    open_within: secs(20),
+                }),
             ),
         ],
     }

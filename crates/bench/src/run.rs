@@ -18,11 +18,11 @@ use crate::cpu_account::{account, Parts};
 use crate::detector;
 use crate::load::{run_column, ColumnError, LoadOptions};
 use crate::model::{
-    ColdStartResult, ColdStartServer, ColumnResult, GroupResult, RoundResult, RunResults,
-    RunSettings, ServerStats, SkippedGroup, SCHEMA_VERSION,
+    ColdStartResult, ColdStartServer, ColumnResult, GroupResult, IdleResult, IdleRound, IdleServer,
+    RoundResult, RunResults, RunSettings, ServerStats, SkippedGroup, SCHEMA_VERSION,
 };
 use crate::plan::{
-    groups, round_order, ColdStartProbe, Column, Group, GroupId, Load, Profile, Target,
+    groups, round_order, ColdStartProbe, Column, Group, GroupId, IdleLoad, Load, Profile, Target,
 };
 use crate::remote_metrics;
 use crate::servers::{http_get, parse_base_url, requests_total, OwnedServer};
@@ -225,15 +225,20 @@ pub fn run(
             load.describe(),
             profile.rounds
         ));
-        results_groups.push(measure_group(
-            group,
-            load,
-            warm_up.as_ref(),
-            profile,
-            &launch,
-            &options,
-            &progress,
-        )?);
+        results_groups.push(match load {
+            Load::Idle(idle) => {
+                measure_idle_group(group, idle, load, profile, &launch, &options, &progress)?
+            }
+            _ => measure_group(
+                group,
+                load,
+                warm_up.as_ref(),
+                profile,
+                &launch,
+                &options,
+                &progress,
+            )?,
+        });
     }
     drop(take_guards());
 
@@ -421,7 +426,117 @@ fn measure_group(
         warm_up: load.describe_warm_up(warm_up, options.mixed_lead),
         columns,
         cold_start,
+        idle: None,
     })
+}
+
+/// The idle-connection group ([`crate::idle_cost`]): every column's server
+/// once per round, the order rotated between rounds, each on a fresh
+/// process stopped before the next starts. A server whose round fails is
+/// reported failed with the cause and skipped in later rounds.
+fn measure_idle_group(
+    group: &Group,
+    idle: &IdleLoad,
+    load: &Load,
+    profile: &Profile,
+    launch: &Launch,
+    options: &LoadOptions,
+    progress: &Progress,
+) -> anyhow::Result<GroupResult> {
+    // Raised before any server starts: the servers inherit bench's limit.
+    let _ = loadgen::ensure_fd_capacity(0);
+    let mut servers: Vec<IdleServer> = group
+        .columns
+        .iter()
+        .map(|c| IdleServer {
+            id: c.id.as_str().to_owned(),
+            label: column_label(c),
+            rounds: Vec::new(),
+            failure: None,
+        })
+        .collect();
+    for round in 1..=profile.rounds {
+        for (position, &i) in round_order(group.columns.len(), round).iter().enumerate() {
+            if servers[i].failure.is_some() {
+                continue;
+            }
+            let column = &group.columns[i];
+            let server = launch.start(column.target, column.server_args)?;
+            let outcome = match server.pid() {
+                Some(pid) => crate::idle_cost::measure_round(
+                    server.addr(),
+                    pid,
+                    column,
+                    idle,
+                    options,
+                    (round, position as u32),
+                ),
+                None => Err(anyhow::anyhow!(
+                    "not measured: the server at http://{} was not started by bench, so its threads and memory cannot be read",
+                    server.addr()
+                )),
+            };
+            if let RoundServer::Owned(mut s) = server {
+                s.stop();
+            }
+            match outcome {
+                Ok(r) => {
+                    for line in idle_round_lines(&servers[i].label, round, profile.rounds, &r) {
+                        progress.say(&line);
+                    }
+                    servers[i].rounds.push(r);
+                }
+                Err(e) => {
+                    progress.say(&format!("  {} FAILED: {e:#}", servers[i].label));
+                    servers[i].failure = Some(format!("{e:#}"));
+                }
+            }
+        }
+    }
+    Ok(GroupResult {
+        id: group.id.as_str().to_owned(),
+        title: group.title.to_owned(),
+        load: load.describe(),
+        warm_up: load.describe_warm_up(None, options.mixed_lead),
+        columns: Vec::new(),
+        cold_start: None,
+        idle: Some(IdleResult {
+            sizes: idle.sizes.clone(),
+            servers,
+        }),
+    })
+}
+
+/// Progress lines of one idle round: one per size, then the close.
+fn idle_round_lines(label: &str, round: u32, rounds: u32, r: &IdleRound) -> Vec<String> {
+    const MIB: f64 = 1024.0 * 1024.0;
+    let mut lines = vec![format!(
+        "  [{round}/{rounds}] {label}: none open: {} threads, {:.1} MiB, /health p99 {:.2} ms",
+        r.idle.threads,
+        r.idle.rss_bytes as f64 / MIB,
+        r.probe_none_open.p99_ms
+    )];
+    for s in &r.steps {
+        lines.push(format!(
+            "      {} open ({:.2} s to open): {:+} threads ({:.3}/conn), {:+.1} MiB ({:.1} KiB/conn), /health p99 {}{}",
+            s.opened,
+            s.open_seconds,
+            s.threads_above(&r.idle),
+            s.threads_per_connection(&r.idle).unwrap_or(f64::NAN),
+            (s.server.rss_bytes as f64 - r.idle.rss_bytes as f64) / MIB,
+            s.kib_per_connection(&r.idle).unwrap_or(f64::NAN),
+            s.probe.map_or("failed".to_owned(), |p| format!("{:.2} ms", p.p99_ms)),
+            s.failure.as_ref().map_or(String::new(), |f| format!("; FAILED: {f}"))
+        ));
+    }
+    if let Some(why) = &r.stopped {
+        lines.push(format!("      {why}"));
+    }
+    lines.push(match r.closed_within_ms {
+        Some(ms) => format!("      all closed; the server closed its side within {ms:.0} ms"),
+        None => "      all closed; the server still held them after 5 s".to_owned(),
+    });
+    lines
 }
 
 /// The cold-start fairness probe of `group`'s probed columns, if it has

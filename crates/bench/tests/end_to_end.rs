@@ -63,7 +63,7 @@ fn tiny_profile_measures_every_column_in_two_interleaved_rounds_on_fresh_servers
         ..
     } = run_bench(&["--profile", "tiny", "--rounds", "2"], &[]);
     let expected_groups = [
-        "cpu", "database", "cache", "slow", "baseline", "json", "ramp", "mixed",
+        "cpu", "database", "cache", "slow", "baseline", "json", "ramp", "mixed", "idle",
     ];
     let groups = json["groups"].as_array().unwrap();
     let ids: Vec<&str> = groups.iter().map(|g| g["id"].as_str().unwrap()).collect();
@@ -71,6 +71,10 @@ fn tiny_profile_measures_every_column_in_two_interleaved_rounds_on_fresh_servers
     assert_eq!(json["settings"]["rounds"], 2);
     let plan = bench::plan::groups();
     for (g, planned) in groups.iter().zip(&plan) {
+        if planned.id == bench::plan::GroupId::Idle {
+            idle_group_was_measured(g, planned);
+            continue;
+        }
         let cols = g["columns"].as_array().unwrap();
         assert_eq!(cols.len(), planned.columns.len(), "group {}", planned.id);
         for (i, c) in cols.iter().enumerate() {
@@ -154,7 +158,7 @@ fn tiny_profile_measures_every_column_in_two_interleaved_rounds_on_fresh_servers
     // tiny_http cannot say how long a request waited: no detector figures.
     assert!(detector("blocking-health-tiny-http").is_null());
 
-    assert_eq!(json["findings"].as_array().unwrap().len(), 20);
+    assert_eq!(json["findings"].as_array().unwrap().len(), 23);
     // The baseline group's cold-start probe ran once on each probed server.
     let baseline = groups.iter().find(|g| g["id"] == "baseline").unwrap();
     let probed: Vec<(&str, usize)> = baseline["cold_start"]["servers"]
@@ -177,12 +181,37 @@ fn tiny_profile_measures_every_column_in_two_interleaved_rounds_on_fresh_servers
         "cpu-throughput.svg",
         "cpu-p99.svg",
         "mixed-latency-over-time.svg",
+        "idle-rss.svg",
     ] {
         assert!(run_dir.join(file).exists(), "{file} missing");
     }
     assert!(stdout.contains("Threads idle -> peak"), "{stdout}");
     assert!(stdout.contains("2 rounds per column"), "{stdout}");
     assert!(stdout.contains("Findings"), "{stdout}");
+}
+
+/// The idle group of a tiny run: every server in both rounds, rotated, the
+/// tiny profile's 100 idle connections opened and closed again in each.
+fn idle_group_was_measured(g: &serde_json::Value, planned: &bench::plan::Group) {
+    assert_eq!(g["columns"].as_array().unwrap().len(), 0);
+    let servers = g["idle"]["servers"].as_array().unwrap();
+    assert_eq!(servers.len(), planned.columns.len());
+    for (i, s) in servers.iter().enumerate() {
+        let id = s["id"].as_str().unwrap();
+        assert!(s["failure"].is_null(), "{id}: {}", s["failure"]);
+        let rounds = s["rounds"].as_array().unwrap();
+        let positions: Vec<u64> = rounds
+            .iter()
+            .map(|r| r["position"].as_u64().unwrap())
+            .collect();
+        let n = servers.len() as u64;
+        assert_eq!(positions, [i as u64, (i as u64 + n - 1) % n], "{id}");
+        for r in rounds {
+            assert_eq!(r["steps"][0]["opened"], 100, "{id}: {r}");
+            assert!(r["steps"][0]["failure"].is_null(), "{id}: {r}");
+            assert!(r["closed_within_ms"].as_f64().is_some(), "{id}: {r}");
+        }
+    }
 }
 
 #[test]

@@ -90,6 +90,7 @@ fn group(id: &str, columns: Vec<ColumnResult>) -> GroupResult {
         warm_up: "none (cold start)".into(),
         columns,
         cold_start: None,
+        idle: None,
     }
 }
 
@@ -100,6 +101,66 @@ fn probed(id: &str, starts: &[&[Option<f64>]]) -> ColdStartServer {
         label: id.into(),
         starts: starts.iter().map(|s| s.to_vec()).collect(),
         failure: None,
+    }
+}
+
+/// An idle group result: per server (id, threads above idle at every
+/// size), three rounds at each size; RSS rises 20 KiB per connection on
+/// async, 32 on tiny_http and 8 on nio.
+fn idle_result(sizes: &[usize], servers: &[(&str, u64)]) -> IdleResult {
+    let idle = ProcessFigures {
+        threads: 10,
+        rss_bytes: 20 << 20,
+        open_fds: 12,
+    };
+    let probe = |p99_ms| ProbeStats {
+        requests: 1000,
+        errors: 0,
+        p50_ms: 0.1,
+        p99_ms,
+    };
+    let kib = |id: &str| match id {
+        "async-idle" => 20,
+        "blocking-idle-tiny-http" => 32,
+        _ => 8,
+    };
+    IdleResult {
+        sizes: sizes.to_vec(),
+        servers: servers
+            .iter()
+            .map(|&(id, threads_above)| IdleServer {
+                id: id.into(),
+                label: id.into(),
+                failure: None,
+                rounds: (1..=3)
+                    .map(|round| IdleRound {
+                        round,
+                        position: round - 1,
+                        idle,
+                        probe_none_open: probe(0.3),
+                        steps: sizes
+                            .iter()
+                            .map(|&n| IdleStep {
+                                connections: n,
+                                opened: n,
+                                open_seconds: 0.1,
+                                server: ProcessFigures {
+                                    threads: idle.threads + threads_above,
+                                    rss_bytes: idle.rss_bytes + n as u64 * kib(id) * 1024,
+                                    open_fds: idle.open_fds + n as u64,
+                                },
+                                probe: Some(probe(0.5)),
+                                still_open: n,
+                                failure: None,
+                            })
+                            .collect(),
+                        stopped: None,
+                        after_close: Some(idle),
+                        closed_within_ms: Some(12.0),
+                    })
+                    .collect(),
+            })
+            .collect(),
     }
 }
 
@@ -288,6 +349,9 @@ fn findings_follow_the_rounds() {
         ("baseline-cpu-per-request", NotMeasured),
         // The columns' path "/x" is no route of the contract.
         ("detector-flags-blocking-routes", NotMeasured),
+        ("idle-tiny-http-thread-per-connection", NotMeasured),
+        ("idle-nio-and-async-no-threads", NotMeasured),
+        ("idle-async-less-memory-than-tiny-http", NotMeasured),
     ];
     assert_eq!(v, expect.map(|(id, h)| (id.to_owned(), h)).to_vec());
 
@@ -365,6 +429,17 @@ fn the_seed_profile_measures_every_finding() {
                 })
                 .collect();
             let mut result = group(g.id.as_str(), columns);
+            if g.id == bench::plan::GroupId::Idle {
+                result.columns.clear();
+                result.idle = Some(idle_result(
+                    &[1000],
+                    &[
+                        ("blocking-idle", 0),
+                        ("blocking-idle-tiny-http", 1000),
+                        ("async-idle", 0),
+                    ],
+                ));
+            }
             if !g.cold_start_probe.is_empty() {
                 result.cold_start = Some(ColdStartResult {
                     connections: 2,
@@ -386,7 +461,7 @@ fn the_seed_profile_measures_every_finding() {
         .map(|f| f.id.as_str())
         .collect();
     assert!(unmeasured.is_empty(), "not measured: {unmeasured:?}");
-    assert_eq!(findings.len(), 20);
+    assert_eq!(findings.len(), 23);
 }
 
 #[test]
@@ -782,4 +857,93 @@ fn the_detector_finding_names_the_background_route_it_missed() {
         "{}",
         f.evidence
     );
+}
+
+#[test]
+fn idle_table_shows_costs_per_connection_and_its_findings_follow_them() {
+    let mut idle = idle_result(
+        &[1000, 5000],
+        &[
+            ("blocking-idle", 0),
+            ("blocking-idle-tiny-http", 5000),
+            ("async-idle", 1),
+        ],
+    );
+    // tiny_http's 5000 did not fit under the server's open-file limit.
+    for r in &mut idle.servers[1].rounds {
+        r.steps.truncate(1);
+        r.steps[0].server.threads = r.idle.threads + 1000;
+        r.stopped = Some("5000 idle connections skipped: the limit".into());
+    }
+    let mut g = group("idle", vec![]);
+    g.idle = Some(idle);
+    let r = results(vec![g]);
+    let table = bench::report::idle_table::idle_table(r.groups[0].idle.as_ref().unwrap());
+    let text = render_table(&table);
+    // Cells apart by one space: the widths are the text printer's business.
+    let row = |name: &str| {
+        common_row(&text, name)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert_eq!(
+        row("1000 open: threads above idle (per conn)"),
+        "1000 open: threads above idle (per conn) +0 (0.000) +1000 (1.000) +1 (0.001)"
+    );
+    assert_eq!(
+        row("1000 open: RSS above idle per conn (KiB)"),
+        "1000 open: RSS above idle per conn (KiB) 8.0 ±0% 32.0 ±0% 20.0 ±0%"
+    );
+    assert_eq!(
+        row("5000 open: threads above idle (per conn)"),
+        "5000 open: threads above idle (per conn) +0 (0.000) skipped +1 (0.000)"
+    );
+    assert!(
+        row("None open: /health p50 / p99 (ms)").ends_with("0.10 / 0.30 ±0%"),
+        "{text}"
+    );
+    assert_eq!(
+        bench::report::idle_table::idle_notes(r.groups[0].idle.as_ref().unwrap()),
+        ["blocking-idle-tiny-http, 5000 open: not tried: 5000 idle connections skipped: the limit"]
+    );
+
+    // tiny_http at its largest size (1000): a thread each; nio and async at
+    // 5000: 0 and 1 threads above idle; async 20 KiB vs tiny_http's 32.
+    let report = bench::report::text::render(&r, &check(&r, &THRESHOLDS), &THRESHOLDS);
+    assert!(
+        report.contains("Whether the machine was quiet was not checked"),
+        "{report}"
+    );
+    assert!(
+        report.contains("1500") || report.contains("5000 open"),
+        "{report}"
+    );
+    let v = verdicts(&r, &THRESHOLDS);
+    let of = |id: &str| v.iter().find(|(f, _)| f == id).unwrap().1;
+    assert_eq!(of("idle-tiny-http-thread-per-connection"), Verdict::Held);
+    assert_eq!(of("idle-nio-and-async-no-threads"), Verdict::Held);
+    assert_eq!(of("idle-async-less-memory-than-tiny-http"), Verdict::Held);
+
+    // A tiny_http with a thread per ten connections, and an event loop that
+    // started 50: both claims fail.
+    let mut r = r;
+    let idle = r.groups[0].idle.as_mut().unwrap();
+    for round in &mut idle.servers[1].rounds {
+        round.steps[0].server.threads = round.idle.threads + 100;
+    }
+    for round in &mut idle.servers[2].rounds {
+        round.steps[1].server.threads = round.idle.threads + 50;
+    }
+    let v = verdicts(&r, &THRESHOLDS);
+    let of = |id: &str| v.iter().find(|(f, _)| f == id).unwrap().1;
+    assert_eq!(of("idle-tiny-http-thread-per-connection"), Verdict::NotHeld);
+    assert_eq!(of("idle-nio-and-async-no-threads"), Verdict::NotHeld);
+}
+
+/// The line of a rendered table that starts with `name`.
+fn common_row<'a>(text: &'a str, name: &str) -> &'a str {
+    text.lines()
+        .find(|l| l.starts_with(name))
+        .unwrap_or_else(|| panic!("no row {name:?} in\n{text}"))
 }

@@ -9,10 +9,12 @@
 //! event loop, so it is read from the kernel rather than estimated.
 
 mod cpu_snapshot;
+mod open_files;
 mod parse;
 mod peak_sampler;
 mod sample;
 
 pub use cpu_snapshot::{parse_proc_stat_busy_ticks, parse_process_cpu, CpuSnapshot, ProcessCpu};
+pub use open_files::{open_fds, open_files_limit, parse_open_files_limit};
 pub use peak_sampler::{PeakSampler, Peaks};
 pub use sample::{cpu_times_self, sample, sample_self, CpuTimes, ProcessSample};

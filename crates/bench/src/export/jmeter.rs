@@ -111,6 +111,8 @@ pub fn thread_groups(c: &ExportColumn, profile: &Profile) -> Vec<PlannedGroup> {
                 probe,
             ]
         }
+        // Never exported (`export::columns` leaves the idle group out).
+        Load::Idle(_) => Vec::new(),
     }
 }
 

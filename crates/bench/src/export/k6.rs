@@ -76,6 +76,8 @@ pub fn scenarios(id: &str, load: &Load) -> Value {
                 "preAllocatedVUs": 50, "maxVUs": 1000,
             },
         }),
+        // Never exported (`export::columns` leaves the idle group out).
+        Load::Idle(_) => json!({}),
     }
 }
 

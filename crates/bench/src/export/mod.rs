@@ -89,6 +89,11 @@ pub fn columns(profile: &Profile, selected: &[GroupId]) -> Vec<ExportColumn> {
         let Some(load) = profile.load(g.id) else {
             continue;
         };
+        // Idle connections held open while a probe runs are not a load
+        // tool's shape: that group is bench's own ([`not_exported_section`]).
+        if matches!(load, Load::Idle(_)) {
+            continue;
+        }
         for c in g.columns {
             let path = c.path.replace("{cpu_n}", &profile.cpu_n.to_string());
             out.push(ExportColumn {
@@ -125,6 +130,27 @@ fn server_flags_section(cols: &[ExportColumn]) -> String {
     )
 }
 
+/// The README section naming the selected groups no tool can run as bench
+/// does (the idle-connection group): empty when there are none.
+fn not_exported_section(profile: &Profile, selected: &[GroupId]) -> String {
+    let skipped: Vec<&str> = selected
+        .iter()
+        .filter(|g| matches!(profile.load(**g), Some(Load::Idle(_))))
+        .map(|g| g.as_str())
+        .collect();
+    if skipped.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\n## Groups not exported\n\n\
+         `{}`: it holds thousands of idle connections open while it reads the\n\
+         server's threads and memory from /proc, which only `bench` itself does\n\
+         (`bench --groups {}`).\n",
+        skipped.join("`, `"),
+        skipped.join(",")
+    )
+}
+
 /// Writes the tests for `tool` into `dir` (created if missing);
 /// `import_flags` (profile and load overrides) go on the README's `bench import`
 /// line, so the imported report describes the load that was exported.
@@ -145,6 +171,7 @@ pub fn export(
     };
     if let Some((_, readme)) = files.iter_mut().find(|(name, _)| name == "README.md") {
         readme.push_str(&server_flags_section(&cols));
+        readme.push_str(&not_exported_section(profile, selected));
     }
     let mut written = Vec::new();
     for (name, text) in files {
@@ -157,4 +184,22 @@ pub fn export(
         written.push(path);
     }
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_idle_group_is_left_out_and_the_readme_says_so() {
+        let profile = crate::plan::quick();
+        let cols = columns(&profile, &[GroupId::Cpu, GroupId::Idle]);
+        assert!(cols.iter().all(|c| c.group == GroupId::Cpu));
+        let note = not_exported_section(&profile, &[GroupId::Cpu, GroupId::Idle]);
+        assert!(
+            note.contains("`idle`: it holds thousands of idle connections"),
+            "{note}"
+        );
+        assert_eq!(not_exported_section(&profile, &[GroupId::Cpu]), "");
+    }
 }

@@ -112,8 +112,10 @@ pub fn results(tool: Tool, profile: &Profile, imported: &[Imported]) -> anyhow::
             },
             warm_up: "none (an imported run)".into(),
             columns,
-            // A cold start needs a server bench starts itself.
+            // A cold start needs a server bench starts itself, and so does
+            // the idle group (its figures come from the server's /proc).
             cold_start: None,
+            idle: None,
         });
     }
     let rounds = out_groups

@@ -172,20 +172,55 @@ pub fn bar_chart(title: &str, y_label: &str, bars: &[(String, Spread)]) -> Strin
     out
 }
 
-/// One polyline per series of (x seconds, y) points, with a legend.
+/// One polyline per series of (x seconds, y) points on a log axis, with a legend.
 pub fn line_chart(title: &str, y_label: &str, series: &[(String, Vec<(f64, f64)>)]) -> String {
+    let scale = Scale::log_for(y_max(series));
+    xy_chart(
+        title,
+        ("seconds into the window", y_label),
+        series,
+        &scale,
+        false,
+    )
+}
+
+/// The idle group's chart: RSS above idle (MiB) against idle connections
+/// open, a line with a dot per measured size for each server.
+pub fn idle_rss_chart(series: &[(String, Vec<(f64, f64)>)]) -> String {
+    let scale = Scale::Linear {
+        max: nice_max(y_max(series)),
+    };
+    xy_chart(
+        "Idle keep-alive connections: server RSS above idle (median of rounds)",
+        ("idle connections open", "MiB above idle"),
+        series,
+        &scale,
+        true,
+    )
+}
+
+fn y_max(series: &[(String, Vec<(f64, f64)>)]) -> f64 {
+    series
+        .iter()
+        .flat_map(|s| s.1.iter().map(|p| p.1))
+        .fold(0.0, f64::max)
+}
+
+/// Lines of (x, y) points from x = 0, a legend under the axes; `dots`
+/// marks each point.
+fn xy_chart(
+    title: &str,
+    (x_label, y_label): (&str, &str),
+    series: &[(String, Vec<(f64, f64)>)],
+    scale: &Scale,
+    dots: bool,
+) -> String {
     let mut out = String::new();
-    let scale = Scale::log_for(
-        series
-            .iter()
-            .flat_map(|s| s.1.iter().map(|p| p.1))
-            .fold(0.0, f64::max),
-    );
     let x_max = series
         .iter()
         .flat_map(|s| s.1.iter().map(|p| p.0))
         .fold(1.0, f64::max);
-    frame(&mut out, title, y_label, &scale);
+    frame(&mut out, title, y_label, scale);
     let plot_w = W - LEFT - RIGHT;
     let plot_h = H - TOP - BOTTOM;
     for tick in x_ticks(x_max) {
@@ -201,9 +236,10 @@ pub fn line_chart(title: &str, y_label: &str, series: &[(String, Vec<(f64, f64)>
     }
     let _ = writeln!(
         out,
-        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">seconds into the window</text>"#,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
         LEFT + plot_w / 2.0,
-        TOP + plot_h + 30.0
+        TOP + plot_h + 30.0,
+        escape(x_label)
     );
     for (i, (label, points)) in series.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
@@ -222,6 +258,16 @@ pub fn line_chart(title: &str, y_label: &str, series: &[(String, Vec<(f64, f64)>
             r#"<polyline fill="none" stroke="{color}" stroke-width="2" points="{}"/>"#,
             pts.join(" ")
         );
+        if dots {
+            for p in &pts {
+                if let Some((x, y)) = p.split_once(',') {
+                    let _ = writeln!(
+                        out,
+                        r#"<circle class="dot" cx="{x}" cy="{y}" r="3.5" fill="{color}"/>"#
+                    );
+                }
+            }
+        }
         let ly = TOP + plot_h + 46.0 + 14.0 * (i / 2) as f64;
         let lx = LEFT + (i % 2) as f64 * plot_w / 2.0;
         let _ = writeln!(
@@ -236,13 +282,14 @@ pub fn line_chart(title: &str, y_label: &str, series: &[(String, Vec<(f64, f64)>
     out
 }
 
-/// Tick positions for a seconds axis from 0 to `x_max`: a 1-2-5 step giving
+/// Tick positions for an x axis from 0 to `x_max`: a 1-2-5 step giving
 /// at most about ten ticks.
 fn x_ticks(x_max: f64) -> Vec<f64> {
-    let step = [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0]
-        .into_iter()
+    let step = (0..)
+        .map(|p| 10f64.powi(p))
+        .flat_map(|decade| [1.0, 2.0, 5.0].map(|m| m * decade))
         .find(|s| x_max / s <= 10.0)
-        .unwrap_or(1000.0);
+        .unwrap_or(1.0);
     (0..)
         .map(|i| i as f64 * step)
         .take_while(|t| *t <= x_max + 1e-9)
@@ -261,6 +308,14 @@ fn median_round(c: &ColumnResult) -> Option<&crate::model::RoundResult> {
 pub fn all(results: &RunResults) -> Vec<(String, String)> {
     let mut files = Vec::new();
     for g in &results.groups {
+        if let Some(idle) = &g.idle {
+            files.push((
+                format!("{}-rss.svg", g.id),
+                idle_rss_chart(&super::idle_table::rss_above_idle_mib(idle)),
+            ));
+            // No load-generator columns: no throughput or p99 bars.
+            continue;
+        }
         files.push((
             format!("{}-throughput.svg", g.id),
             group_bars(g, "throughput", "req/s", |r| Some(r.load.throughput_rps)),
@@ -370,6 +425,19 @@ mod tests {
                 .count(),
             0
         );
+    }
+
+    #[test]
+    fn idle_chart_has_a_dot_per_measured_size_and_a_linear_axis() {
+        let svg = idle_rss_chart(&[
+            ("nio".into(), vec![(1000.0, 7.8), (5000.0, 39.0)]),
+            ("tiny_http".into(), vec![(1000.0, 32.0)]),
+        ]);
+        assert_eq!(svg.matches("class=\"dot\"").count(), 3);
+        assert!(svg.contains(">idle connections open<"), "{svg}");
+        // 0 to 5000 by 500: eleven ticks.
+        assert_eq!(svg.matches("class=\"x-tick\"").count(), 11, "{svg}");
+        assert_eq!(x_ticks(10_000.0).len(), 11);
     }
 
     #[test]

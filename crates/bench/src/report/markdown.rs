@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use super::idle_table::{idle_notes, idle_table};
 use super::table::{cold_start_table, group_table, Table};
 use super::text::verdict;
 use crate::findings::{Finding, Thresholds};
@@ -41,8 +42,18 @@ pub fn render(results: &RunResults, findings: &[Finding], t: &Thresholds) -> Str
     );
     for g in &results.groups {
         let _ = writeln!(out, "## {}\n\n{}\n", g.title, super::group_load_line(g));
-        out.push_str(&render_table(&group_table(g)));
-        out.push('\n');
+        if !g.columns.is_empty() || g.idle.is_none() {
+            out.push_str(&render_table(&group_table(g)));
+            out.push('\n');
+        }
+        if let Some(idle) = &g.idle {
+            out.push_str(&render_table(&idle_table(idle)));
+            out.push('\n');
+            for note in idle_notes(idle) {
+                let _ = writeln!(out, "{note}  ");
+            }
+            out.push('\n');
+        }
         if let Some(probe) = &g.cold_start {
             let _ = writeln!(out, "{}\n", super::cold_start_line(probe));
             out.push_str(&render_table(&cold_start_table(probe, t)));

@@ -4,6 +4,7 @@
 //! made here from the same results, so they cannot disagree.
 
 pub mod charts;
+pub mod idle_table;
 pub mod markdown;
 pub mod table;
 pub mod text;
@@ -74,6 +75,15 @@ fn provenance(s: &crate::model::RunSettings) -> String {
 /// means, and, when it was not, which columns (and rounds) were disturbed.
 pub fn quiet_line(results: &RunResults, t: &Thresholds) -> String {
     let busy = busy_windows(results, t);
+    let windows = results
+        .groups
+        .iter()
+        .flat_map(|g| &g.columns)
+        .any(|c| !c.rounds.is_empty());
+    if !windows {
+        // The idle group's rounds have no load window and no CPU accounting.
+        return "Whether the machine was quiet was not checked: no load window was measured in this run.".to_owned();
+    }
     if busy.is_empty() {
         return format!(
             "The machine was quiet: in every measured window, programs other than the server, bench, Postgres and Redis used at most {:.0}% of one core.",

@@ -12,6 +12,16 @@ pub(crate) struct ServerProcess {
     pub(crate) url: String,
 }
 
+impl ServerProcess {
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    pub(crate) fn addr(&self) -> SocketAddr {
+        bench::servers::parse_base_url(&self.url).unwrap()
+    }
+}
+
 impl Drop for ServerProcess {
     fn drop(&mut self) {
         let _ = self.child.kill();
