@@ -57,6 +57,9 @@
 //! errors.status            integer, responses with status >= 400
 //! errors.by_status         {"503": n, ...}
 //! errors.connect|timeout|other  integer
+//! errors.unfinished        integer, in flight at the deadline of a plan with
+//!                          `abandon_in_flight` (closed loop by duration): not
+//!                          waited for, counted in requests.total and .errors
 //! status_codes             {"200": n, ...} every response by status
 //! latency_ms.{count,min,max,mean,stdev,p50,p90,p95,p99,p99_9}
 //!                          float (count integer); from the intended send time

@@ -69,6 +69,11 @@ pub struct Plan {
     /// Worker threads of the runtime `run_blocking` builds.
     pub threads: usize,
     pub thresholds: Vec<Threshold>,
+    /// Closed loop stopped by duration only: at the deadline, requests still
+    /// in flight are abandoned (their connections closed) instead of waited
+    /// for, and counted as `errors.unfinished`. The run then lasts exactly its
+    /// duration, whatever the server does; a concurrency sweep needs that.
+    pub abandon_in_flight: bool,
 }
 
 /// Why a plan could not be built.
@@ -88,6 +93,7 @@ pub struct PlanBuilder {
     timeout: Duration,
     threads: usize,
     thresholds: Vec<String>,
+    abandon_in_flight: bool,
 }
 
 /// Default number of runtime threads: one per core, like wrk's advice.
@@ -112,6 +118,7 @@ impl Plan {
             timeout: Duration::from_secs(10),
             threads: default_threads(),
             thresholds: Vec::new(),
+            abandon_in_flight: false,
         }
     }
 }
@@ -146,6 +153,11 @@ impl PlanBuilder {
         self.threads = threads;
         self
     }
+    /// See [`Plan::abandon_in_flight`]; only for a closed loop stopped by duration.
+    pub fn abandon_in_flight(mut self, abandon: bool) -> Self {
+        self.abandon_in_flight = abandon;
+        self
+    }
     /// Adds a threshold written like `p95<200ms`.
     pub fn threshold(mut self, threshold: impl Into<String>) -> Self {
         self.thresholds.push(threshold.into());
@@ -169,6 +181,19 @@ impl PlanBuilder {
             .collect::<Result<Vec<_>, _>>()
             .map_err(PlanError)?;
         validate_load(&self.load)?;
+        if self.abandon_in_flight
+            && !matches!(
+                self.load,
+                LoadModel::Closed {
+                    stop: StopAt::Duration(_),
+                    ..
+                }
+            )
+        {
+            return Err(PlanError(
+                "abandoning requests in flight needs a closed loop stopped by duration".into(),
+            ));
+        }
         if self.timeout.is_zero() {
             return Err(PlanError("timeout must be longer than zero".into()));
         }
@@ -187,6 +212,7 @@ impl PlanBuilder {
             timeout: self.timeout,
             threads: self.threads,
             thresholds,
+            abandon_in_flight: self.abandon_in_flight,
         })
     }
 }

@@ -107,6 +107,11 @@ pub struct ErrorCounts {
     pub connect: u64,
     pub timeout: u64,
     pub other: u64,
+    /// Requests still in flight when a run with `abandon_in_flight` reached
+    /// its deadline: not waited for, no latency, counted in `requests.total`
+    /// and `requests.errors`.
+    #[serde(default)]
+    pub unfinished: u64,
 }
 
 /// Open (constant arrival rate) details.

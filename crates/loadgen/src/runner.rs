@@ -129,6 +129,8 @@ struct LoadPhase {
     end: Instant,
     open_loop: Option<OpenLoopInfo>,
     burst: Option<BurstInfo>,
+    /// Requests abandoned in flight at the deadline ([`Plan::abandon_in_flight`]).
+    unfinished: u64,
 }
 
 /// Runs `plan` with workers spread over `runtimes`; the caller's task
@@ -149,12 +151,17 @@ async fn run_on(
         timeout: plan.timeout,
         aggregator: Aggregator::new(plan.threads * 4, open, origin).map_err(RunError::Histogram)?,
         stop: AtomicBool::new(false),
+        in_flight: plan.abandon_in_flight.then(|| AtomicU64::new(0)),
         runtimes,
     });
 
     let (done_tx, done_rx) = watch::channel(false);
     let drive = async {
-        let phase = drive_load(&shared, &plan.load, origin).await;
+        let phase = if plan.abandon_in_flight {
+            drive_abandoning(&shared, &plan.load, origin).await
+        } else {
+            drive_load(&shared, &plan.load, origin).await
+        };
         let _ = done_tx.send(true);
         phase
     };
@@ -163,6 +170,7 @@ async fn run_on(
 
     shared.aggregator.drain_seconds(u64::MAX, &mut timeline);
     let totals = shared.aggregator.totals();
+    let unfinished = phase.unfinished;
     publish(&shared.aggregator, progress);
 
     let elapsed = phase.end.saturating_duration_since(phase.start);
@@ -186,19 +194,20 @@ async fn run_on(
         threads: plan.threads,
         elapsed_ms: ms(elapsed),
         requests: RequestCounts {
-            total: counts.total,
+            total: counts.total + unfinished,
             ok: counts.total - counts.errors,
-            errors: counts.errors,
+            errors: counts.errors + unfinished,
         },
-        throughput_rps: counts.total as f64 / elapsed_s,
+        throughput_rps: (counts.total + unfinished) as f64 / elapsed_s,
         successful_throughput_rps: (counts.total - counts.errors) as f64 / elapsed_s,
-        error_rate_percent: error_rate_percent(counts.errors, counts.total),
+        error_rate_percent: error_rate_percent(counts.errors + unfinished, counts.total + unfinished),
         errors: ErrorCounts {
             status: by_status.values().sum(),
             by_status,
             connect: counts.connect,
             timeout: counts.timeout,
             other: counts.other,
+            unfinished,
         },
         status_codes: counts
             .statuses
@@ -278,6 +287,42 @@ async fn join_all(handles: Vec<JoinHandle<()>>) {
     }
 }
 
+/// A closed loop that ends at its deadline sharp ([`Plan::abandon_in_flight`]):
+/// every worker is aborted there, closing its connection, and the requests
+/// still in flight are counted as unfinished instead of waited for. A
+/// response that lands in the microseconds between the deadline and the
+/// abort is still recorded.
+async fn drive_abandoning(shared: &Arc<Shared>, load: &LoadModel, origin: Instant) -> LoadPhase {
+    let (connections, duration) = match load {
+        LoadModel::Closed {
+            connections,
+            stop: StopAt::Duration(d),
+        } => (*connections, *d),
+        // The plan builder allows nothing else with abandon_in_flight.
+        other => return drive_load(shared, other, origin).await,
+    };
+    let handles: Vec<_> = (0..connections)
+        .map(|i| spawn(shared, i, Pacing::Closed { budget: None }))
+        .collect();
+    tokio::time::sleep_until((origin + duration).into()).await;
+    let end = Instant::now();
+    shared.stop.store(true, Ordering::Relaxed);
+    for handle in &handles {
+        handle.abort();
+    }
+    join_all(handles).await;
+    LoadPhase {
+        start: origin,
+        end,
+        open_loop: None,
+        burst: None,
+        unfinished: shared
+            .in_flight
+            .as_ref()
+            .map_or(0, |n| n.load(Ordering::Relaxed)),
+    }
+}
+
 /// Starts the workers for the model and drives its clock to the end.
 async fn drive_load(shared: &Arc<Shared>, load: &LoadModel, origin: Instant) -> LoadPhase {
     match load {
@@ -317,6 +362,7 @@ async fn drive_load(shared: &Arc<Shared>, load: &LoadModel, origin: Instant) -> 
                 end: Instant::now(),
                 open_loop: None,
                 burst: None,
+                unfinished: 0,
             }
         }
         LoadModel::Burst { connections } => {
@@ -355,6 +401,7 @@ async fn drive_load(shared: &Arc<Shared>, load: &LoadModel, origin: Instant) -> 
                     connected_before_release: connected,
                     connect_phase_ms: ms(release - origin),
                 }),
+                unfinished: 0,
             }
         }
         LoadModel::Stages { stages } => {
@@ -393,6 +440,7 @@ async fn drive_load(shared: &Arc<Shared>, load: &LoadModel, origin: Instant) -> 
                 end: Instant::now(),
                 open_loop: None,
                 burst: None,
+                unfinished: 0,
             }
         }
         LoadModel::Open {
@@ -456,6 +504,7 @@ async fn drive_open(
             connections_used,
         }),
         burst: None,
+        unfinished: 0,
     }
 }
 

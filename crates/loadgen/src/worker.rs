@@ -25,6 +25,10 @@ pub(crate) struct Shared {
     pub(crate) aggregator: Aggregator,
     /// Set when a duration-bound run is over; workers stop taking tickets.
     pub(crate) stop: AtomicBool,
+    /// Requests sent and not yet recorded; counted only when the plan
+    /// abandons requests in flight at its deadline (`Some`), so other runs
+    /// pay no shared counter per request.
+    pub(crate) in_flight: Option<AtomicU64>,
     /// Runtimes that workers are spread over, round-robin by worker index.
     pub(crate) runtimes: Vec<tokio::runtime::Handle>,
 }
@@ -119,6 +123,9 @@ pub(crate) async fn run_worker(shared: Arc<Shared>, worker: usize, mut pacing: P
                 None => break,
             };
         let started = Instant::now();
+        if let Some(n) = &shared.in_flight {
+            n.fetch_add(1, Ordering::Relaxed);
+        }
         let outcome = if started.saturating_duration_since(intended) >= shared.timeout {
             // An open-mode ticket that waited in the client longer than the
             // timeout has already failed by the user's own definition.
@@ -138,6 +145,11 @@ pub(crate) async fn run_worker(shared: Arc<Shared>, worker: usize, mut pacing: P
                 outcome,
             },
         );
+        // No await between recording and this: a worker aborted at the
+        // deadline is either counted here or still in flight, never both.
+        if let Some(n) = &shared.in_flight {
+            n.fetch_sub(1, Ordering::Relaxed);
+        }
         if let Some(pause) = backoff.as_mut().and_then(|b| b.after(outcome)) {
             tokio::time::sleep(pause).await;
         }

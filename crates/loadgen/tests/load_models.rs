@@ -130,3 +130,49 @@ fn errors_are_split_by_kind() {
     assert_eq!(timeout.errors.timeout, 2);
     assert_eq!(timeout.requests.errors, 2);
 }
+
+#[test]
+fn abandoning_in_flight_requests_ends_the_run_at_its_deadline_and_counts_them() {
+    // Every answer takes 2 s; the run lasts 300 ms with 3 connections, so
+    // all three requests are still in flight at the deadline.
+    let server = TestServer::start(Behaviour {
+        delay_every_response: Duration::from_secs(2),
+        ..Behaviour::default()
+    });
+    let plan = Plan::builder(server.url("/"))
+        .load(LoadModel::Closed {
+            connections: 3,
+            stop: StopAt::Duration(Duration::from_millis(300)),
+        })
+        .timeout(Duration::from_secs(30))
+        .abandon_in_flight(true)
+        .threads(1)
+        .build()
+        .expect("valid plan");
+    let started = std::time::Instant::now();
+    let report = loadgen::run_blocking(&plan).expect("run");
+    assert!(
+        started.elapsed() < Duration::from_millis(1500),
+        "the run waited for answers: {:?}",
+        started.elapsed()
+    );
+    assert_eq!(report.errors.unfinished, 3);
+    assert_eq!(report.requests.total, 3);
+    assert_eq!(report.requests.errors, 3);
+    assert_eq!(report.requests.ok, 0);
+    assert!((report.elapsed_ms - 300.0).abs() < 50.0, "{}", report.elapsed_ms);
+    assert_eq!(
+        report.no_success_cause().as_deref(),
+        Some("no request succeeded: none of 3 requests finished before the deadline")
+    );
+
+    // Only a closed loop stopped by duration can be cut at its deadline.
+    let counted = Plan::builder(server.url("/"))
+        .load(LoadModel::Closed {
+            connections: 1,
+            stop: StopAt::Requests(5),
+        })
+        .abandon_in_flight(true)
+        .build();
+    assert!(counted.is_err());
+}
