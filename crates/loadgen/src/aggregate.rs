@@ -109,8 +109,12 @@ impl Aggregator {
         })
     }
 
-    /// Adds one request. `worker` picks the shard.
+    /// Adds one request. `worker` picks the shard. A request that ended
+    /// before `origin` (in a plan's unrecorded lead) is not counted.
     pub(crate) fn record(&self, worker: usize, record: &RequestRecord) {
+        if record.finished < self.origin {
+            return;
+        }
         let corrected = micros(record.finished.saturating_duration_since(record.intended));
         let uncorrected = micros(record.finished.saturating_duration_since(record.started));
         let late = record.started.saturating_duration_since(record.intended) > LATE_SEND_THRESHOLD;

@@ -74,6 +74,11 @@ pub struct Plan {
     /// for, and counted as `errors.unfinished`. The run then lasts exactly its
     /// duration, whatever the server does; a concurrency sweep needs that.
     pub abandon_in_flight: bool,
+    /// With `abandon_in_flight`: the loop runs this long before its
+    /// duration starts, and requests that end within it are not recorded. The
+    /// same connections warm the server up and stay open into the measured
+    /// window, which is the duration; throughput divides by the window only.
+    pub unrecorded_lead: Duration,
 }
 
 /// Why a plan could not be built.
@@ -94,6 +99,7 @@ pub struct PlanBuilder {
     threads: usize,
     thresholds: Vec<String>,
     abandon_in_flight: bool,
+    unrecorded_lead: Duration,
 }
 
 /// Default number of runtime threads: one per core, like wrk's advice.
@@ -119,6 +125,7 @@ impl Plan {
             threads: default_threads(),
             thresholds: Vec::new(),
             abandon_in_flight: false,
+            unrecorded_lead: Duration::ZERO,
         }
     }
 }
@@ -158,6 +165,11 @@ impl PlanBuilder {
         self.abandon_in_flight = abandon;
         self
     }
+    /// See [`Plan::unrecorded_lead`]; needs `abandon_in_flight`.
+    pub fn unrecorded_lead(mut self, lead: Duration) -> Self {
+        self.unrecorded_lead = lead;
+        self
+    }
     /// Adds a threshold written like `p95<200ms`.
     pub fn threshold(mut self, threshold: impl Into<String>) -> Self {
         self.thresholds.push(threshold.into());
@@ -194,6 +206,11 @@ impl PlanBuilder {
                 "abandoning requests in flight needs a closed loop stopped by duration".into(),
             ));
         }
+        if !self.unrecorded_lead.is_zero() && !self.abandon_in_flight {
+            return Err(PlanError(
+                "an unrecorded lead needs abandon_in_flight".into(),
+            ));
+        }
         if self.timeout.is_zero() {
             return Err(PlanError("timeout must be longer than zero".into()));
         }
@@ -213,6 +230,7 @@ impl PlanBuilder {
             threads: self.threads,
             thresholds,
             abandon_in_flight: self.abandon_in_flight,
+            unrecorded_lead: self.unrecorded_lead,
         })
     }
 }

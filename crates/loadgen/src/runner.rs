@@ -142,7 +142,8 @@ async fn run_on(
 ) -> Result<Report, RunError> {
     ensure_fd_capacity(plan.load.peak_connections())?;
     let cpu_before = own_cpu_seconds();
-    let origin = Instant::now();
+    // Second zero of the timeline and of recording: after the unrecorded lead.
+    let origin = Instant::now() + plan.unrecorded_lead;
     let open = matches!(plan.load, LoadModel::Open { .. });
     let shared = Arc::new(Shared {
         addr: plan.target.addr,
@@ -158,7 +159,7 @@ async fn run_on(
     let (done_tx, done_rx) = watch::channel(false);
     let drive = async {
         let phase = if plan.abandon_in_flight {
-            drive_abandoning(&shared, &plan.load, origin).await
+            drive_abandoning(&shared, &plan.load, origin, plan.unrecorded_lead).await
         } else {
             drive_load(&shared, &plan.load, origin).await
         };
@@ -224,7 +225,10 @@ async fn run_on(
         timeline: timeline.finish(),
         client_cpu: ClientCpu {
             cpu_ms: cpu_seconds * 1000.0,
-            cores_used: cpu_seconds / origin.elapsed().as_secs_f64().max(1e-9),
+            cores_used: cpu_seconds
+                / (origin.elapsed() + plan.unrecorded_lead)
+                    .as_secs_f64()
+                    .max(1e-9),
         },
         thresholds: Vec::new(),
     };
@@ -291,15 +295,21 @@ async fn join_all(handles: Vec<JoinHandle<()>>) {
 /// every worker is aborted there, closing its connection, and the requests
 /// still in flight are counted as unfinished instead of waited for. A
 /// response that lands in the microseconds between the deadline and the
-/// abort is still recorded.
-async fn drive_abandoning(shared: &Arc<Shared>, load: &LoadModel, origin: Instant) -> LoadPhase {
+/// abort is still recorded. The workers start `lead` before `origin`
+/// ([`Plan::unrecorded_lead`]).
+async fn drive_abandoning(
+    shared: &Arc<Shared>,
+    load: &LoadModel,
+    origin: Instant,
+    lead: Duration,
+) -> LoadPhase {
     let (connections, duration) = match load {
         LoadModel::Closed {
             connections,
             stop: StopAt::Duration(d),
         } => (*connections, *d),
         // The plan builder allows nothing else with abandon_in_flight.
-        other => return drive_load(shared, other, origin).await,
+        other => return drive_load(shared, other, origin - lead).await,
     };
     let handles: Vec<_> = (0..connections)
         .map(|i| spawn(shared, i, Pacing::Closed { budget: None }))

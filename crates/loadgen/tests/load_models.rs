@@ -176,3 +176,30 @@ fn abandoning_in_flight_requests_ends_the_run_at_its_deadline_and_counts_them() 
         .build();
     assert!(counted.is_err());
 }
+
+#[test]
+fn an_unrecorded_lead_warms_up_on_the_same_connections_without_counting() {
+    // 100 ms per answer on one connection: about 4 answers end in the
+    // 450 ms lead (not counted), about 3 in the 300 ms window, and one is in
+    // flight at the deadline.
+    let server = TestServer::start(Behaviour {
+        delay_every_response: Duration::from_millis(100),
+        ..Behaviour::default()
+    });
+    let plan = Plan::builder(server.url("/"))
+        .load(LoadModel::Closed {
+            connections: 1,
+            stop: StopAt::Duration(Duration::from_millis(300)),
+        })
+        .abandon_in_flight(true)
+        .unrecorded_lead(Duration::from_millis(450))
+        .threads(1)
+        .build()
+        .expect("valid plan");
+    let report = loadgen::run_blocking(&plan).expect("run");
+    assert_eq!(report.errors.unfinished, 1);
+    assert!((1..=4).contains(&report.requests.ok), "{:?}", report.requests);
+    assert!(server.requests() >= report.requests.total + 3, "the lead sent requests too");
+    assert_eq!(server.connections(), 1, "the window kept the lead's connection");
+    assert!((report.elapsed_ms - 300.0).abs() < 50.0, "{}", report.elapsed_ms);
+}
