@@ -151,6 +151,7 @@ mod tests {
             status_codes: BTreeMap::new(),
             latency_ms: summarize(&Precisions::new().unwrap().run()),
             latency_uncorrected_ms: None,
+            latency_lower_bound_ms: None,
             open_loop: None,
             burst: None,
             timeline: Vec::new(),

@@ -12,7 +12,7 @@ use tokio::task::JoinHandle;
 
 use crate::aggregate::{Aggregator, TimelineBuilder, LATE_SEND_THRESHOLD};
 use crate::fd_limit::{ensure_fd_capacity, FdLimitError};
-use crate::latency_stats::{error_rate_percent, summarize};
+use crate::latency_stats::{error_rate_percent, record_micros, summarize};
 use crate::plan::{LoadModel, Plan, StopAt};
 use crate::report::{
     ms, BurstInfo, ClientCpu, ErrorCounts, LoadInfo, OpenLoopInfo, Report, RequestCounts,
@@ -129,8 +129,9 @@ struct LoadPhase {
     end: Instant,
     open_loop: Option<OpenLoopInfo>,
     burst: Option<BurstInfo>,
-    /// Requests abandoned in flight at the deadline ([`Plan::abandon_in_flight`]).
-    unfinished: u64,
+    /// Requests abandoned in flight at the deadline ([`Plan::abandon_in_flight`]),
+    /// each with how long it had been in flight then.
+    unfinished_ages: Vec<Duration>,
 }
 
 /// Runs `plan` with workers spread over `runtimes`; the caller's task
@@ -145,14 +146,21 @@ async fn run_on(
     // Second zero of the timeline and of recording: after the unrecorded lead.
     let origin = Instant::now() + plan.unrecorded_lead;
     let open = matches!(plan.load, LoadModel::Open { .. });
+    let clock_base = Instant::now();
     let shared = Arc::new(Shared {
         addr: plan.target.addr,
         template: RequestTemplate::new(&plan.target, &plan.request),
         keep_alive: plan.request.keep_alive,
         timeout: plan.timeout,
-        aggregator: Aggregator::new(plan.threads * 4, open, origin).map_err(RunError::Histogram)?,
+        aggregator: Aggregator::new(plan.threads * 4, open, plan.abandon_in_flight, origin)
+            .map_err(RunError::Histogram)?,
         stop: AtomicBool::new(false),
-        in_flight: plan.abandon_in_flight.then(|| AtomicU64::new(0)),
+        in_flight_since: plan.abandon_in_flight.then(|| {
+            (0..plan.load.peak_connections())
+                .map(|_| AtomicU64::new(0))
+                .collect()
+        }),
+        clock_base,
         runtimes,
     });
 
@@ -171,7 +179,13 @@ async fn run_on(
 
     shared.aggregator.drain_seconds(u64::MAX, &mut timeline);
     let totals = shared.aggregator.totals();
-    let unfinished = phase.unfinished;
+    let unfinished = phase.unfinished_ages.len() as u64;
+    let latency_lower_bound_ms = totals.bounded.map(|mut h| {
+        for age in &phase.unfinished_ages {
+            record_micros(&mut h, u64::try_from(age.as_micros()).unwrap_or(u64::MAX));
+        }
+        summarize(&h)
+    });
     publish(&shared.aggregator, progress);
 
     let elapsed = phase.end.saturating_duration_since(phase.start);
@@ -217,6 +231,7 @@ async fn run_on(
             .collect(),
         latency_ms: summarize(&totals.latency),
         latency_uncorrected_ms: totals.uncorrected.as_ref().map(summarize),
+        latency_lower_bound_ms,
         open_loop: phase.open_loop.map(|info| OpenLoopInfo {
             late_sends: counts.late_sends,
             ..info
@@ -326,10 +341,17 @@ async fn drive_abandoning(
         end,
         open_loop: None,
         burst: None,
-        unfinished: shared
-            .in_flight
-            .as_ref()
-            .map_or(0, |n| n.load(Ordering::Relaxed)),
+        unfinished_ages: shared
+            .in_flight_since
+            .iter()
+            .flatten()
+            .map(|slot| slot.load(Ordering::Relaxed))
+            .filter(|&since| since > 0)
+            .map(|since| {
+                let started = shared.clock_base + Duration::from_nanos(since - 1);
+                end.saturating_duration_since(started)
+            })
+            .collect(),
     }
 }
 
@@ -372,7 +394,7 @@ async fn drive_load(shared: &Arc<Shared>, load: &LoadModel, origin: Instant) -> 
                 end: Instant::now(),
                 open_loop: None,
                 burst: None,
-                unfinished: 0,
+                unfinished_ages: Vec::new(),
             }
         }
         LoadModel::Burst { connections } => {
@@ -411,7 +433,7 @@ async fn drive_load(shared: &Arc<Shared>, load: &LoadModel, origin: Instant) -> 
                     connected_before_release: connected,
                     connect_phase_ms: ms(release - origin),
                 }),
-                unfinished: 0,
+                unfinished_ages: Vec::new(),
             }
         }
         LoadModel::Stages { stages } => {
@@ -450,7 +472,7 @@ async fn drive_load(shared: &Arc<Shared>, load: &LoadModel, origin: Instant) -> 
                 end: Instant::now(),
                 open_loop: None,
                 burst: None,
-                unfinished: 0,
+                unfinished_ages: Vec::new(),
             }
         }
         LoadModel::Open {
@@ -514,7 +536,7 @@ async fn drive_open(
             connections_used,
         }),
         burst: None,
-        unfinished: 0,
+        unfinished_ages: Vec::new(),
     }
 }
 
