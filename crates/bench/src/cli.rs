@@ -19,7 +19,7 @@ pub struct Cli {
     #[arg(long, global = true, default_value = "quick")]
     pub profile: String,
 
-    /// Groups to run, comma-separated: cpu, database, cache, slow, baseline, json, ramp, mixed.
+    /// Groups to run, comma-separated: cpu, database, cache, slow, baseline, json, ramp, mixed, sweep-posts, sweep-users.
     #[arg(long, global = true, value_delimiter = ',')]
     pub groups: Option<Vec<String>>,
 
@@ -43,7 +43,7 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub requests: Option<u64>,
 
-    /// Override the duration of timed loads, e.g. 10s, 500ms, 2m.
+    /// Override the duration of timed loads, e.g. 10s, 500ms, 2m (a sweep's: each step's window).
     #[arg(long, global = true, value_parser = loadgen::parse_duration)]
     pub duration: Option<Duration>,
 
@@ -224,6 +224,14 @@ impl Cli {
                     }
                     if let Some(c) = self.connections {
                         *background = c;
+                    }
+                }
+                Load::Sweep(sweep) => {
+                    if let Some(d) = self.duration {
+                        sweep.window = d;
+                    }
+                    if self.rounds.is_some() {
+                        sweep.rounds = None;
                     }
                 }
                 Load::Stages(_) => {}

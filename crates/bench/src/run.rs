@@ -15,16 +15,18 @@ use process_stats::CpuSnapshot;
 
 use crate::cli::Cli;
 use crate::cpu_account::{account, Parts};
-use crate::load::{run_column, ColumnError, LoadOptions};
+use crate::load::{run_column, run_sweep_step, ColumnError, LoadOptions};
 use crate::model::{
-    ColdStartResult, ColdStartServer, ColumnResult, GroupResult, RoundResult, RunResults,
-    RunSettings, ServerStats, SkippedGroup, SCHEMA_VERSION,
+    ColdStartResult, ColdStartServer, ColumnResult, GroupResult, LittleCap, RoundResult,
+    RunResults, RunSettings, ServerStats, SkippedGroup, SweepInfo, SCHEMA_VERSION,
 };
 use crate::plan::{
-    groups, round_order, ColdStartProbe, Column, Group, GroupId, Load, Profile, Target,
+    groups, round_order, ColdStartProbe, Column, Group, GroupId, Load, Profile, Sweep, Target,
 };
 use crate::remote_metrics;
-use crate::servers::{http_get, parse_base_url, requests_total, OwnedServer};
+use crate::servers::{
+    gauge, http_get, http_get_within, parse_base_url, requests_total, OwnedServer,
+};
 
 /// What must be cleaned up if the run is interrupted: the throwaway database
 /// and key prefix. Child servers die with bench (parent-death signal); the
@@ -218,6 +220,23 @@ pub fn run(
         } else {
             load.warm_up(warm_up_length)
         };
+        if let Load::Sweep(sweep) = load {
+            let mut sweep = sweep.clone();
+            if cli.cold {
+                sweep.warm_up = Duration::ZERO;
+            }
+            let rounds = sweep.rounds.unwrap_or(profile.rounds);
+            progress.say(&format!(
+                "\n{} — {}; {rounds} rounds",
+                group.title,
+                load.describe()
+            ));
+            let cap = crate::sweep::cap_for(group.id, &settings);
+            results_groups.push(measure_sweep_group(
+                group, &sweep, rounds, cap, profile, &launch, &options, &progress,
+            )?);
+            continue;
+        }
         progress.say(&format!(
             "\n{} — {}; {} rounds",
             group.title,
@@ -414,6 +433,7 @@ fn measure_group(
     }
     let cold_start = measure_cold_starts(group, &profile.cold_start, launch, progress)?;
     Ok(GroupResult {
+        sweep: None,
         id: group.id.as_str().to_owned(),
         title: group.title.to_owned(),
         load: load.describe(),
@@ -421,6 +441,196 @@ fn measure_group(
         columns,
         cold_start,
     })
+}
+
+/// A concurrency sweep ([`Sweep`]): every column once per round, the order
+/// rotated between rounds as in [`measure_group`]; each column round is one
+/// server process taking the steps in ascending order
+/// ([`measure_sweep_column`]). Every step of every round is kept.
+#[allow(clippy::too_many_arguments)]
+fn measure_sweep_group(
+    group: &Group,
+    sweep: &Sweep,
+    rounds: u32,
+    (cap, cap_note): (Option<LittleCap>, String),
+    profile: &Profile,
+    launch: &Launch,
+    options: &LoadOptions,
+    progress: &Progress,
+) -> anyhow::Result<GroupResult> {
+    let mut columns: Vec<ColumnResult> = group
+        .columns
+        .iter()
+        .map(|c| empty_column(c, profile.cpu_n))
+        .collect();
+    for round in 1..=rounds {
+        for (position, &i) in round_order(group.columns.len(), round).iter().enumerate() {
+            if columns[i].failure.is_some() {
+                continue;
+            }
+            let label = columns[i].label.clone();
+            let on_step = |r: &RoundResult| {
+                progress.say(&format!(
+                    "{}{}",
+                    round_line(&label, round, rounds, r),
+                    r.step.map_or(String::new(), |s| format!(
+                        " [{} connections{}; {} unfinished at the end]",
+                        s.connections,
+                        if s.fresh_server { ", fresh server" } else { "" },
+                        s.unfinished
+                    ))
+                ))
+            };
+            match measure_sweep_column(
+                &group.columns[i],
+                sweep,
+                launch,
+                options,
+                round,
+                position as u32,
+                on_step,
+            ) {
+                Ok(steps) => columns[i].rounds.extend(steps),
+                Err(ColumnError::NoSuccess(cause)) => {
+                    progress.say(&format!("  {label} FAILED: {cause}"));
+                    columns[i].failure = Some(cause);
+                }
+                Err(ColumnError::Other(e)) => return Err(e),
+            }
+        }
+    }
+    Ok(GroupResult {
+        id: group.id.as_str().to_owned(),
+        title: group.title.to_owned(),
+        load: Load::Sweep(sweep.clone()).describe(),
+        warm_up: Load::Sweep(sweep.clone()).describe_warm_up(None, options.mixed_lead),
+        columns,
+        cold_start: None,
+        sweep: Some(SweepInfo {
+            steps: sweep.steps.clone(),
+            rounds,
+            window_seconds: sweep.window.as_secs_f64(),
+            warm_up_seconds: sweep.warm_up.as_secs_f64(),
+            cap,
+            cap_note,
+        }),
+    })
+}
+
+/// One column round of a sweep: a fresh server, then every step in
+/// ascending order, each measured like a column window (idle figures just
+/// before it, peaks within it, the machine's CPU split over it). Between
+/// steps the server must be idle within `sweep.settle`, or the next step
+/// gets a fresh process ([`Sweep`] says why). A server bench did not start
+/// cannot be replaced or sampled: its steps run on it as it is, the process
+/// rows "n/a".
+fn measure_sweep_column(
+    column: &Column,
+    sweep: &Sweep,
+    launch: &Launch,
+    options: &LoadOptions,
+    round: u32,
+    position: u32,
+    on_step: impl Fn(&RoundResult),
+) -> Result<Vec<RoundResult>, ColumnError> {
+    let mut server = launch.start(column.target, column.server_args)?;
+    let mut out = Vec::new();
+    for (k, &connections) in sweep.steps.iter().enumerate() {
+        let mut fresh_server = false;
+        if k > 0 && !settled(server.addr(), sweep.settle) {
+            if let RoundServer::Owned(mut s) = server {
+                s.stop();
+                server = launch.start(column.target, column.server_args)?;
+                fresh_server = true;
+            } else {
+                server = RoundServer::External(server.addr());
+            }
+        }
+        let (addr, pid) = (server.addr(), server.pid());
+        let idle = pid.and_then(|p| process_stats::sample(p).ok());
+        let mut at_start = None;
+        let measured = run_sweep_step(
+            addr,
+            column,
+            connections,
+            sweep.warm_up,
+            sweep.window,
+            options,
+            || {
+                at_start = Some((
+                    CpuSnapshot::take(),
+                    pid.map(|p| process_stats::PeakSampler::start(p, Duration::from_millis(10))),
+                    Instant::now(),
+                ));
+            },
+        );
+        let Some((cpu_before, sampler, window)) = at_start else {
+            return Err(anyhow::anyhow!("the sweep step's window never started").into());
+        };
+        let window_seconds = window.elapsed().as_secs_f64();
+        let peaks = sampler.map(|s| s.stop());
+        let cpu_after = CpuSnapshot::take().context("cannot read /proc for CPU accounting")?;
+        let cpu_before = cpu_before.context("cannot read /proc for CPU accounting")?;
+        let (load, mut step) = measured?;
+        step.fresh_server = fresh_server;
+        let r = RoundResult {
+            round,
+            position,
+            load,
+            background_load: None,
+            server_process: match (idle, peaks) {
+                (Some(i), Some(p)) => ServerStats {
+                    idle_threads: i.threads,
+                    peak_threads: p.peak_threads,
+                    idle_rss_bytes: i.rss_bytes,
+                    peak_rss_bytes: p.peak_rss_bytes,
+                    cpu_seconds: p.cpu_seconds,
+                    samples: p.samples,
+                },
+                _ => ServerStats::default(),
+            },
+            cpu: account(
+                &cpu_before,
+                &cpu_after,
+                Parts {
+                    server_pid: pid,
+                    bench_pid: std::process::id(),
+                },
+                window_seconds,
+            ),
+            // Reading /metrics around the window would queue behind the
+            // step's own requests on a saturated server: not read.
+            server_counted_requests: None,
+            machine_cpu_measured: pid.is_some(),
+            not_measured: Vec::new(),
+            step: Some(step),
+        };
+        on_step(&r);
+        out.push(r);
+    }
+    if let RoundServer::Owned(mut s) = server {
+        s.stop();
+    }
+    Ok(out)
+}
+
+/// Whether the server at `addr` is idle within `within`: its /metrics
+/// answers (behind whatever is queued before it) with no request in flight
+/// but the probe itself.
+fn settled(addr: SocketAddr, within: Duration) -> bool {
+    let deadline = Instant::now() + within;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return false;
+        }
+        if let Ok((200, body)) = http_get_within(addr, "/metrics", left, left) {
+            if gauge(&body, "http_requests_in_flight").is_some_and(|n| n <= 1.0) {
+                return true;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50).min(left));
+    }
 }
 
 /// The cold-start fairness probe of `group`'s probed columns, if it has
@@ -590,6 +800,7 @@ fn measure_column(
             server_counted_requests: remote_metrics::requests_in(&readings),
             machine_cpu_measured: false,
             not_measured: Vec::new(),
+            step: None,
         });
     }
     Ok(RoundResult {
@@ -616,6 +827,7 @@ fn measure_column(
         },
         machine_cpu_measured: true,
         not_measured: Vec::new(),
+        step: None,
     })
 }
 

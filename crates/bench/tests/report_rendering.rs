@@ -55,6 +55,7 @@ fn round(n: u32, rps: f64, p99: f64, threads: u64) -> RoundResult {
         server_counted_requests: Some((rps * 10.0) as u64),
         machine_cpu_measured: true,
         not_measured: Vec::new(),
+        step: None,
     }
 }
 
@@ -89,6 +90,7 @@ fn group(id: &str, columns: Vec<ColumnResult>) -> GroupResult {
         warm_up: "none (cold start)".into(),
         columns,
         cold_start: None,
+        sweep: None,
     }
 }
 

@@ -215,7 +215,10 @@ async fn run_on(
         },
         throughput_rps: (counts.total + unfinished) as f64 / elapsed_s,
         successful_throughput_rps: (counts.total - counts.errors) as f64 / elapsed_s,
-        error_rate_percent: error_rate_percent(counts.errors + unfinished, counts.total + unfinished),
+        error_rate_percent: error_rate_percent(
+            counts.errors + unfinished,
+            counts.total + unfinished,
+        ),
         errors: ErrorCounts {
             status: by_status.values().sum(),
             by_status,

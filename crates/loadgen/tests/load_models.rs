@@ -160,11 +160,17 @@ fn abandoning_in_flight_requests_ends_the_run_at_its_deadline_and_counts_them() 
     assert_eq!(report.requests.total, 3);
     assert_eq!(report.requests.errors, 3);
     assert_eq!(report.requests.ok, 0);
-    assert!((report.elapsed_ms - 300.0).abs() < 50.0, "{}", report.elapsed_ms);
+    assert!(
+        (report.elapsed_ms - 300.0).abs() < 50.0,
+        "{}",
+        report.elapsed_ms
+    );
     // Nothing was answered, so the ordinary percentiles have nothing; the
     // lower bounds count the three at their age at the deadline (~300 ms).
     assert_eq!(report.latency_ms.count, 0);
-    let bound = report.latency_lower_bound_ms.expect("a run cut at its deadline");
+    let bound = report
+        .latency_lower_bound_ms
+        .expect("a run cut at its deadline");
     assert_eq!(bound.count, 3);
     assert!(bound.p50 >= 250.0 && bound.max < 1000.0, "{bound:?}");
     assert_eq!(
@@ -204,11 +210,28 @@ fn an_unrecorded_lead_warms_up_on_the_same_connections_without_counting() {
         .expect("valid plan");
     let report = loadgen::run_blocking(&plan).expect("run");
     assert_eq!(report.errors.unfinished, 1);
-    assert!((1..=4).contains(&report.requests.ok), "{:?}", report.requests);
+    assert!(
+        (1..=4).contains(&report.requests.ok),
+        "{:?}",
+        report.requests
+    );
     // The answered ones and the one in flight, nothing from the lead.
-    let bound = report.latency_lower_bound_ms.expect("a run cut at its deadline");
+    let bound = report
+        .latency_lower_bound_ms
+        .expect("a run cut at its deadline");
     assert_eq!(bound.count, report.requests.total);
-    assert!(server.requests() >= report.requests.total + 3, "the lead sent requests too");
-    assert_eq!(server.connections(), 1, "the window kept the lead's connection");
-    assert!((report.elapsed_ms - 300.0).abs() < 50.0, "{}", report.elapsed_ms);
+    assert!(
+        server.requests() >= report.requests.total + 3,
+        "the lead sent requests too"
+    );
+    assert_eq!(
+        server.connections(),
+        1,
+        "the window kept the lead's connection"
+    );
+    assert!(
+        (report.elapsed_ms - 300.0).abs() < 50.0,
+        "{}",
+        report.elapsed_ms
+    );
 }

@@ -89,6 +89,11 @@ pub fn columns(profile: &Profile, selected: &[GroupId]) -> Vec<ExportColumn> {
         let Some(load) = profile.load(g.id) else {
             continue;
         };
+        // A sweep (steps on one server, each cut at its window's end, the
+        // server settled or replaced between them) is bench's own: not exported.
+        if matches!(load, Load::Sweep(_)) {
+            continue;
+        }
         for c in g.columns {
             let path = c.path.replace("{cpu_n}", &profile.cpu_n.to_string());
             out.push(ExportColumn {

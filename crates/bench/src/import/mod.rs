@@ -99,6 +99,7 @@ pub fn results(tool: Tool, profile: &Profile, imported: &[Imported]) -> anyhow::
             continue;
         }
         out_groups.push(GroupResult {
+            sweep: None,
             id: g.id.as_str().to_owned(),
             title: g.title.to_owned(),
             load: match profile.load(g.id) {
@@ -182,5 +183,6 @@ fn round(n: u32, i: &Imported) -> RoundResult {
         server_counted_requests: i.watch.as_ref().and_then(|w| w.server_counted_requests),
         machine_cpu_measured: false,
         not_measured: i.not_measured.iter().map(|s| s.to_string()).collect(),
+        step: None,
     }
 }
