@@ -641,17 +641,19 @@ fn crossover_words(
             let busy = top.and_then(|n| {
                 let r = sw::at_step(a, n).next()?;
                 let w = r.cpu.window_seconds.max(1e-9);
+                let c = &r.cpu;
                 Some((
                     n,
-                    r.cpu.server_seconds / w,
-                    r.cpu.load_generator_seconds / w,
-                    r.cpu.postgres_seconds / w,
+                    c.server_seconds / w,
+                    c.load_generator_seconds / w,
+                    c.postgres_seconds / w,
+                    (c.redis_seconds + c.other_seconds) / w,
                 ))
             });
             let cores = cx.results.machine.cores as f64;
             let why = match busy {
-                Some((n, server, loadgen, pg)) if server + loadgen + pg >= 0.8 * cores => format!(
-                    "CPU-bound: at {n} connections the async server used {server:.2}, the load generator {loadgen:.2} and Postgres {pg:.2} of the machine's {cores:.0} cores"
+                Some((n, server, loadgen, pg, rest)) if server + loadgen + pg + rest >= 0.8 * cores => format!(
+                    "CPU-bound: at {n} connections the async server used {server:.2}, the load generator {loadgen:.2}, Postgres {pg:.2} and everything else {rest:.2} of the machine's {cores:.0} cores"
                 ),
                 Some((n, server, ..)) => format!(
                     "not for lack of CPU (the async server used {server:.2} of {cores:.0} cores at {n} connections): the rounds' ratios reach within the margin of 1 or below it"

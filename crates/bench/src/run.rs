@@ -521,7 +521,8 @@ fn measure_sweep_group(
 /// ascending order, each measured like a column window (idle figures just
 /// before it, peaks within it, the machine's CPU split over it). Between
 /// steps the server must be idle within `sweep.settle`, or the next step
-/// gets a fresh process ([`Sweep`] says why). A server bench did not start
+/// gets a fresh process ([`Sweep`] says why). A sweep's server is killed,
+/// not drained: its drain would only serve abandoned requests. A server bench did not start
 /// cannot be replaced or sampled: its steps run on it as it is, the process
 /// rows "n/a".
 fn measure_sweep_column(
@@ -539,7 +540,7 @@ fn measure_sweep_column(
         let mut fresh_server = false;
         if k > 0 && !settled(server.addr(), sweep.settle) {
             if let RoundServer::Owned(mut s) = server {
-                s.stop();
+                s.kill();
                 server = launch.start(column.target, column.server_args)?;
                 fresh_server = true;
             } else {
@@ -609,28 +610,48 @@ fn measure_sweep_column(
         out.push(r);
     }
     if let RoundServer::Owned(mut s) = server {
-        s.stop();
+        s.kill();
     }
     Ok(out)
 }
 
-/// Whether the server at `addr` is idle within `within`: its /metrics
-/// answers (behind whatever is queued before it) with no request in flight
-/// but the probe itself.
+/// How long a server must look idle to count as settled: longer than the
+/// 300 ms a `/posts/1/blocking` call holds a worker, so a backlog the
+/// in-flight gauge does not see (connections an async server has accepted
+/// but not yet read) still shows as requests completing in between.
+const QUIET_FOR: Duration = Duration::from_millis(350);
+
+/// Whether the server at `addr` is idle within `within`: two /metrics reads
+/// `QUIET_FOR` apart (each answered behind whatever is queued before it)
+/// show nothing in flight but the read itself, and no request completed in
+/// between but the first read.
 fn settled(addr: SocketAddr, within: Duration) -> bool {
     let deadline = Instant::now() + within;
-    loop {
+    let read = || -> Option<(f64, u64)> {
         let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return false;
+        match http_get_within(addr, "/metrics", left, left) {
+            Ok((200, body)) => Some((
+                gauge(&body, "http_requests_in_flight")?,
+                requests_total(&body),
+            )),
+            _ => None,
         }
-        if let Ok((200, body)) = http_get_within(addr, "/metrics", left, left) {
-            if gauge(&body, "http_requests_in_flight").is_some_and(|n| n <= 1.0) {
-                return true;
+    };
+    let mut last: Option<u64> = None;
+    while Instant::now() < deadline {
+        match read() {
+            Some((in_flight, total)) if in_flight <= 1.0 => {
+                if last.is_some_and(|before| total <= before + 1) {
+                    return true;
+                }
+                last = Some(total);
             }
+            _ => last = None,
         }
-        std::thread::sleep(Duration::from_millis(50).min(left));
+        let left = deadline.saturating_duration_since(Instant::now());
+        std::thread::sleep(QUIET_FOR.min(left));
     }
+    false
 }
 
 /// The cold-start fairness probe of `group`'s probed columns, if it has

@@ -121,6 +121,13 @@ impl OwnedServer {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+
+    /// SIGKILL at once: for a sweep's server, whose graceful drain would
+    /// only serve requests the load generator has already abandoned.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 impl Drop for OwnedServer {
@@ -170,11 +177,21 @@ pub fn requests_total(metrics: &str) -> u64 {
         .sum()
 }
 
-/// The value of the gauge `name` (a line `name value`) in a /metrics text.
+/// The value of the gauge `name` in a /metrics text (`name value` or
+/// `name{labels} value`), summed over its series; `None` when absent.
 pub fn gauge(metrics: &str, name: &str) -> Option<f64> {
-    metrics
+    let values: Vec<f64> = metrics
         .lines()
-        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+        .filter_map(|l| {
+            let rest = l.strip_prefix(name)?;
+            let rest = match rest.strip_prefix('{') {
+                Some(labelled) => labelled.split_once('}')?.1,
+                None => rest,
+            };
+            rest.strip_prefix(' ')?.trim().parse::<f64>().ok()
+        })
+        .collect();
+    (!values.is_empty()).then(|| values.iter().sum())
 }
 
 /// Parses `http://host:port` (a trailing `/` allowed) into an address.
@@ -215,6 +232,8 @@ mod tests {
         let text = "# HELP x\nhttp_requests_in_flight_max 9\nhttp_requests_in_flight 3\n";
         assert_eq!(gauge(text, "http_requests_in_flight"), Some(3.0));
         assert_eq!(gauge(text, "nope"), None);
+        let labelled = "# TYPE g gauge\nhttp_requests_in_flight{server=\"async\"} 1\n";
+        assert_eq!(gauge(labelled, "http_requests_in_flight"), Some(1.0));
     }
 
     #[test]
