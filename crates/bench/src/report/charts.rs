@@ -455,7 +455,10 @@ fn sweep_charts(g: &GroupResult, info: &crate::model::SweepInfo) -> Vec<(String,
         (
             format!("{}-p99.svg", g.id),
             sweep_chart(
-                &format!("{} — p99, every request counted, {rounds}", g.title),
+                &format!(
+                    "{} — p99, unanswered requests counted at their wait (a lower bound then), {rounds}",
+                    g.title
+                ),
                 "ms (log scale)",
                 &series(|r| r.step.map(|s| s.latency_lower_bound_ms.p99)),
                 None,

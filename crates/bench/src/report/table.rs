@@ -437,8 +437,24 @@ pub fn sweep_tables(group: &GroupResult) -> Vec<(String, Table)> {
             if !sampled(c, n) {
                 return "n/a".into();
             }
-            median(c, n, sw::server_cpu_us_per_answer)
-                .map_or_else(|| "n/a".into(), |v| format!("{v:.1}"))
+            match median(c, n, sw::server_cpu_us_per_answer) {
+                // /proc counts CPU in ticks (10 ms): no tick in the window
+                // (two equal readings, within float error) is "less than
+                // one tick's worth", not zero.
+                Some(v) if v < 0.05 => {
+                    let answered = median(c, n, |r| {
+                        Some(r.load.total_requests as f64 - sw::unanswered(r)?)
+                    })
+                    .unwrap_or(0.0);
+                    if answered > 0.0 {
+                        format!("<{:.0}", 10_000.0 / answered)
+                    } else {
+                        "n/a".into()
+                    }
+                }
+                Some(v) => format!("{v:.1}"),
+                None => "n/a".into(),
+            }
         }),
     ));
     out
