@@ -19,7 +19,7 @@ pub struct Cli {
     #[arg(long, global = true, default_value = "quick")]
     pub profile: String,
 
-    /// Groups to run, comma-separated: cpu, database, cache, slow, baseline, json, ramp, mixed, idle.
+    /// Groups to run, comma-separated: cpu, database, cache, slow, baseline, json, ramp, mixed, idle, sweep-posts, sweep-users.
     #[arg(long, global = true, value_delimiter = ',')]
     pub groups: Option<Vec<String>>,
 
@@ -43,7 +43,7 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub requests: Option<u64>,
 
-    /// Override the duration of timed loads, e.g. 10s, 500ms, 2m.
+    /// Override the duration of timed loads, e.g. 10s, 500ms, 2m (a sweep's: each step's window).
     #[arg(long, global = true, value_parser = loadgen::parse_duration)]
     pub duration: Option<Duration>,
 
@@ -249,6 +249,14 @@ impl Cli {
                     }
                     if let Some(sizes) = &idle_sizes {
                         idle.sizes = sizes.clone();
+                    }
+                }
+                Load::Sweep(sweep) => {
+                    if let Some(d) = self.duration {
+                        sweep.window = d;
+                    }
+                    if self.rounds.is_some() {
+                        sweep.rounds = None;
                     }
                 }
                 Load::Stages(_) => {}

@@ -11,12 +11,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::{
     ColdStartServer, ColumnResult, IdleCell, IdleRound, IdleServer, IdleStep, RoundResult,
-    RunResults,
+    RunResults, SweepInfo,
 };
-use crate::plan::ColumnId;
+use crate::plan::{ColumnId, GroupId};
 use crate::stats::{
     self, column_spread, describe_ratio, ratio_spread, verdict, Side, Spread, Verdict,
 };
+use crate::sweep::{self as sw, successful_rps};
 
 /// The numbers that turn the seeds' words into checks.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -66,6 +67,14 @@ pub struct Thresholds {
     /// start a helper thread; a thread per connection is thousands).
     #[serde(default = "default_idle_threads_allowance")]
     pub idle_threads_allowance: f64,
+    /// Sweep: the blocking server's plateau is "at its cap" when within this
+    /// fraction of Little's law's prediction (issue 9: 10%).
+    #[serde(default = "default_sweep_cap_within")]
+    pub sweep_cap_within: f64,
+    /// Sweep: the plateau is the median throughput over this many of the
+    /// highest steps, per round.
+    #[serde(default = "default_sweep_plateau_steps")]
+    pub sweep_plateau_steps: usize,
 }
 
 fn default_detector_slow_poll_share() -> f64 {
@@ -78,6 +87,14 @@ fn default_idle_threads_per_connection() -> f64 {
 
 fn default_idle_threads_allowance() -> f64 {
     THRESHOLDS.idle_threads_allowance
+}
+
+fn default_sweep_cap_within() -> f64 {
+    THRESHOLDS.sweep_cap_within
+}
+
+fn default_sweep_plateau_steps() -> usize {
+    THRESHOLDS.sweep_plateau_steps
 }
 
 fn default_cold_start_answer_within_ms() -> f64 {
@@ -99,6 +116,8 @@ pub const THRESHOLDS: Thresholds = Thresholds {
     detector_slow_poll_share: 0.01,
     idle_threads_per_connection: 0.9,
     idle_threads_allowance: 4.0,
+    sweep_cap_within: 0.10,
+    sweep_plateau_steps: 2,
 };
 
 /// The async server's routes that block an event-loop worker by design
@@ -309,6 +328,16 @@ impl Ctx<'_> {
             .filter_map(|g| g.idle.as_ref())
             .flat_map(|i| i.servers.iter().map(move |s| (s, i.sizes.as_slice())))
             .find(|(s, _)| s.id == id.as_str() && !s.rounds.is_empty())
+    }
+
+    /// A sweep group's description, when it ran.
+    fn sweep(&self, group: GroupId) -> Option<&SweepInfo> {
+        self.results
+            .groups
+            .iter()
+            .find(|g| g.id == group.as_str())?
+            .sweep
+            .as_ref()
     }
 
     /// A column with at least one measured round.
@@ -914,12 +943,172 @@ fn idle_specs(t: &Thresholds) -> Vec<Spec> {
     ]
 }
 
+/// "1600 and 3200" for the top `n` steps.
+fn top_steps(info: &SweepInfo, n: usize) -> String {
+    let mut top: Vec<String> = info
+        .steps
+        .iter()
+        .rev()
+        .take(n.max(1))
+        .map(|s| s.to_string())
+        .collect();
+    top.reverse();
+    top.join(" and ")
+}
+
+/// Per step, `a`'s successful throughput over `b`'s, round by round.
+fn step_ratios(a: &ColumnResult, b: &ColumnResult, info: &SweepInfo) -> Vec<(usize, Spread)> {
+    info.steps
+        .iter()
+        .filter_map(|&n| Some((n, sw::step_ratio(a, b, n, successful_rps)?)))
+        .collect()
+}
+
+/// Where `a` first beat `b` by more than the margin, or that it never did
+/// and what the machine was doing at the top step (CPU-bound or not).
+fn crossover_words(
+    cx: &Ctx<'_>,
+    a: &ColumnResult,
+    ratios: &[(usize, Spread)],
+    margin: f64,
+) -> String {
+    let list: Vec<String> = ratios
+        .iter()
+        .map(|(n, r)| format!("{n}: {:.2}x", r.median))
+        .collect();
+    let per_step = format!("async/blocking per step (medians) {}", list.join(", "));
+    match sw::crossover(ratios, margin) {
+        Some(n) => format!(
+            "async first beats blocking by more than {} in every round at {n} connections; {per_step}",
+            pct(margin)
+        ),
+        None => {
+            let top = ratios.last().map(|(n, _)| *n);
+            let busy = top.and_then(|n| {
+                let r = sw::at_step(a, n).next()?;
+                let w = r.cpu.window_seconds.max(1e-9);
+                let c = &r.cpu;
+                Some((
+                    n,
+                    c.server_seconds / w,
+                    c.load_generator_seconds / w,
+                    c.postgres_seconds / w,
+                    (c.redis_seconds + c.other_seconds) / w,
+                ))
+            });
+            let cores = cx.results.machine.cores as f64;
+            let why = match busy {
+                Some((n, server, loadgen, pg, rest)) if server + loadgen + pg + rest >= 0.8 * cores => format!(
+                    "CPU-bound: at {n} connections the async server used {server:.2}, the load generator {loadgen:.2}, Postgres {pg:.2} and everything else {rest:.2} of the machine's {cores:.0} cores"
+                ),
+                Some((n, server, ..)) => format!(
+                    "not for lack of CPU (the async server used {server:.2} of {cores:.0} cores at {n} connections): the rounds' ratios reach within the margin of 1 or below it"
+                ),
+                None => "no step measured both".to_owned(),
+            };
+            format!(
+                "async never beat blocking by more than {} in every round at one step ({why}); {per_step}",
+                pct(margin)
+            )
+        }
+    }
+}
+
+fn sweep_specs(t: &Thresholds) -> Vec<Spec> {
+    use ColumnId as C;
+    vec![
+        Spec {
+            id: "sweep-blocking-plateau-at-cap",
+            seed: "none (issue 9: Little's law for a thread per request)",
+            claim: format!(
+                "the blocking server's throughput plateau on /posts/1 (300 ms) is within {} of its predicted cap, handler threads / 300 ms",
+                pct(t.sweep_cap_within)
+            ),
+            needs: vec![C::BlockingPostsSweep],
+            check: Box::new(|cx, t| {
+                let info = cx.sweep(GroupId::SweepPosts)?;
+                let cap = info.cap?;
+                let b = cx.col(C::BlockingPostsSweep)?;
+                let per_round = sw::plateau_per_round(b, &info.steps, t.sweep_plateau_steps, successful_rps);
+                let plateau = Spread::of(per_round.iter().map(|p| p.1))?;
+                let off = Spread::of(per_round.iter().map(|p| (p.1 / cap.rps - 1.0).abs()))?;
+                Some((
+                    off,
+                    verdict(&off, Side::Below, t.sweep_cap_within, t.margin),
+                    format!(
+                        "plateau {:.0} req/s (median over rounds of the median at {} connections; rounds {:.0}-{:.0}) vs cap {:.0} req/s ({} threads / {:.0} ms): off by {:.1}% ({:.1}-{:.1}% over {} round{})",
+                        plateau.median,
+                        top_steps(info, t.sweep_plateau_steps),
+                        plateau.min,
+                        plateau.max,
+                        cap.rps,
+                        cap.handler_threads,
+                        cap.latency_ms,
+                        off.median * 100.0,
+                        off.min * 100.0,
+                        off.max * 100.0,
+                        off.n,
+                        if off.n == 1 { "" } else { "s" }
+                    ),
+                ))
+            }),
+        },
+        Spec {
+            id: "sweep-async-past-cap",
+            seed: "none (issue 9: an event loop is not capped by a thread count)",
+            claim: "the async server's plateau on /posts/1 goes past the blocking server's predicted cap; the report names where async first beats blocking by more than the margin".into(),
+            needs: vec![C::AsyncPostsSweep, C::BlockingPostsSweep],
+            check: Box::new(|cx, t| {
+                let info = cx.sweep(GroupId::SweepPosts)?;
+                let cap = info.cap?;
+                let (a, b) = (cx.col(C::AsyncPostsSweep)?, cx.col(C::BlockingPostsSweep)?);
+                let per_round = sw::plateau_per_round(a, &info.steps, t.sweep_plateau_steps, successful_rps);
+                let ratio = Spread::of(per_round.iter().map(|p| p.1 / cap.rps))?;
+                let plateau = Spread::of(per_round.iter().map(|p| p.1))?;
+                let ratios = step_ratios(a, b, info);
+                Some((
+                    ratio,
+                    verdict(&ratio, Side::Above, 1.0, t.margin),
+                    format!(
+                        "async plateau {:.0} req/s (at {} connections) vs cap {:.0} req/s = {}; {}",
+                        plateau.median,
+                        top_steps(info, t.sweep_plateau_steps),
+                        cap.rps,
+                        describe_ratio(&ratio),
+                        crossover_words(cx, a, &ratios, t.margin)
+                    ),
+                ))
+            }),
+        },
+        Spec {
+            id: "sweep-users-async-crossover",
+            seed: "none (issue 9: where each model wins on a database read)",
+            claim: "on /users/1, async (sqlx) serves more successful requests per second than blocking by more than the margin at some concurrency from the sweep's lowest to its highest".into(),
+            needs: vec![C::AsyncUsersSweep, C::BlockingUsersSweep],
+            check: Box::new(|cx, t| {
+                let info = cx.sweep(GroupId::SweepUsers)?;
+                let (a, b) = (cx.col(C::AsyncUsersSweep)?, cx.col(C::BlockingUsersSweep)?);
+                let ratios = step_ratios(a, b, info);
+                let at = sw::crossover(&ratios, t.margin)
+                    .and_then(|n| ratios.iter().find(|r| r.0 == n))
+                    .or(ratios.last())?;
+                Some((
+                    at.1,
+                    sw::crossover_verdict(&ratios, t.margin),
+                    crossover_words(cx, a, &ratios, t.margin),
+                ))
+            }),
+        },
+    ]
+}
+
 /// Checks every conclusion against `results`.
 pub fn check(results: &RunResults, t: &Thresholds) -> Vec<Finding> {
     let cx = Ctx { results };
     specs(t)
         .into_iter()
         .chain(idle_specs(t))
+        .chain(sweep_specs(t))
         .map(|spec| {
             let (interval, verdict, evidence) = match (spec.check)(&cx, t) {
                 Some((interval, verdict, evidence)) => (Some(interval), verdict, evidence),

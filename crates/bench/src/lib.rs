@@ -27,6 +27,7 @@ pub mod report;
 pub mod run;
 pub mod servers;
 pub mod stats;
+pub mod sweep;
 pub mod tool_commands;
 pub mod watch;
 pub mod write;

@@ -84,6 +84,7 @@ fn model(load: &Load) -> LoadModel {
         },
         Load::Mixed { .. } => unreachable!("the mixed load is two plans, see run_column"),
         Load::Idle(_) => unreachable!("the idle group is measured by idle_cost, not one plan"),
+        Load::Sweep(_) => unreachable!("a sweep runs step by step, see run_sweep_step"),
     }
 }
 
@@ -180,6 +181,82 @@ pub fn run_column(
     }
 }
 
+/// One sweep step against `addr`: a closed loop at `connections` for
+/// `warm_up` (unrecorded) then `window` on the same connections, cut at the
+/// window's end ([`crate::plan::Sweep`]). `at_window` runs on this thread
+/// when the measured window starts (bench takes its CPU snapshot and starts
+/// the sampler there), while the load runs on another. A step in which
+/// nothing succeeded is a figure of the sweep, not a failure: the report
+/// shows its zero throughput and what its requests met.
+pub fn run_sweep_step(
+    addr: SocketAddr,
+    column: &Column,
+    connections: usize,
+    warm_up: Duration,
+    window: Duration,
+    o: &LoadOptions,
+    at_window: impl FnOnce(),
+) -> Result<(LoadStats, crate::model::SweepStep), ColumnError> {
+    let model = LoadModel::Closed {
+        connections,
+        stop: StopAt::Duration(window),
+    };
+    let mut b = Plan::builder(url(addr, column.path, o.cpu_n))
+        .method(column.method)
+        .load(model)
+        .timeout(o.timeout)
+        .threads(o.threads)
+        .abandon_in_flight(true)
+        .unrecorded_lead(warm_up);
+    if let Some(body) = column.body {
+        b = b
+            .header("Content-Type: application/json")
+            .body(body.as_bytes().to_vec());
+    }
+    let plan = b
+        .build()
+        .map_err(|e| anyhow::anyhow!("bad load plan for {}: {e}", column.id.as_str()))?;
+    let load = std::thread::spawn(move || loadgen::run_blocking(&plan));
+    std::thread::sleep(warm_up);
+    at_window();
+    let report = load
+        .join()
+        .map_err(|_| anyhow::anyhow!("{}: load thread panicked", column.id.as_str()))?
+        .with_context(|| {
+            format!(
+                "{}: load failed at {connections} connections",
+                column.id.as_str()
+            )
+        })?;
+    let stats = stats(&report);
+    let bound = report
+        .latency_lower_bound_ms
+        .as_ref()
+        .map_or(stats.latency_ms, latency);
+    Ok((
+        stats,
+        crate::model::SweepStep {
+            connections,
+            fresh_server: false,
+            latency_lower_bound_ms: bound,
+            unfinished: report.errors.unfinished,
+            timeouts: report.errors.timeout,
+        },
+    ))
+}
+
+fn latency(l: &loadgen::LatencySummary) -> Latency {
+    Latency {
+        avg: l.mean,
+        min: l.min,
+        max: l.max,
+        stdev: l.stdev,
+        p50: l.p50,
+        p95: l.p95,
+        p99: l.p99,
+    }
+}
+
 /// The bench's view of a loadgen report.
 pub fn stats(r: &loadgen::Report) -> LoadStats {
     let mut errors_by_kind = std::collections::BTreeMap::new();
@@ -190,12 +267,12 @@ pub fn stats(r: &loadgen::Report) -> LoadStats {
         ("connect", r.errors.connect),
         ("timeout", r.errors.timeout),
         ("other", r.errors.other),
+        ("unfinished", r.errors.unfinished),
     ] {
         if n > 0 {
             errors_by_kind.insert(kind.to_owned(), n);
         }
     }
-    let l = &r.latency_ms;
     LoadStats {
         total_requests: r.requests.total,
         ok_requests: r.requests.ok,
@@ -204,15 +281,7 @@ pub fn stats(r: &loadgen::Report) -> LoadStats {
         duration_seconds: r.elapsed_ms / 1000.0,
         throughput_rps: r.throughput_rps,
         successful_throughput_rps: r.successful_throughput_rps,
-        latency_ms: Latency {
-            avg: l.mean,
-            min: l.min,
-            max: l.max,
-            stdev: l.stdev,
-            p50: l.p50,
-            p95: l.p95,
-            p99: l.p99,
-        },
+        latency_ms: latency(&r.latency_ms),
         timeline: r
             .timeline
             .iter()

@@ -46,6 +46,8 @@ ids! {
         Ramp = "ramp",
         Mixed = "mixed",
         Idle = "idle",
+        SweepPosts = "sweep-posts",
+        SweepUsers = "sweep-users",
     }
 }
 
@@ -90,6 +92,12 @@ ids! {
         BlockingIdle = "blocking-idle",
         BlockingIdleTinyHttp = "blocking-idle-tiny-http",
         AsyncIdle = "async-idle",
+        BlockingPostsSweep = "blocking-posts-sweep",
+        AsyncPostsSweep = "async-posts-sweep",
+        AsyncPostsBlockingSweep = "async-posts-blocking-sweep",
+        BlockingUsersSweep = "blocking-users-sweep",
+        AsyncUsersSweep = "async-users-sweep",
+        AsyncUsersSpawnBlockingSweep = "async-users-spawn-blocking-sweep",
     }
 }
 
@@ -368,6 +376,32 @@ pub fn groups() -> Vec<Group> {
             ],
             cold_start_probe: vec![],
         },
+        Group {
+            id: GroupId::SweepPosts,
+            title: "Concurrency sweep, slow downstream (300 ms)",
+            needs: none,
+            columns: vec![
+                col(C::BlockingPostsSweep, Blocking, "/posts/1"),
+                col(C::AsyncPostsSweep, Async, "/posts/1"),
+                col(C::AsyncPostsBlockingSweep, Async, "/posts/1/blocking"),
+            ],
+            cold_start_probe: vec![],
+        },
+        Group {
+            id: GroupId::SweepUsers,
+            title: "Concurrency sweep, database (/users/1)",
+            needs: db,
+            columns: vec![
+                col(C::BlockingUsersSweep, Blocking, "/users/1"),
+                col(C::AsyncUsersSweep, Async, "/users/1"),
+                col(
+                    C::AsyncUsersSpawnBlockingSweep,
+                    Async,
+                    "/users/1/spawn-blocking",
+                ),
+            ],
+            cold_start_probe: vec![],
+        },
     ]
 }
 
@@ -403,6 +437,9 @@ pub enum Load {
     /// Idle-connection group: idle keep-alive connections held open while
     /// /health is probed ([`IdleLoad`]); not a load tool's shape.
     Idle(IdleLoad),
+    /// A concurrency sweep ([`Sweep`]): a closed loop at each of `steps`
+    /// connections in turn.
+    Sweep(Sweep),
 }
 
 /// The idle-connection group's measurement, on each column's fresh server:
@@ -436,6 +473,50 @@ impl IdleLoad {
     }
 }
 
+/// A concurrency sweep: per column round, one server process (started fresh
+/// for the round, as every column round) takes the steps in ascending order.
+/// Each step is one closed loop at the step's connections: `warm_up`
+/// unrecorded, then `window` measured on the same connections; at the
+/// window's end the requests still in flight are abandoned and counted as
+/// unfinished errors (`loadgen`'s `abandon_in_flight`), so a step lasts
+/// exactly `warm_up + window` whatever the server does, and a request that
+/// never came back is an error, not a hole in the percentiles.
+///
+/// An abandoned request is still in the server: a blocking handler thread
+/// will sleep through it. Before the next step bench waits up to `settle`
+/// for the server to be idle (its `/metrics` answers with nothing else in
+/// flight); a server that is not, such as the async server whose two
+/// workers sleep through hundreds of queued `/posts/1/blocking` calls, is
+/// replaced by a fresh process for the next step (the step records it), so
+/// no step inherits the last one's backlog.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sweep {
+    /// Connections per step, ascending.
+    pub steps: Vec<usize>,
+    /// The measured window of each step. On `/posts/1` it is a whole number
+    /// of the route's 300 ms: a closed loop on a fixed-time route finishes
+    /// its requests in bursts, one per period (200 at once on the blocking
+    /// server), and a window of whole periods counts each burst once
+    /// whatever its phase, where 0.7 s would count two or three bursts of
+    /// 200 (up to 28% off the rate; seen in a first run).
+    pub window: Duration,
+    /// The unrecorded lead of each step, on the same connections (0 with `--cold`).
+    pub warm_up: Duration,
+    /// How long to wait for the server to be idle between steps before
+    /// starting a fresh one instead.
+    pub settle: Duration,
+    /// Column rounds, when not the profile's (quick: 1, to fit its budget;
+    /// `--rounds` overrides both).
+    pub rounds: Option<u32>,
+}
+
+impl Sweep {
+    /// Wall time of the steps of one column round, without settling and server starts.
+    pub fn steps_time(&self) -> Duration {
+        (self.warm_up + self.window) * self.steps.len() as u32
+    }
+}
+
 impl Load {
     pub fn describe(&self) -> String {
         match self {
@@ -451,6 +532,11 @@ impl Load {
                 duration.as_secs_f64()
             ),
             Load::Idle(idle) => idle.describe(),
+            Load::Sweep(sw) => format!(
+                "closed loop at {} connections in turn (ascending, one server process per column round); per step {} s measured, requests still in flight at its end counted as unfinished",
+                sw.steps.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", "),
+                sw.window.as_secs_f64()
+            ),
         }
     }
 
@@ -470,7 +556,7 @@ impl Load {
                 connections: stages.iter().map(|s| s.1).max().unwrap_or(1).max(1),
                 duration: length,
             }),
-            Load::Mixed { .. } | Load::Idle(_) => None,
+            Load::Mixed { .. } | Load::Idle(_) | Load::Sweep(_) => None,
         }
     }
 
@@ -478,6 +564,10 @@ impl Load {
     pub fn describe_warm_up(&self, warm_up: Option<&Load>, mixed_lead: Duration) -> String {
         match (self, warm_up) {
             (_, Some(w)) => w.describe(),
+            (Load::Sweep(sw), None) if !sw.warm_up.is_zero() => format!(
+                "none of its own: each step's first {} s on the same connections are not recorded",
+                sw.warm_up.as_secs_f64()
+            ),
             (Load::Mixed { .. }, None) => format!(
                 "none of its own: the background load runs alone for {} s before the probe starts",
                 mixed_lead.as_secs_f64()
@@ -542,6 +632,13 @@ fn ms(m: u64) -> Duration {
     Duration::from_millis(m)
 }
 
+/// `from`, doubling while at most `to`: 50, 100, ..., 3200.
+pub fn doubling(from: usize, to: usize) -> Vec<usize> {
+    std::iter::successors(Some(from.max(1)), |n| Some(n * 2))
+        .take_while(|n| *n <= to)
+        .collect()
+}
+
 /// `quick`: every group, scaled down, 3 rounds: CI's smoke test and a first
 /// look (under 3 minutes on 2 cores after the build).
 pub fn quick() -> Profile {
@@ -604,6 +701,27 @@ pub fn quick() -> Profile {
                     probe_connections: 4,
                     probe_for: ms(150),
                     open_within: secs(20),
+                }),
+            ),
+            // Both sweeps in about 20 s: three steps, one round.
+            (
+                G::SweepPosts,
+                Load::Sweep(Sweep {
+                    steps: vec![50, 400, 3200],
+                    window: ms(600),
+                    warm_up: ms(200),
+                    settle: ms(700),
+                    rounds: Some(1),
+                }),
+            ),
+            (
+                G::SweepUsers,
+                Load::Sweep(Sweep {
+                    steps: vec![8, 64, 512],
+                    window: ms(400),
+                    warm_up: ms(150),
+                    settle: ms(700),
+                    rounds: Some(1),
                 }),
             ),
         ],
@@ -671,6 +789,29 @@ pub fn seed() -> Profile {
                     open_within: secs(60),
                 }),
             ),
+            // Issue 9's sweeps: 2 s windows (2.1 s on the 300 ms route, see
+            // `Sweep::window`) after 1 s on the same connections, 3 rounds;
+            // both groups in about 10 minutes.
+            (
+                G::SweepPosts,
+                Load::Sweep(Sweep {
+                    steps: doubling(50, 3200),
+                    window: ms(2100),
+                    warm_up: secs(1),
+                    settle: secs(3),
+                    rounds: None,
+                }),
+            ),
+            (
+                G::SweepUsers,
+                Load::Sweep(Sweep {
+                    steps: doubling(8, 512),
+                    window: secs(2),
+                    warm_up: secs(1),
+                    settle: secs(3),
+                    rounds: None,
+                }),
+            ),
         ],
     }
 }
@@ -725,6 +866,26 @@ pub fn tiny() -> Profile {
                     probe_connections: 2,
                     probe_for: ms(200),
                     open_within: secs(20),
+                }),
+            ),
+            (
+                G::SweepPosts,
+                Load::Sweep(Sweep {
+                    steps: vec![4, 8],
+                    window: ms(600),
+                    warm_up: ms(100),
+                    settle: secs(1),
+                    rounds: None,
+                }),
+            ),
+            (
+                G::SweepUsers,
+                Load::Sweep(Sweep {
+                    steps: vec![2, 4],
+                    window: ms(200),
+                    warm_up: ms(100),
+                    settle: secs(1),
+                    rounds: None,
                 }),
             ),
         ],
@@ -824,6 +985,29 @@ mod tests {
             "none of its own: the background load runs alone for 0.25 s before the probe starts"
         );
         assert_eq!(burst.describe_warm_up(None, d), "none (cold start)");
+    }
+
+    #[test]
+    fn sweeps_double_from_50_to_3200_and_from_8_to_512_in_seed() {
+        assert_eq!(doubling(50, 3200), vec![50, 100, 200, 400, 800, 1600, 3200]);
+        assert_eq!(doubling(8, 512), vec![8, 16, 32, 64, 128, 256, 512]);
+        let seed = seed();
+        let Some(Load::Sweep(posts)) = seed.load(GroupId::SweepPosts) else {
+            panic!("seed has no posts sweep");
+        };
+        assert_eq!(posts.steps, doubling(50, 3200));
+        for name in PROFILE_NAMES {
+            let p = profile(name).unwrap();
+            for g in [GroupId::SweepPosts, GroupId::SweepUsers] {
+                let Some(Load::Sweep(s)) = p.load(g) else {
+                    panic!("{name} has no sweep for {g}");
+                };
+                assert!(
+                    s.steps.windows(2).all(|w| w[0] < w[1]),
+                    "{name} {g}: ascending"
+                );
+            }
+        }
     }
 
     #[test]

@@ -16,16 +16,20 @@ use process_stats::CpuSnapshot;
 use crate::cli::Cli;
 use crate::cpu_account::{account, Parts};
 use crate::detector;
-use crate::load::{run_column, ColumnError, LoadOptions};
+use crate::load::{run_column, run_sweep_step, ColumnError, LoadOptions};
 use crate::model::{
     ColdStartResult, ColdStartServer, ColumnResult, GroupResult, IdleResult, IdleRound, IdleServer,
-    RoundResult, RunResults, RunSettings, ServerStats, SkippedGroup, SCHEMA_VERSION,
+    LittleCap, RoundResult, RunResults, RunSettings, ServerStats, SkippedGroup, SweepInfo,
+    SCHEMA_VERSION,
 };
 use crate::plan::{
-    groups, round_order, ColdStartProbe, Column, Group, GroupId, IdleLoad, Load, Profile, Target,
+    groups, round_order, ColdStartProbe, Column, Group, GroupId, IdleLoad, Load, Profile, Sweep,
+    Target,
 };
 use crate::remote_metrics;
-use crate::servers::{http_get, parse_base_url, requests_total, OwnedServer};
+use crate::servers::{
+    gauge, http_get, http_get_within, parse_base_url, requests_total, OwnedServer,
+};
 
 /// What must be cleaned up if the run is interrupted: the throwaway database
 /// and key prefix. Child servers die with bench (parent-death signal); the
@@ -219,6 +223,23 @@ pub fn run(
         } else {
             load.warm_up(warm_up_length)
         };
+        if let Load::Sweep(sweep) = load {
+            let mut sweep = sweep.clone();
+            if cli.cold {
+                sweep.warm_up = Duration::ZERO;
+            }
+            let rounds = sweep.rounds.unwrap_or(profile.rounds);
+            progress.say(&format!(
+                "\n{} — {}; {rounds} rounds",
+                group.title,
+                load.describe()
+            ));
+            let cap = crate::sweep::cap_for(group.id, &settings);
+            results_groups.push(measure_sweep_group(
+                group, &sweep, rounds, cap, profile, &launch, &options, &progress,
+            )?);
+            continue;
+        }
         progress.say(&format!(
             "\n{} — {}; {} rounds",
             group.title,
@@ -427,6 +448,7 @@ fn measure_group(
         columns,
         cold_start,
         idle: None,
+        sweep: None,
     })
 }
 
@@ -504,6 +526,7 @@ fn measure_idle_group(
             sizes: idle.sizes.clone(),
             servers,
         }),
+        sweep: None,
     })
 }
 
@@ -537,6 +560,220 @@ fn idle_round_lines(label: &str, round: u32, rounds: u32, r: &IdleRound) -> Vec<
         None => "      all closed; the server still held them after 5 s".to_owned(),
     });
     lines
+}
+
+/// A concurrency sweep ([`Sweep`]): every column once per round, the order
+/// rotated between rounds as in [`measure_group`]; each column round is one
+/// server process taking the steps in ascending order
+/// ([`measure_sweep_column`]). Every step of every round is kept.
+#[allow(clippy::too_many_arguments)]
+fn measure_sweep_group(
+    group: &Group,
+    sweep: &Sweep,
+    rounds: u32,
+    (cap, cap_note): (Option<LittleCap>, String),
+    profile: &Profile,
+    launch: &Launch,
+    options: &LoadOptions,
+    progress: &Progress,
+) -> anyhow::Result<GroupResult> {
+    let mut columns: Vec<ColumnResult> = group
+        .columns
+        .iter()
+        .map(|c| empty_column(c, profile.cpu_n))
+        .collect();
+    for round in 1..=rounds {
+        for (position, &i) in round_order(group.columns.len(), round).iter().enumerate() {
+            if columns[i].failure.is_some() {
+                continue;
+            }
+            let label = columns[i].label.clone();
+            let on_step = |r: &RoundResult| {
+                progress.say(&format!(
+                    "{}{}",
+                    round_line(&label, round, rounds, r),
+                    r.step.map_or(String::new(), |s| format!(
+                        " [{} connections{}; {} unfinished at the end]",
+                        s.connections,
+                        if s.fresh_server { ", fresh server" } else { "" },
+                        s.unfinished
+                    ))
+                ))
+            };
+            match measure_sweep_column(
+                &group.columns[i],
+                sweep,
+                launch,
+                options,
+                round,
+                position as u32,
+                on_step,
+            ) {
+                Ok(steps) => columns[i].rounds.extend(steps),
+                Err(ColumnError::NoSuccess(cause)) => {
+                    progress.say(&format!("  {label} FAILED: {cause}"));
+                    columns[i].failure = Some(cause);
+                }
+                Err(ColumnError::Other(e)) => return Err(e),
+            }
+        }
+    }
+    Ok(GroupResult {
+        id: group.id.as_str().to_owned(),
+        title: group.title.to_owned(),
+        load: Load::Sweep(sweep.clone()).describe(),
+        warm_up: Load::Sweep(sweep.clone()).describe_warm_up(None, options.mixed_lead),
+        columns,
+        cold_start: None,
+        idle: None,
+        sweep: Some(SweepInfo {
+            steps: sweep.steps.clone(),
+            rounds,
+            window_seconds: sweep.window.as_secs_f64(),
+            warm_up_seconds: sweep.warm_up.as_secs_f64(),
+            cap,
+            cap_note,
+        }),
+    })
+}
+
+/// One column round of a sweep: a fresh server, then every step in
+/// ascending order, each measured like a column window (idle figures just
+/// before it, peaks within it, the machine's CPU split over it). Between
+/// steps the server must be idle within `sweep.settle`, or the next step
+/// gets a fresh process ([`Sweep`] says why). A sweep's server is killed,
+/// not drained: its drain would only serve abandoned requests. A server bench did not start
+/// cannot be replaced or sampled: its steps run on it as it is, the process
+/// rows "n/a".
+fn measure_sweep_column(
+    column: &Column,
+    sweep: &Sweep,
+    launch: &Launch,
+    options: &LoadOptions,
+    round: u32,
+    position: u32,
+    on_step: impl Fn(&RoundResult),
+) -> Result<Vec<RoundResult>, ColumnError> {
+    let mut server = launch.start(column.target, column.server_args)?;
+    let mut out = Vec::new();
+    for (k, &connections) in sweep.steps.iter().enumerate() {
+        let mut fresh_server = false;
+        if k > 0 && !settled(server.addr(), sweep.settle) {
+            if let RoundServer::Owned(mut s) = server {
+                s.kill();
+                server = launch.start(column.target, column.server_args)?;
+                fresh_server = true;
+            } else {
+                server = RoundServer::External(server.addr());
+            }
+        }
+        let (addr, pid) = (server.addr(), server.pid());
+        let idle = pid.and_then(|p| process_stats::sample(p).ok());
+        let mut at_start = None;
+        let measured = run_sweep_step(
+            addr,
+            column,
+            connections,
+            sweep.warm_up,
+            sweep.window,
+            options,
+            || {
+                at_start = Some((
+                    CpuSnapshot::take(),
+                    pid.map(|p| process_stats::PeakSampler::start(p, Duration::from_millis(10))),
+                    Instant::now(),
+                ));
+            },
+        );
+        let Some((cpu_before, sampler, window)) = at_start else {
+            return Err(anyhow::anyhow!("the sweep step's window never started").into());
+        };
+        let window_seconds = window.elapsed().as_secs_f64();
+        let peaks = sampler.map(|s| s.stop());
+        let cpu_after = CpuSnapshot::take().context("cannot read /proc for CPU accounting")?;
+        let cpu_before = cpu_before.context("cannot read /proc for CPU accounting")?;
+        let (load, mut step) = measured?;
+        step.fresh_server = fresh_server;
+        let r = RoundResult {
+            round,
+            position,
+            load,
+            background_load: None,
+            server_process: match (idle, peaks) {
+                (Some(i), Some(p)) => ServerStats {
+                    idle_threads: i.threads,
+                    peak_threads: p.peak_threads,
+                    idle_rss_bytes: i.rss_bytes,
+                    peak_rss_bytes: p.peak_rss_bytes,
+                    cpu_seconds: p.cpu_seconds,
+                    samples: p.samples,
+                },
+                _ => ServerStats::default(),
+            },
+            cpu: account(
+                &cpu_before,
+                &cpu_after,
+                Parts {
+                    server_pid: pid,
+                    bench_pid: std::process::id(),
+                },
+                window_seconds,
+            ),
+            // Reading /metrics around the window would queue behind the
+            // step's own requests on a saturated server: not read.
+            server_counted_requests: None,
+            machine_cpu_measured: pid.is_some(),
+            not_measured: Vec::new(),
+            // Not read: see server_counted_requests above.
+            detector: None,
+            step: Some(step),
+        };
+        on_step(&r);
+        out.push(r);
+    }
+    if let RoundServer::Owned(mut s) = server {
+        s.kill();
+    }
+    Ok(out)
+}
+
+/// How long a server must look idle to count as settled: longer than the
+/// 300 ms a `/posts/1/blocking` call holds a worker, so a backlog the
+/// in-flight gauge does not see (connections an async server has accepted
+/// but not yet read) still shows as requests completing in between.
+const QUIET_FOR: Duration = Duration::from_millis(350);
+
+/// Whether the server at `addr` is idle within `within`: two /metrics reads
+/// `QUIET_FOR` apart (each answered behind whatever is queued before it)
+/// show nothing in flight but the read itself, and no request completed in
+/// between but the first read.
+fn settled(addr: SocketAddr, within: Duration) -> bool {
+    let deadline = Instant::now() + within;
+    let read = || -> Option<(f64, u64)> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match http_get_within(addr, "/metrics", left, left) {
+            Ok((200, body)) => Some((
+                gauge(&body, "http_requests_in_flight")?,
+                requests_total(&body),
+            )),
+            _ => None,
+        }
+    };
+    let mut last: Option<u64> = None;
+    while Instant::now() < deadline {
+        match read() {
+            Some((in_flight, total)) if in_flight <= 1.0 => {
+                if last.is_some_and(|before| total <= before + 1) {
+                    return true;
+                }
+                last = Some(total);
+            }
+            _ => last = None,
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        std::thread::sleep(QUIET_FOR.min(left));
+    }
+    false
 }
 
 /// The cold-start fairness probe of `group`'s probed columns, if it has
@@ -729,6 +966,7 @@ fn measure_column(
             machine_cpu_measured: false,
             not_measured: Vec::new(),
             detector,
+            step: None,
         });
     }
     Ok(RoundResult {
@@ -756,6 +994,7 @@ fn measure_column(
         machine_cpu_measured: true,
         not_measured: Vec::new(),
         detector,
+        step: None,
     })
 }
 

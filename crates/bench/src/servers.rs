@@ -121,6 +121,13 @@ impl OwnedServer {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+
+    /// SIGKILL at once: for a sweep's server, whose graceful drain would
+    /// only serve requests the load generator has already abandoned.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 impl Drop for OwnedServer {
@@ -131,8 +138,18 @@ impl Drop for OwnedServer {
 
 /// One `GET` with `Connection: close`; (status, body).
 pub fn http_get(addr: SocketAddr, path: &str) -> std::io::Result<(u16, String)> {
-    let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(2))?;
-    s.set_read_timeout(Some(Duration::from_secs(10)))?;
+    http_get_within(addr, path, Duration::from_secs(2), Duration::from_secs(10))
+}
+
+/// [`http_get`] with its own connect and read timeouts.
+pub fn http_get_within(
+    addr: SocketAddr,
+    path: &str,
+    connect: Duration,
+    read: Duration,
+) -> std::io::Result<(u16, String)> {
+    let mut s = TcpStream::connect_timeout(&addr, connect.max(Duration::from_millis(1)))?;
+    s.set_read_timeout(Some(read.max(Duration::from_millis(1))))?;
     // One write: formatting straight into the socket would send the request
     // in pieces, one syscall per piece.
     let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
@@ -158,6 +175,23 @@ pub fn requests_total(metrics: &str) -> u64 {
         .filter(|l| l.starts_with("http_requests_total{"))
         .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
         .sum()
+}
+
+/// The value of the gauge `name` in a /metrics text (`name value` or
+/// `name{labels} value`), summed over its series; `None` when absent.
+pub fn gauge(metrics: &str, name: &str) -> Option<f64> {
+    let values: Vec<f64> = metrics
+        .lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix(name)?;
+            let rest = match rest.strip_prefix('{') {
+                Some(labelled) => labelled.split_once('}')?.1,
+                None => rest,
+            };
+            rest.strip_prefix(' ')?.trim().parse::<f64>().ok()
+        })
+        .collect();
+    (!values.is_empty()).then(|| values.iter().sum())
 }
 
 /// Parses `http://host:port` (a trailing `/` allowed) into an address.
@@ -191,6 +225,15 @@ mod tests {
         );
         assert!(parse_base_url("127.0.0.1:8080").is_err());
         assert!(parse_base_url("http://127.0.0.1:8080/x").is_err());
+    }
+
+    #[test]
+    fn a_gauge_is_read_by_its_exact_name() {
+        let text = "# HELP x\nhttp_requests_in_flight_max 9\nhttp_requests_in_flight 3\n";
+        assert_eq!(gauge(text, "http_requests_in_flight"), Some(3.0));
+        assert_eq!(gauge(text, "nope"), None);
+        let labelled = "# TYPE g gauge\nhttp_requests_in_flight{server=\"async\"} 1\n";
+        assert_eq!(gauge(labelled, "http_requests_in_flight"), Some(1.0));
     }
 
     #[test]

@@ -25,7 +25,7 @@ fn bench(args: &[&str]) -> (i32, String) {
 fn unknown_group_is_named() {
     let (code, err) = bench(&["--groups", "cpu,gpu"]);
     assert_eq!(code, 2);
-    assert_eq!(err.trim(), "bench: unknown group \"gpu\"; expected one of cpu, database, cache, slow, baseline, json, ramp, mixed, idle");
+    assert_eq!(err.trim(), "bench: unknown group \"gpu\"; expected one of cpu, database, cache, slow, baseline, json, ramp, mixed, idle, sweep-posts, sweep-users");
 }
 
 #[test]

@@ -63,7 +63,17 @@ fn tiny_profile_measures_every_column_in_two_interleaved_rounds_on_fresh_servers
         ..
     } = run_bench(&["--profile", "tiny", "--rounds", "2"], &[]);
     let expected_groups = [
-        "cpu", "database", "cache", "slow", "baseline", "json", "ramp", "mixed", "idle",
+        "cpu",
+        "database",
+        "cache",
+        "slow",
+        "baseline",
+        "json",
+        "ramp",
+        "mixed",
+        "idle",
+        "sweep-posts",
+        "sweep-users",
     ];
     let groups = json["groups"].as_array().unwrap();
     let ids: Vec<&str> = groups.iter().map(|g| g["id"].as_str().unwrap()).collect();
@@ -81,29 +91,60 @@ fn tiny_profile_measures_every_column_in_two_interleaved_rounds_on_fresh_servers
             let id = c["id"].as_str().unwrap();
             assert!(c["failure"].is_null(), "{id}: {}", c["failure"]);
             let rounds = c["rounds"].as_array().unwrap();
+            // A sweep column keeps one round per step per column round,
+            // the steps ascending within each.
+            let steps: Vec<u64> = g["sweep"]["steps"]
+                .as_array()
+                .map_or(vec![], |s| s.iter().map(|n| n.as_u64().unwrap()).collect());
+            let per_round = steps.len().max(1);
             let numbers: Vec<u64> = rounds
                 .iter()
                 .map(|r| r["round"].as_u64().unwrap())
                 .collect();
-            assert_eq!(numbers, [1, 2], "{id}");
+            let expected: Vec<u64> = [1, 2]
+                .iter()
+                .flat_map(|n| std::iter::repeat_n(*n, per_round))
+                .collect();
+            assert_eq!(numbers, expected, "{id}");
             // Interleaved and rotated: position i in round 1, one place earlier in round 2.
             let n = cols.len() as u64;
             let positions: Vec<u64> = rounds
                 .iter()
                 .map(|r| r["position"].as_u64().unwrap())
                 .collect();
-            assert_eq!(positions, [i as u64, (i as u64 + n - 1) % n], "{id}");
+            let expected: Vec<u64> = [i as u64, (i as u64 + n - 1) % n]
+                .iter()
+                .flat_map(|p| std::iter::repeat_n(*p, per_round))
+                .collect();
+            assert_eq!(positions, expected, "{id}");
+            if !steps.is_empty() {
+                let at: Vec<u64> = rounds
+                    .iter()
+                    .map(|r| r["step"]["connections"].as_u64().unwrap())
+                    .collect();
+                assert_eq!(at, [steps.clone(), steps.clone()].concat(), "{id}");
+            }
             for r in rounds {
                 assert!(
                     r["load"]["total_requests"].as_u64().unwrap() > 0,
                     "{id}: no requests"
                 );
+                // A sweep step is cut at its window's end: the requests then
+                // in flight are its only errors, counted as unfinished.
+                let unfinished = r["load"]["errors_by_kind"]["unfinished"]
+                    .as_u64()
+                    .unwrap_or(0);
                 assert_eq!(
                     r["load"]["errors"].as_u64(),
-                    Some(0),
+                    Some(unfinished),
                     "{id}: errors {}",
                     r["load"]["errors_by_kind"]
                 );
+                if steps.is_empty() {
+                    assert_eq!(unfinished, 0, "{id}");
+                } else {
+                    assert_eq!(Some(unfinished), r["step"]["unfinished"].as_u64(), "{id}");
+                }
                 let p = &r["server_process"];
                 assert!(p["samples"].as_u64().unwrap() > 0, "{id}");
                 assert!(
@@ -158,7 +199,7 @@ fn tiny_profile_measures_every_column_in_two_interleaved_rounds_on_fresh_servers
     // tiny_http cannot say how long a request waited: no detector figures.
     assert!(detector("blocking-health-tiny-http").is_null());
 
-    assert_eq!(json["findings"].as_array().unwrap().len(), 23);
+    assert_eq!(json["findings"].as_array().unwrap().len(), 26);
     // The baseline group's cold-start probe ran once on each probed server.
     let baseline = groups.iter().find(|g| g["id"] == "baseline").unwrap();
     let probed: Vec<(&str, usize)> = baseline["cold_start"]["servers"]

@@ -56,6 +56,7 @@ fn round(n: u32, rps: f64, p99: f64, threads: u64) -> RoundResult {
         machine_cpu_measured: true,
         not_measured: Vec::new(),
         detector: None,
+        step: None,
     }
 }
 
@@ -91,6 +92,7 @@ fn group(id: &str, columns: Vec<ColumnResult>) -> GroupResult {
         columns,
         cold_start: None,
         idle: None,
+        sweep: None,
     }
 }
 
@@ -352,6 +354,9 @@ fn findings_follow_the_rounds() {
         ("idle-tiny-http-thread-per-connection", NotMeasured),
         ("idle-nio-and-async-no-threads", NotMeasured),
         ("idle-async-less-memory-than-tiny-http", NotMeasured),
+        ("sweep-blocking-plateau-at-cap", NotMeasured),
+        ("sweep-async-past-cap", NotMeasured),
+        ("sweep-users-async-crossover", NotMeasured),
     ];
     assert_eq!(v, expect.map(|(id, h)| (id.to_owned(), h)).to_vec());
 
@@ -440,6 +445,25 @@ fn the_seed_profile_measures_every_finding() {
                     ],
                 ));
             }
+            if let Some(bench::plan::Load::Sweep(sw)) = profile.load(g.id) {
+                result = sweep_group(
+                    g.id.as_str(),
+                    &sw.steps,
+                    |c, _, n| {
+                        // Blocking flat at 600 from the second step, async
+                        // climbing with the connections.
+                        if c.starts_with("blocking") {
+                            (n as f64 * 10.0).min(600.0)
+                        } else {
+                            n as f64 * 10.0
+                        }
+                    },
+                    &g.columns
+                        .iter()
+                        .map(|c| (c.id.as_str(), c.target.name()))
+                        .collect::<Vec<_>>(),
+                );
+            }
             if !g.cold_start_probe.is_empty() {
                 result.cold_start = Some(ColdStartResult {
                     connections: 2,
@@ -461,7 +485,118 @@ fn the_seed_profile_measures_every_finding() {
         .map(|f| f.id.as_str())
         .collect();
     assert!(unmeasured.is_empty(), "not measured: {unmeasured:?}");
-    assert_eq!(findings.len(), 23);
+    assert_eq!(findings.len(), 26);
+}
+
+/// A sweep group: every column at every step in three rounds, its
+/// successful throughput `rps(column, round, connections)`.
+fn sweep_group(
+    id: &str,
+    steps: &[usize],
+    rps: impl Fn(&str, u32, usize) -> f64,
+    columns: &[(&str, &str)],
+) -> GroupResult {
+    let columns = columns
+        .iter()
+        .map(|(c, server)| {
+            let mut col = column(c, server, &[], 20);
+            for round in 1..=3 {
+                for &n in steps {
+                    let mut r = bench_round(round, rps(c, round, n));
+                    r.step = Some(SweepStep {
+                        connections: n,
+                        fresh_server: false,
+                        latency_lower_bound_ms: r.load.latency_ms,
+                        unfinished: 0,
+                        timeouts: 0,
+                    });
+                    col.rounds.push(r);
+                }
+            }
+            col
+        })
+        .collect();
+    let mut g = group(id, columns);
+    let cap = bench::sweep::littles_law_cap(200, std::time::Duration::from_millis(300));
+    g.sweep = Some(SweepInfo {
+        steps: steps.to_vec(),
+        rounds: 3,
+        window_seconds: 2.1,
+        warm_up_seconds: 1.0,
+        cap: (id == "sweep-posts").then_some(cap),
+        cap_note: "test".into(),
+    });
+    g
+}
+
+fn bench_round(n: u32, rps: f64) -> RoundResult {
+    round(n, rps, 5.0, 20)
+}
+
+#[test]
+fn sweep_findings_judge_the_plateau_against_the_cap_and_name_the_crossover() {
+    let steps = [50, 100, 200, 400, 800];
+    let cols = [
+        ("blocking-posts-sweep", "blocking"),
+        ("async-posts-sweep", "async"),
+        ("blocking-users-sweep", "blocking"),
+        ("async-users-sweep", "async"),
+    ];
+    // Blocking: 166, 333, 640/650/660 from 200 on (within 4% of the 667 cap);
+    // async: connections / 0.3 s, so it first beats blocking at 400.
+    let r = results(vec![
+        sweep_group(
+            "sweep-posts",
+            &steps,
+            |c, round, n| {
+                if c.starts_with("blocking") {
+                    (n as f64 / 0.3).min(630.0 + 10.0 * round as f64)
+                } else {
+                    n as f64 / 0.3
+                }
+            },
+            &cols[..2],
+        ),
+        // Users: async equal to blocking everywhere but one round at 800.
+        sweep_group(
+            "sweep-users",
+            &steps,
+            |c, round, n| {
+                if c.starts_with("async") && n == 800 && round == 2 {
+                    1200.0
+                } else {
+                    1000.0
+                }
+            },
+            &cols[2..],
+        ),
+    ]);
+    let f = check(&r, &THRESHOLDS);
+    let by_id = |id: &str| f.iter().find(|x| x.id == id).unwrap();
+    let plateau = by_id("sweep-blocking-plateau-at-cap");
+    assert_eq!(plateau.verdict, Verdict::Held);
+    assert_eq!(
+        plateau.evidence,
+        "plateau 650 req/s (median over rounds of the median at 400 and 800 connections; rounds 640-660) vs cap 667 req/s (200 threads / 300 ms): off by 2.5% (1.0-4.0% over 3 rounds)"
+    );
+    let past = by_id("sweep-async-past-cap");
+    assert_eq!(past.verdict, Verdict::Held);
+    assert!(
+        past.evidence.contains(
+            "async first beats blocking by more than 5% in every round at 400 connections"
+        ),
+        "{}",
+        past.evidence
+    );
+    let users = by_id("sweep-users-async-crossover");
+    assert_eq!(users.verdict, Verdict::Inconclusive);
+    assert!(
+        users
+            .evidence
+            .starts_with("async never beat blocking by more than 5%"),
+        "{}",
+        users.evidence
+    );
 }
 
 #[test]

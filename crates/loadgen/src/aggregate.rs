@@ -62,6 +62,9 @@ struct Shard {
     /// Latency from the actual start; kept only in open mode, where it differs.
     uncorrected: Option<Histogram<u64>>,
     counts: Counts,
+    /// Runs cut at their deadline only: answered requests at their latency
+    /// and timed-out ones at the time they were given up.
+    bounded: Option<Histogram<u64>>,
     /// Usually one or two entries: the current second and maybe the last.
     seconds: Vec<SecondBucket>,
 }
@@ -78,6 +81,8 @@ pub(crate) struct Totals {
     pub(crate) latency: Histogram<u64>,
     pub(crate) uncorrected: Option<Histogram<u64>>,
     pub(crate) counts: Counts,
+    /// See `Shard::bounded`; the runner adds the unfinished requests' ages.
+    pub(crate) bounded: Option<Histogram<u64>>,
 }
 
 fn micros(d: Duration) -> u64 {
@@ -85,10 +90,12 @@ fn micros(d: Duration) -> u64 {
 }
 
 impl Aggregator {
-    /// `origin` is second zero of the timeline.
+    /// `origin` is second zero of the timeline; `keep_bounded` keeps the
+    /// histogram of a run cut at its deadline ([`Totals::bounded`]).
     pub(crate) fn new(
         shard_count: usize,
         keep_uncorrected: bool,
+        keep_bounded: bool,
         origin: Instant,
     ) -> Result<Aggregator, hdrhistogram::CreationError> {
         let precisions = Precisions::new()?;
@@ -98,6 +105,7 @@ impl Aggregator {
                     latency: precisions.run(),
                     uncorrected: keep_uncorrected.then(|| precisions.run()),
                     counts: Counts::default(),
+                    bounded: keep_bounded.then(|| precisions.run()),
                     seconds: Vec::new(),
                 })
             })
@@ -109,8 +117,12 @@ impl Aggregator {
         })
     }
 
-    /// Adds one request. `worker` picks the shard.
+    /// Adds one request. `worker` picks the shard. A request that ended
+    /// before `origin` (in a plan's unrecorded lead) is not counted.
     pub(crate) fn record(&self, worker: usize, record: &RequestRecord) {
+        if record.finished < self.origin {
+            return;
+        }
         let corrected = micros(record.finished.saturating_duration_since(record.intended));
         let uncorrected = micros(record.finished.saturating_duration_since(record.started));
         let late = record.started.saturating_duration_since(record.intended) > LATE_SEND_THRESHOLD;
@@ -136,12 +148,20 @@ impl Aggregator {
             Outcome::Status(code) => {
                 *shard.counts.statuses.entry(code).or_default() += 1;
                 record_micros(&mut shard.latency, corrected);
+                if let Some(h) = shard.bounded.as_mut() {
+                    record_micros(h, corrected);
+                }
                 if let Some(h) = shard.uncorrected.as_mut() {
                     record_micros(h, uncorrected);
                 }
             }
             Outcome::Failed(FailureKind::Connect) => shard.counts.connect += 1,
-            Outcome::Failed(FailureKind::Timeout) => shard.counts.timeout += 1,
+            Outcome::Failed(FailureKind::Timeout) => {
+                shard.counts.timeout += 1;
+                if let Some(h) = shard.bounded.as_mut() {
+                    record_micros(h, corrected);
+                }
+            }
             Outcome::Failed(FailureKind::Other) => shard.counts.other += 1,
         }
         let bucket = match shard.seconds.iter_mut().position(|b| b.second == second) {
@@ -203,6 +223,7 @@ impl Aggregator {
             latency: self.precisions.run(),
             uncorrected: None,
             counts: Counts::default(),
+            bounded: None,
         };
         for shard in &self.shards {
             let shard = shard.lock().unwrap_or_else(|e| e.into_inner());
@@ -212,6 +233,10 @@ impl Aggregator {
                 let merged = totals
                     .uncorrected
                     .get_or_insert_with(|| self.precisions.run());
+                let _ = merged.add(h);
+            }
+            if let Some(h) = &shard.bounded {
+                let merged = totals.bounded.get_or_insert_with(|| self.precisions.run());
                 let _ = merged.add(h);
             }
             totals.counts.add(&shard.counts);
@@ -310,7 +335,7 @@ mod tests {
     #[test]
     fn counts_errors_by_kind_and_builds_a_timeline() {
         let origin = Instant::now();
-        let aggregator = Aggregator::new(2, false, origin).unwrap();
+        let aggregator = Aggregator::new(2, false, false, origin).unwrap();
         let records = [
             record_at(origin, 0, 10, Outcome::Status(200)),
             record_at(origin, 100, 20, Outcome::Status(200)),
@@ -353,7 +378,7 @@ mod tests {
     #[test]
     fn late_sends_and_corrected_latency_come_from_the_intended_time() {
         let origin = Instant::now();
-        let aggregator = Aggregator::new(1, true, origin).unwrap();
+        let aggregator = Aggregator::new(1, true, false, origin).unwrap();
         let record = RequestRecord {
             intended: origin,
             started: origin + Duration::from_millis(300),

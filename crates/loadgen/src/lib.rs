@@ -57,10 +57,16 @@
 //! errors.status            integer, responses with status >= 400
 //! errors.by_status         {"503": n, ...}
 //! errors.connect|timeout|other  integer
+//! errors.unfinished        integer, in flight at the deadline of a plan with
+//!                          `abandon_in_flight` (closed loop by duration): not
+//!                          waited for, counted in requests.total and .errors
 //! status_codes             {"200": n, ...} every response by status
 //! latency_ms.{count,min,max,mean,stdev,p50,p90,p95,p99,p99_9}
 //!                          float (count integer); from the intended send time
 //! latency_uncorrected_ms   same shape | null; open mode: from the actual send
+//! latency_lower_bound_ms   same shape | null; runs cut at their deadline: answered
+//!                          requests, timed-out ones at the timeout and unfinished
+//!                          ones at their age at the deadline (lower bounds)
 //! open_loop                {rate_rps, scheduled, late_sends, late_threshold_ms,
 //!                           pool_cap_hits, connections_used} | null
 //! burst                    {connections, connected_before_release, connect_phase_ms} | null

@@ -36,6 +36,11 @@ impl Report {
         } else if e.status == total && e.by_status.len() == 1 {
             let code = e.by_status.keys().next().map_or("", String::as_str);
             format!("every response had status {code}")
+        } else if e.unfinished == total {
+            format!(
+                "none of {} requests finished before the deadline",
+                thousands(total)
+            )
         } else if e.other == total {
             format!(
                 "all {} requests ended without a usable response (reset, closed early or malformed)",
@@ -54,6 +59,12 @@ impl Report {
             }
             if e.other > 0 {
                 parts.push(format!("{} had no usable response", thousands(e.other)));
+            }
+            if e.unfinished > 0 {
+                parts.push(format!(
+                    "{} were still in flight at the deadline",
+                    thousands(e.unfinished)
+                ));
             }
             format!(
                 "all {} requests failed: {}",
@@ -135,10 +146,12 @@ mod tests {
                 connect,
                 timeout,
                 other: errors - status - connect - timeout,
+                unfinished: 0,
             },
             status_codes: BTreeMap::new(),
             latency_ms: summarize(&Precisions::new().unwrap().run()),
             latency_uncorrected_ms: None,
+            latency_lower_bound_ms: None,
             open_loop: None,
             burst: None,
             timeline: Vec::new(),

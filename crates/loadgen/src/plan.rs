@@ -69,6 +69,16 @@ pub struct Plan {
     /// Worker threads of the runtime `run_blocking` builds.
     pub threads: usize,
     pub thresholds: Vec<Threshold>,
+    /// Closed loop stopped by duration only: at the deadline, requests still
+    /// in flight are abandoned (their connections closed) instead of waited
+    /// for, and counted as `errors.unfinished`. The run then lasts exactly its
+    /// duration, whatever the server does; a concurrency sweep needs that.
+    pub abandon_in_flight: bool,
+    /// With `abandon_in_flight`: the loop runs this long before its
+    /// duration starts, and requests that end within it are not recorded. The
+    /// same connections warm the server up and stay open into the measured
+    /// window, which is the duration; throughput divides by the window only.
+    pub unrecorded_lead: Duration,
 }
 
 /// Why a plan could not be built.
@@ -88,6 +98,8 @@ pub struct PlanBuilder {
     timeout: Duration,
     threads: usize,
     thresholds: Vec<String>,
+    abandon_in_flight: bool,
+    unrecorded_lead: Duration,
 }
 
 /// Default number of runtime threads: one per core, like wrk's advice.
@@ -112,6 +124,8 @@ impl Plan {
             timeout: Duration::from_secs(10),
             threads: default_threads(),
             thresholds: Vec::new(),
+            abandon_in_flight: false,
+            unrecorded_lead: Duration::ZERO,
         }
     }
 }
@@ -146,6 +160,16 @@ impl PlanBuilder {
         self.threads = threads;
         self
     }
+    /// See [`Plan::abandon_in_flight`]; only for a closed loop stopped by duration.
+    pub fn abandon_in_flight(mut self, abandon: bool) -> Self {
+        self.abandon_in_flight = abandon;
+        self
+    }
+    /// See [`Plan::unrecorded_lead`]; needs `abandon_in_flight`.
+    pub fn unrecorded_lead(mut self, lead: Duration) -> Self {
+        self.unrecorded_lead = lead;
+        self
+    }
     /// Adds a threshold written like `p95<200ms`.
     pub fn threshold(mut self, threshold: impl Into<String>) -> Self {
         self.thresholds.push(threshold.into());
@@ -169,6 +193,24 @@ impl PlanBuilder {
             .collect::<Result<Vec<_>, _>>()
             .map_err(PlanError)?;
         validate_load(&self.load)?;
+        if self.abandon_in_flight
+            && !matches!(
+                self.load,
+                LoadModel::Closed {
+                    stop: StopAt::Duration(_),
+                    ..
+                }
+            )
+        {
+            return Err(PlanError(
+                "abandoning requests in flight needs a closed loop stopped by duration".into(),
+            ));
+        }
+        if !self.unrecorded_lead.is_zero() && !self.abandon_in_flight {
+            return Err(PlanError(
+                "an unrecorded lead needs abandon_in_flight".into(),
+            ));
+        }
         if self.timeout.is_zero() {
             return Err(PlanError("timeout must be longer than zero".into()));
         }
@@ -187,6 +229,8 @@ impl PlanBuilder {
             timeout: self.timeout,
             threads: self.threads,
             thresholds,
+            abandon_in_flight: self.abandon_in_flight,
+            unrecorded_lead: self.unrecorded_lead,
         })
     }
 }

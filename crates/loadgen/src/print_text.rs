@@ -98,8 +98,16 @@ fn write_report(out: &mut String, r: &Report) -> std::fmt::Result {
     if r.requests.errors > 0 {
         writeln!(
             out,
-            "Errors      status >= 400: {}, connect: {}, timeout: {}, other: {}",
-            r.errors.status, r.errors.connect, r.errors.timeout, r.errors.other
+            "Errors      status >= 400: {}, connect: {}, timeout: {}, other: {}{}",
+            r.errors.status,
+            r.errors.connect,
+            r.errors.timeout,
+            r.errors.other,
+            if r.errors.unfinished > 0 {
+                format!(", unfinished at the deadline: {}", r.errors.unfinished)
+            } else {
+                String::new()
+            }
         )?;
     }
     writeln!(out)?;

@@ -41,6 +41,14 @@ pub struct Report {
     /// Open mode only: latency from the actual send time, as a tool without
     /// coordinated-omission correction would report it. `null` otherwise.
     pub latency_uncorrected_ms: Option<LatencySummary>,
+    /// Runs cut at their deadline (`abandon_in_flight`) only, `null`
+    /// otherwise: every request of the measured window, the answered ones at
+    /// their latency, timed-out ones at the time they were given up, and
+    /// those still in flight at the deadline at their age then. Nothing
+    /// unanswered drops out, so where any was, these percentiles are lower
+    /// bounds, never flattered by survivors.
+    #[serde(default)]
+    pub latency_lower_bound_ms: Option<LatencySummary>,
     /// Open mode only, `null` otherwise.
     pub open_loop: Option<OpenLoopInfo>,
     /// Burst mode only, `null` otherwise.
@@ -107,6 +115,11 @@ pub struct ErrorCounts {
     pub connect: u64,
     pub timeout: u64,
     pub other: u64,
+    /// Requests still in flight when a run with `abandon_in_flight` reached
+    /// its deadline: not waited for, no latency, counted in `requests.total`
+    /// and `requests.errors`.
+    #[serde(default)]
+    pub unfinished: u64,
 }
 
 /// Open (constant arrival rate) details.

@@ -12,7 +12,7 @@ use tokio::task::JoinHandle;
 
 use crate::aggregate::{Aggregator, TimelineBuilder, LATE_SEND_THRESHOLD};
 use crate::fd_limit::{ensure_fd_capacity, FdLimitError};
-use crate::latency_stats::{error_rate_percent, summarize};
+use crate::latency_stats::{error_rate_percent, record_micros, summarize};
 use crate::plan::{LoadModel, Plan, StopAt};
 use crate::report::{
     ms, BurstInfo, ClientCpu, ErrorCounts, LoadInfo, OpenLoopInfo, Report, RequestCounts,
@@ -129,6 +129,9 @@ struct LoadPhase {
     end: Instant,
     open_loop: Option<OpenLoopInfo>,
     burst: Option<BurstInfo>,
+    /// Requests abandoned in flight at the deadline ([`Plan::abandon_in_flight`]),
+    /// each with how long it had been in flight then.
+    unfinished_ages: Vec<Duration>,
 }
 
 /// Runs `plan` with workers spread over `runtimes`; the caller's task
@@ -140,21 +143,34 @@ async fn run_on(
 ) -> Result<Report, RunError> {
     ensure_fd_capacity(plan.load.peak_connections())?;
     let cpu_before = own_cpu_seconds();
-    let origin = Instant::now();
+    // Second zero of the timeline and of recording: after the unrecorded lead.
+    let origin = Instant::now() + plan.unrecorded_lead;
     let open = matches!(plan.load, LoadModel::Open { .. });
+    let clock_base = Instant::now();
     let shared = Arc::new(Shared {
         addr: plan.target.addr,
         template: RequestTemplate::new(&plan.target, &plan.request),
         keep_alive: plan.request.keep_alive,
         timeout: plan.timeout,
-        aggregator: Aggregator::new(plan.threads * 4, open, origin).map_err(RunError::Histogram)?,
+        aggregator: Aggregator::new(plan.threads * 4, open, plan.abandon_in_flight, origin)
+            .map_err(RunError::Histogram)?,
         stop: AtomicBool::new(false),
+        in_flight_since: plan.abandon_in_flight.then(|| {
+            (0..plan.load.peak_connections())
+                .map(|_| AtomicU64::new(0))
+                .collect()
+        }),
+        clock_base,
         runtimes,
     });
 
     let (done_tx, done_rx) = watch::channel(false);
     let drive = async {
-        let phase = drive_load(&shared, &plan.load, origin).await;
+        let phase = if plan.abandon_in_flight {
+            drive_abandoning(&shared, &plan.load, origin, plan.unrecorded_lead).await
+        } else {
+            drive_load(&shared, &plan.load, origin).await
+        };
         let _ = done_tx.send(true);
         phase
     };
@@ -163,6 +179,13 @@ async fn run_on(
 
     shared.aggregator.drain_seconds(u64::MAX, &mut timeline);
     let totals = shared.aggregator.totals();
+    let unfinished = phase.unfinished_ages.len() as u64;
+    let latency_lower_bound_ms = totals.bounded.map(|mut h| {
+        for age in &phase.unfinished_ages {
+            record_micros(&mut h, u64::try_from(age.as_micros()).unwrap_or(u64::MAX));
+        }
+        summarize(&h)
+    });
     publish(&shared.aggregator, progress);
 
     let elapsed = phase.end.saturating_duration_since(phase.start);
@@ -186,19 +209,23 @@ async fn run_on(
         threads: plan.threads,
         elapsed_ms: ms(elapsed),
         requests: RequestCounts {
-            total: counts.total,
+            total: counts.total + unfinished,
             ok: counts.total - counts.errors,
-            errors: counts.errors,
+            errors: counts.errors + unfinished,
         },
-        throughput_rps: counts.total as f64 / elapsed_s,
+        throughput_rps: (counts.total + unfinished) as f64 / elapsed_s,
         successful_throughput_rps: (counts.total - counts.errors) as f64 / elapsed_s,
-        error_rate_percent: error_rate_percent(counts.errors, counts.total),
+        error_rate_percent: error_rate_percent(
+            counts.errors + unfinished,
+            counts.total + unfinished,
+        ),
         errors: ErrorCounts {
             status: by_status.values().sum(),
             by_status,
             connect: counts.connect,
             timeout: counts.timeout,
             other: counts.other,
+            unfinished,
         },
         status_codes: counts
             .statuses
@@ -207,6 +234,7 @@ async fn run_on(
             .collect(),
         latency_ms: summarize(&totals.latency),
         latency_uncorrected_ms: totals.uncorrected.as_ref().map(summarize),
+        latency_lower_bound_ms,
         open_loop: phase.open_loop.map(|info| OpenLoopInfo {
             late_sends: counts.late_sends,
             ..info
@@ -215,7 +243,10 @@ async fn run_on(
         timeline: timeline.finish(),
         client_cpu: ClientCpu {
             cpu_ms: cpu_seconds * 1000.0,
-            cores_used: cpu_seconds / origin.elapsed().as_secs_f64().max(1e-9),
+            cores_used: cpu_seconds
+                / (origin.elapsed() + plan.unrecorded_lead)
+                    .as_secs_f64()
+                    .max(1e-9),
         },
         thresholds: Vec::new(),
     };
@@ -278,6 +309,55 @@ async fn join_all(handles: Vec<JoinHandle<()>>) {
     }
 }
 
+/// A closed loop that ends at its deadline sharp ([`Plan::abandon_in_flight`]):
+/// every worker is aborted there, closing its connection, and the requests
+/// still in flight are counted as unfinished instead of waited for. A
+/// response that lands in the microseconds between the deadline and the
+/// abort is still recorded. The workers start `lead` before `origin`
+/// ([`Plan::unrecorded_lead`]).
+async fn drive_abandoning(
+    shared: &Arc<Shared>,
+    load: &LoadModel,
+    origin: Instant,
+    lead: Duration,
+) -> LoadPhase {
+    let (connections, duration) = match load {
+        LoadModel::Closed {
+            connections,
+            stop: StopAt::Duration(d),
+        } => (*connections, *d),
+        // The plan builder allows nothing else with abandon_in_flight.
+        other => return drive_load(shared, other, origin - lead).await,
+    };
+    let handles: Vec<_> = (0..connections)
+        .map(|i| spawn(shared, i, Pacing::Closed { budget: None }))
+        .collect();
+    tokio::time::sleep_until((origin + duration).into()).await;
+    let end = Instant::now();
+    shared.stop.store(true, Ordering::Relaxed);
+    for handle in &handles {
+        handle.abort();
+    }
+    join_all(handles).await;
+    LoadPhase {
+        start: origin,
+        end,
+        open_loop: None,
+        burst: None,
+        unfinished_ages: shared
+            .in_flight_since
+            .iter()
+            .flatten()
+            .map(|slot| slot.load(Ordering::Relaxed))
+            .filter(|&since| since > 0)
+            .map(|since| {
+                let started = shared.clock_base + Duration::from_nanos(since - 1);
+                end.saturating_duration_since(started)
+            })
+            .collect(),
+    }
+}
+
 /// Starts the workers for the model and drives its clock to the end.
 async fn drive_load(shared: &Arc<Shared>, load: &LoadModel, origin: Instant) -> LoadPhase {
     match load {
@@ -317,6 +397,7 @@ async fn drive_load(shared: &Arc<Shared>, load: &LoadModel, origin: Instant) -> 
                 end: Instant::now(),
                 open_loop: None,
                 burst: None,
+                unfinished_ages: Vec::new(),
             }
         }
         LoadModel::Burst { connections } => {
@@ -355,6 +436,7 @@ async fn drive_load(shared: &Arc<Shared>, load: &LoadModel, origin: Instant) -> 
                     connected_before_release: connected,
                     connect_phase_ms: ms(release - origin),
                 }),
+                unfinished_ages: Vec::new(),
             }
         }
         LoadModel::Stages { stages } => {
@@ -393,6 +475,7 @@ async fn drive_load(shared: &Arc<Shared>, load: &LoadModel, origin: Instant) -> 
                 end: Instant::now(),
                 open_loop: None,
                 burst: None,
+                unfinished_ages: Vec::new(),
             }
         }
         LoadModel::Open {
@@ -456,6 +539,7 @@ async fn drive_open(
             connections_used,
         }),
         burst: None,
+        unfinished_ages: Vec::new(),
     }
 }
 

@@ -25,6 +25,12 @@ pub(crate) struct Shared {
     pub(crate) aggregator: Aggregator,
     /// Set when a duration-bound run is over; workers stop taking tickets.
     pub(crate) stop: AtomicBool,
+    /// When the plan abandons requests in flight at its deadline: per
+    /// worker, when its request in flight started (nanoseconds after
+    /// `clock_base`, plus one; 0 when none is), so the runner can count the
+    /// unfinished ones and their ages. Other runs pay nothing for it.
+    pub(crate) in_flight_since: Option<Vec<AtomicU64>>,
+    pub(crate) clock_base: Instant,
     /// Runtimes that workers are spread over, round-robin by worker index.
     pub(crate) runtimes: Vec<tokio::runtime::Handle>,
 }
@@ -119,6 +125,14 @@ pub(crate) async fn run_worker(shared: Arc<Shared>, worker: usize, mut pacing: P
                 None => break,
             };
         let started = Instant::now();
+        let slot = shared.in_flight_since.as_ref().map(|s| &s[worker]);
+        if let Some(slot) = slot {
+            let since = started.saturating_duration_since(shared.clock_base);
+            slot.store(
+                u64::try_from(since.as_nanos()).unwrap_or(u64::MAX - 1) + 1,
+                Ordering::Relaxed,
+            );
+        }
         let outcome = if started.saturating_duration_since(intended) >= shared.timeout {
             // An open-mode ticket that waited in the client longer than the
             // timeout has already failed by the user's own definition.
@@ -138,6 +152,11 @@ pub(crate) async fn run_worker(shared: Arc<Shared>, worker: usize, mut pacing: P
                 outcome,
             },
         );
+        // No await between recording and this: a worker aborted at the
+        // deadline is either counted here or still in flight, never both.
+        if let Some(slot) = slot {
+            slot.store(0, Ordering::Relaxed);
+        }
         if let Some(pause) = backoff.as_mut().and_then(|b| b.after(outcome)) {
             tokio::time::sleep(pause).await;
         }

@@ -130,3 +130,108 @@ fn errors_are_split_by_kind() {
     assert_eq!(timeout.errors.timeout, 2);
     assert_eq!(timeout.requests.errors, 2);
 }
+
+#[test]
+fn abandoning_in_flight_requests_ends_the_run_at_its_deadline_and_counts_them() {
+    // Every answer takes 2 s; the run lasts 300 ms with 3 connections, so
+    // all three requests are still in flight at the deadline.
+    let server = TestServer::start(Behaviour {
+        delay_every_response: Duration::from_secs(2),
+        ..Behaviour::default()
+    });
+    let plan = Plan::builder(server.url("/"))
+        .load(LoadModel::Closed {
+            connections: 3,
+            stop: StopAt::Duration(Duration::from_millis(300)),
+        })
+        .timeout(Duration::from_secs(30))
+        .abandon_in_flight(true)
+        .threads(1)
+        .build()
+        .expect("valid plan");
+    let started = std::time::Instant::now();
+    let report = loadgen::run_blocking(&plan).expect("run");
+    assert!(
+        started.elapsed() < Duration::from_millis(1500),
+        "the run waited for answers: {:?}",
+        started.elapsed()
+    );
+    assert_eq!(report.errors.unfinished, 3);
+    assert_eq!(report.requests.total, 3);
+    assert_eq!(report.requests.errors, 3);
+    assert_eq!(report.requests.ok, 0);
+    assert!(
+        (report.elapsed_ms - 300.0).abs() < 50.0,
+        "{}",
+        report.elapsed_ms
+    );
+    // Nothing was answered, so the ordinary percentiles have nothing; the
+    // lower bounds count the three at their age at the deadline (~300 ms).
+    assert_eq!(report.latency_ms.count, 0);
+    let bound = report
+        .latency_lower_bound_ms
+        .expect("a run cut at its deadline");
+    assert_eq!(bound.count, 3);
+    assert!(bound.p50 >= 250.0 && bound.max < 1000.0, "{bound:?}");
+    assert_eq!(
+        report.no_success_cause().as_deref(),
+        Some("no request succeeded: none of 3 requests finished before the deadline")
+    );
+
+    // Only a closed loop stopped by duration can be cut at its deadline.
+    let counted = Plan::builder(server.url("/"))
+        .load(LoadModel::Closed {
+            connections: 1,
+            stop: StopAt::Requests(5),
+        })
+        .abandon_in_flight(true)
+        .build();
+    assert!(counted.is_err());
+}
+
+#[test]
+fn an_unrecorded_lead_warms_up_on_the_same_connections_without_counting() {
+    // 100 ms per answer on one connection: about 4 answers end in the
+    // 450 ms lead (not counted), about 3 in the 300 ms window, and one is in
+    // flight at the deadline.
+    let server = TestServer::start(Behaviour {
+        delay_every_response: Duration::from_millis(100),
+        ..Behaviour::default()
+    });
+    let plan = Plan::builder(server.url("/"))
+        .load(LoadModel::Closed {
+            connections: 1,
+            stop: StopAt::Duration(Duration::from_millis(300)),
+        })
+        .abandon_in_flight(true)
+        .unrecorded_lead(Duration::from_millis(450))
+        .threads(1)
+        .build()
+        .expect("valid plan");
+    let report = loadgen::run_blocking(&plan).expect("run");
+    assert_eq!(report.errors.unfinished, 1);
+    assert!(
+        (1..=4).contains(&report.requests.ok),
+        "{:?}",
+        report.requests
+    );
+    // The answered ones and the one in flight, nothing from the lead.
+    let bound = report
+        .latency_lower_bound_ms
+        .expect("a run cut at its deadline");
+    assert_eq!(bound.count, report.requests.total);
+    assert!(
+        server.requests() >= report.requests.total + 3,
+        "the lead sent requests too"
+    );
+    assert_eq!(
+        server.connections(),
+        1,
+        "the window kept the lead's connection"
+    );
+    assert!(
+        (report.elapsed_ms - 300.0).abs() < 50.0,
+        "{}",
+        report.elapsed_ms
+    );
+}

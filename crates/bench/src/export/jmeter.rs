@@ -93,6 +93,8 @@ pub fn thread_groups(c: &ExportColumn, profile: &Profile) -> Vec<PlannedGroup> {
             .filter(|(_, n)| *n > 0)
             .map(|(d, n)| g(&id, *n, -1, Some(whole_seconds(*d)), &c.path))
             .collect(),
+        // Not exported ([`super::columns`] leaves sweeps out).
+        Load::Sweep(_) => Vec::new(),
         Load::Mixed {
             background,
             probe_rps,

@@ -60,6 +60,8 @@ pub fn scenarios(id: &str, load: &Load) -> Value {
                 "startVUs": 0, "stages": st, "gracefulRampDown": "30s",
             }})
         }
+        // Not exported ([`super::columns`] leaves sweeps out).
+        Load::Sweep(_) => json!({}),
         Load::Mixed {
             background,
             probe_rps,

@@ -80,7 +80,7 @@ pub fn shape(load: &Load) -> Option<(Option<u64>, Vec<Stage>)> {
         }
         // Two request streams at once (a closed background and an open probe)
         // would need two user classes with a fixed split; not exported yet.
-        Load::Mixed { .. } => None,
+        Load::Mixed { .. } | Load::Sweep(_) => None,
         // Idle connections held open: bench's own group, never exported.
         Load::Idle(_) => None,
     }

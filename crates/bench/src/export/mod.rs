@@ -89,9 +89,11 @@ pub fn columns(profile: &Profile, selected: &[GroupId]) -> Vec<ExportColumn> {
         let Some(load) = profile.load(g.id) else {
             continue;
         };
-        // Idle connections held open while a probe runs are not a load
-        // tool's shape: that group is bench's own ([`not_exported_section`]).
-        if matches!(load, Load::Idle(_)) {
+        // Idle connections held open while a probe runs, and a sweep (steps
+        // on one server, each cut at its window's end, the server settled or
+        // replaced between them), are not a load tool's shape: those groups
+        // are bench's own ([`not_exported_section`]).
+        if matches!(load, Load::Idle(_) | Load::Sweep(_)) {
             continue;
         }
         for c in g.columns {

@@ -99,6 +99,7 @@ pub fn results(tool: Tool, profile: &Profile, imported: &[Imported]) -> anyhow::
             continue;
         }
         out_groups.push(GroupResult {
+            sweep: None,
             id: g.id.as_str().to_owned(),
             title: g.title.to_owned(),
             load: match profile.load(g.id) {
@@ -186,5 +187,6 @@ fn round(n: u32, i: &Imported) -> RoundResult {
         not_measured: i.not_measured.iter().map(|s| s.to_string()).collect(),
         // `bench watch` keeps the process figures only, not the detector's.
         detector: None,
+        step: None,
     }
 }

@@ -316,6 +316,10 @@ pub fn all(results: &RunResults) -> Vec<(String, String)> {
             // No load-generator columns: no throughput or p99 bars.
             continue;
         }
+        if let Some(info) = &g.sweep {
+            files.extend(sweep_charts(g, info));
+            continue;
+        }
         files.push((
             format!("{}-throughput.svg", g.id),
             group_bars(g, "throughput", "req/s", |r| Some(r.load.throughput_rps)),
@@ -353,6 +357,170 @@ pub fn all(results: &RunResults) -> Vec<(String, String)> {
         }
     }
     files
+}
+
+/// One series of a sweep chart: a label and (connections, spread over rounds) points.
+pub type SweepSeries = (String, Vec<(usize, Spread)>);
+
+/// A line per series against connections on a log-2 x axis (each power of
+/// two labelled), each point the median with a min-max whisker; y linear
+/// from 0, or logarithmic (`log_y`, for latency). `cap` draws a dashed
+/// horizontal line with its label.
+pub fn sweep_chart(
+    title: &str,
+    y_label: &str,
+    series: &[SweepSeries],
+    cap: Option<(f64, String)>,
+    log_y: bool,
+) -> String {
+    let mut out = String::new();
+    let data_max = series
+        .iter()
+        .flat_map(|s| s.1.iter().map(|p| p.1.max))
+        .chain(cap.as_ref().map(|c| c.0))
+        .fold(0.0, f64::max);
+    let scale = if log_y {
+        Scale::log_for(data_max)
+    } else {
+        Scale::Linear {
+            max: nice_max(data_max * 1.05),
+        }
+    };
+    frame(&mut out, title, y_label, &scale);
+    let plot_w = W - LEFT - RIGHT;
+    let plot_h = H - TOP - BOTTOM;
+    let xs = series.iter().flat_map(|s| s.1.iter().map(|p| p.0.max(1)));
+    let (lo, hi) = (
+        xs.clone().min().unwrap_or(1) as f64,
+        xs.max().unwrap_or(2) as f64,
+    );
+    let (lo2, hi2) = (
+        lo.log2().floor(),
+        hi.log2().ceil().max(lo.log2().floor() + 1.0),
+    );
+    let x_of = |n: f64| LEFT + 20.0 + (plot_w - 40.0) * ((n.log2() - lo2) / (hi2 - lo2));
+    let y_of = |v: f64| TOP + plot_h - plot_h * scale.fraction(v);
+    for p in (lo2 as i32)..=(hi2 as i32) {
+        let n = 2f64.powi(p);
+        let x = x_of(n);
+        let _ = writeln!(
+            out,
+            r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#999"/><text class="x-tick" x="{x:.1}" y="{:.1}" text-anchor="middle">{n:.0}</text>"##,
+            TOP + plot_h,
+            TOP + plot_h + 4.0,
+            TOP + plot_h + 15.0,
+        );
+    }
+    let _ = writeln!(
+        out,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">connections (log scale)</text>"#,
+        LEFT + plot_w / 2.0,
+        TOP + plot_h + 30.0
+    );
+    if let Some((rps, label)) = &cap {
+        let y = y_of(*rps);
+        let _ = writeln!(
+            out,
+            r##"<line class="cap" x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#c00" stroke-width="1.5" stroke-dasharray="6 4"/><text x="{:.1}" y="{:.1}" text-anchor="end" fill="#c00">{}</text>"##,
+            W - RIGHT,
+            W - RIGHT - 4.0,
+            y - 5.0,
+            escape(label)
+        );
+    }
+    for (i, (label, points)) in series.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        let pts: Vec<String> = points
+            .iter()
+            .map(|(n, s)| format!("{:.1},{:.1}", x_of(*n as f64), y_of(s.median)))
+            .collect();
+        let _ = writeln!(
+            out,
+            r#"<polyline fill="none" stroke="{color}" stroke-width="2" points="{}"/>"#,
+            pts.join(" ")
+        );
+        for (n, s) in points {
+            let x = x_of(*n as f64);
+            let _ = writeln!(
+                out,
+                r#"<circle cx="{x:.1}" cy="{:.1}" r="3" fill="{color}"/>"#,
+                y_of(s.median)
+            );
+            if s.n > 1 {
+                let _ = writeln!(
+                    out,
+                    r#"<path class="whisker" d="M{x:.1} {:.1}V{:.1}" stroke="{color}" stroke-width="1.5" fill="none"/>"#,
+                    y_of(s.max),
+                    y_of(s.min)
+                );
+            }
+        }
+        let ly = TOP + plot_h + 46.0 + 14.0 * (i / 2) as f64;
+        let lx = LEFT + (i % 2) as f64 * plot_w / 2.0;
+        let _ = writeln!(
+            out,
+            r#"<rect x="{lx:.1}" y="{:.1}" width="10" height="10" fill="{color}"/><text x="{:.1}" y="{ly:.1}">{}</text>"#,
+            ly - 9.0,
+            lx + 14.0,
+            escape(label)
+        );
+    }
+    out.push_str("</svg>\n");
+    out
+}
+
+/// A sweep group's two charts: successful throughput (with the blocking
+/// cap, if any) and p99 (every request counted) against connections.
+fn sweep_charts(g: &GroupResult, info: &crate::model::SweepInfo) -> Vec<(String, String)> {
+    let series = |metric: Metric| -> Vec<SweepSeries> {
+        g.columns
+            .iter()
+            .map(|c| {
+                let points = info
+                    .steps
+                    .iter()
+                    .filter_map(|&n| Some((n, crate::sweep::step_spread(c, n, metric)?)))
+                    .collect();
+                (c.label.clone(), points)
+            })
+            .collect()
+    };
+    let cap = info.cap.map(|c| {
+        (
+            c.rps,
+            format!("blocking cap (Little's law): {:.0} req/s", c.rps),
+        )
+    });
+    let rounds = format!(
+        "median of {} round{} (whisker: min-max)",
+        info.rounds,
+        if info.rounds == 1 { "" } else { "s" }
+    );
+    vec![
+        (
+            format!("{}-throughput.svg", g.id),
+            sweep_chart(
+                &format!("{} — successful req/s, {rounds}", g.title),
+                "req/s",
+                &series(crate::sweep::successful_rps),
+                cap,
+                false,
+            ),
+        ),
+        (
+            format!("{}-p99.svg", g.id),
+            sweep_chart(
+                &format!(
+                    "{} — p99, unanswered requests counted at their wait (a lower bound then), {rounds}",
+                    g.title
+                ),
+                "ms (log scale)",
+                &series(|r| r.step.map(|s| s.latency_lower_bound_ms.p99)),
+                None,
+                true,
+            ),
+        ),
+    ]
 }
 
 fn group_bars(g: &GroupResult, what: &str, unit: &str, metric: Metric) -> String {
@@ -438,6 +606,51 @@ mod tests {
         // 0 to 5000 by 500: eleven ticks.
         assert_eq!(svg.matches("class=\"x-tick\"").count(), 11, "{svg}");
         assert_eq!(x_ticks(10_000.0).len(), 11);
+    }
+
+    #[test]
+    fn sweep_chart_labels_powers_of_two_and_draws_the_cap() {
+        let point = |n: usize, v: f64| {
+            (
+                n,
+                Spread {
+                    median: v,
+                    min: v * 0.9,
+                    max: v * 1.1,
+                    n: 3,
+                },
+            )
+        };
+        let svg = sweep_chart(
+            "t",
+            "req/s",
+            &[
+                (
+                    "blocking".into(),
+                    vec![point(50, 160.0), point(3200, 660.0)],
+                ),
+                ("async".into(), vec![point(50, 165.0), point(3200, 5000.0)]),
+            ],
+            Some((666.7, "blocking cap (Little's law): 667 req/s".into())),
+            false,
+        );
+        // 32 (below 50) up to 4096 (above 3200): eight powers of two.
+        let ticks: Vec<&str> = svg
+            .lines()
+            .filter(|l| l.contains("class=\"x-tick\""))
+            .filter_map(|l| l.split('>').nth(2)?.split('<').next())
+            .collect();
+        assert_eq!(
+            ticks,
+            ["32", "64", "128", "256", "512", "1024", "2048", "4096"]
+        );
+        assert_eq!(svg.matches("class=\"cap\"").count(), 1);
+        assert!(
+            svg.contains("blocking cap (Little&#39;s law): 667 req/s")
+                || svg.contains("blocking cap (Little's law): 667 req/s")
+        );
+        assert_eq!(svg.matches("class=\"whisker\"").count(), 4);
+        assert_eq!(svg.matches("<polyline").count(), 2);
     }
 
     #[test]

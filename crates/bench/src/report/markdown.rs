@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use super::idle_table::{idle_notes, idle_table};
-use super::table::{cold_start_table, group_table, Table};
+use super::table::{cold_start_table, group_table, sweep_tables, Table};
 use super::text::verdict;
 use crate::findings::{Finding, Thresholds};
 use crate::model::RunResults;
@@ -42,6 +42,22 @@ pub fn render(results: &RunResults, findings: &[Finding], t: &Thresholds) -> Str
     );
     for g in &results.groups {
         let _ = writeln!(out, "## {}\n\n{}\n", g.title, super::group_load_line(g));
+        if let Some(lines) = super::sweep_lines(g) {
+            for line in lines {
+                let _ = writeln!(out, "{line}\n");
+            }
+            for (title, table) in sweep_tables(g) {
+                let _ = writeln!(out, "{title}:\n");
+                out.push_str(&render_table(&table));
+                out.push('\n');
+            }
+            let _ = writeln!(
+                out,
+                "![{0} throughput]({0}-throughput.svg) ![{0} p99]({0}-p99.svg)\n",
+                g.id
+            );
+            continue;
+        }
         if !g.columns.is_empty() || g.idle.is_none() {
             out.push_str(&render_table(&group_table(g)));
             out.push('\n');

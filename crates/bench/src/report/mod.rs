@@ -137,3 +137,28 @@ pub fn group_load_line(g: &crate::model::GroupResult) -> String {
         g.load, g.warm_up
     )
 }
+
+/// A sweep group's lines under its heading: rounds and steps, the cap (or
+/// why there is none), the steps that needed a fresh server; `None` for
+/// other groups.
+pub fn sweep_lines(g: &crate::model::GroupResult) -> Option<Vec<String>> {
+    let info = g.sweep.as_ref()?;
+    let mut lines = vec![
+        format!(
+            "{} round{} per column, each a fresh server taking the steps in ascending order; per step {} s unrecorded on the same connections, then {} s measured.",
+            info.rounds,
+            if info.rounds == 1 { "" } else { "s" },
+            info.warm_up_seconds,
+            info.window_seconds
+        ),
+        format!("{}.", info.cap_note),
+    ];
+    let fresh = table::sweep_fresh_servers(g);
+    if !fresh.is_empty() {
+        lines.push(format!(
+            "Steps on a fresh server (the one before was not idle within the settle time): {}.",
+            fresh.join("; ")
+        ));
+    }
+    Some(lines)
+}
