@@ -121,13 +121,18 @@ pub fn app(state: AppState) -> Router {
         // Must come after the routes: it applies to the routes added so far.
         .method_not_allowed_fallback(handlers::method_not_allowed)
         .fallback(handlers::no_route)
-        .layer(request_limits::RejectOversizedLayer)
-        // A panicking handler is our bug: answer the contract's 500 (and log
-        // it) instead of dropping the connection without a word.
-        .layer(panic_guard::CatchPanicLayer)
-        .layer(metrics::CountRequestsLayer {
-            counters: state.counters.clone(),
-        })
+        // One `layer` call for all three: each call wraps every route in
+        // another boxed service, and axum clones each box per request.
+        .layer(
+            tower::ServiceBuilder::new()
+                .layer(metrics::CountRequestsLayer {
+                    counters: state.counters.clone(),
+                })
+                // A panicking handler is our bug: answer the contract's 500
+                // (and log it) instead of dropping the connection without a word.
+                .layer(panic_guard::CatchPanicLayer)
+                .layer(request_limits::RejectOversizedLayer),
+        )
         .with_state(state)
 }
 
