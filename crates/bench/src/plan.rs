@@ -670,18 +670,21 @@ pub fn quick() -> Profile {
                     requests: 200,
                 },
             ),
-            (G::Database, closed(32, secs(1))),
-            (G::Cache, closed(32, secs(1))),
-            (G::Slow, closed(16, secs(1))),
-            (G::Baseline, closed(32, secs(1))),
-            (G::Json, closed(16, secs(1))),
+            // Windows of 0.75 s (the slow group's 0.9 s: three of its 300-ms
+            // periods, see `Sweep::window`) so that every group, the sweeps
+            // and the idle group included, fits in 3 minutes.
+            (G::Database, closed(32, ms(750))),
+            (G::Cache, closed(32, ms(750))),
+            (G::Slow, closed(16, ms(900))),
+            (G::Baseline, closed(32, ms(750))),
+            (G::Json, closed(16, ms(750))),
             (
                 G::Ramp,
                 Load::Stages(vec![
-                    (ms(500), 20),
-                    (ms(500), 40),
-                    (ms(500), 60),
-                    (ms(500), 0),
+                    (ms(375), 20),
+                    (ms(375), 40),
+                    (ms(375), 60),
+                    (ms(375), 0),
                 ]),
             ),
             (
@@ -689,7 +692,7 @@ pub fn quick() -> Profile {
                 Load::Mixed {
                     background: 16,
                     probe_rps: 100.0,
-                    duration: secs(1),
+                    duration: ms(750),
                 },
             ),
             (
