@@ -26,6 +26,20 @@ fn escape(s: &str) -> String {
 }
 
 /// A "nice" upper bound for an axis: 1, 2 or 5 times a power of ten.
+/// The `i`th entry of a line chart's legend, below the plot, two per row.
+fn legend_entry(out: &mut String, i: usize, color: &str, label: &str) {
+    let (plot_w, plot_h) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
+    let ly = TOP + plot_h + 46.0 + 14.0 * (i / 2) as f64;
+    let lx = LEFT + (i % 2) as f64 * plot_w / 2.0;
+    let _ = writeln!(
+        out,
+        r#"<rect x="{lx:.1}" y="{:.1}" width="10" height="10" fill="{color}"/><text x="{:.1}" y="{ly:.1}">{}</text>"#,
+        ly - 9.0,
+        lx + 14.0,
+        escape(label)
+    );
+}
+
 fn nice_max(v: f64) -> f64 {
     if v <= 0.0 || !v.is_finite() {
         return 1.0;
@@ -268,15 +282,7 @@ fn xy_chart(
                 }
             }
         }
-        let ly = TOP + plot_h + 46.0 + 14.0 * (i / 2) as f64;
-        let lx = LEFT + (i % 2) as f64 * plot_w / 2.0;
-        let _ = writeln!(
-            out,
-            r#"<rect x="{lx:.1}" y="{:.1}" width="10" height="10" fill="{color}"/><text x="{:.1}" y="{ly:.1}">{}</text>"#,
-            ly - 9.0,
-            lx + 14.0,
-            escape(label)
-        );
+        legend_entry(&mut out, i, color, label);
     }
     out.push_str("</svg>\n");
     out
@@ -455,15 +461,7 @@ pub fn sweep_chart(
                 );
             }
         }
-        let ly = TOP + plot_h + 46.0 + 14.0 * (i / 2) as f64;
-        let lx = LEFT + (i % 2) as f64 * plot_w / 2.0;
-        let _ = writeln!(
-            out,
-            r#"<rect x="{lx:.1}" y="{:.1}" width="10" height="10" fill="{color}"/><text x="{:.1}" y="{ly:.1}">{}</text>"#,
-            ly - 9.0,
-            lx + 14.0,
-            escape(label)
-        );
+        legend_entry(&mut out, i, color, label);
     }
     out.push_str("</svg>\n");
     out
