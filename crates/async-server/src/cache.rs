@@ -15,6 +15,7 @@ use contract::model::CachedUser;
 use contract::settings::CommonSettings;
 use redis::{AsyncCommands as _, ConnectionLike as _, RedisError};
 
+use crate::blocking_calls::{self, BlockingCall};
 use crate::error::AppError;
 use crate::redis_clients::{AsyncRedis, Handle};
 
@@ -184,7 +185,10 @@ pub(crate) fn connect_sync_pool(common: &CommonSettings) -> anyhow::Result<SyncR
 }
 
 /// Both cached fields with the sync client, one GET after the other.
-/// BLOCKS THE CALLING THREAD on checkout and on each reply.
+/// BLOCKS THE CALLING THREAD on checkout and on each reply. Each GET is
+/// marked as a blocking call, counted for the handler's route when the
+/// calling thread is an event-loop worker (crate::blocking_calls); the
+/// checkout, blocking too, is not counted apart.
 pub(crate) fn get_cached_user_sync(
     pool: &SyncRedisPool,
     prefix: &str,
@@ -193,10 +197,12 @@ pub(crate) fn get_cached_user_sync(
     let mut conn = pool
         .get()
         .map_err(|e| AppError::unavailable("cache", format_args!("redis (sync) pool: {e}")))?;
+    blocking_calls::mark(BlockingCall::SyncRedisGet);
     let name: Option<String> = redis::cmd("GET")
         .arg(name_key(prefix, id))
         .query(&mut *conn)
         .map_err(redis_error)?;
+    blocking_calls::mark(BlockingCall::SyncRedisGet);
     let email: Option<String> = redis::cmd("GET")
         .arg(email_key(prefix, id))
         .query(&mut *conn)
@@ -206,7 +212,8 @@ pub(crate) fn get_cached_user_sync(
         .map(|(name, email)| CachedUser { name, email }))
 }
 
-/// Sets both cached fields with the sync client. BLOCKS THE CALLING THREAD.
+/// Sets both cached fields with the sync client, one pipeline (one blocking
+/// call, marked as such). BLOCKS THE CALLING THREAD.
 pub(crate) fn set_cached_user_sync(
     pool: &SyncRedisPool,
     prefix: &str,
@@ -216,6 +223,7 @@ pub(crate) fn set_cached_user_sync(
     let mut conn = pool
         .get()
         .map_err(|e| AppError::unavailable("cache", format_args!("redis (sync) pool: {e}")))?;
+    blocking_calls::mark(BlockingCall::SyncRedisSet);
     redis::pipe()
         .set(name_key(prefix, id), &user.name)
         .ignore()

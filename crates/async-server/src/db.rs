@@ -18,6 +18,7 @@ use postgres::NoTls;
 use r2d2_postgres::PostgresConnectionManager;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 
+use crate::blocking_calls::{self, BlockingCall};
 use crate::error::AppError;
 
 /// A `users` row as sqlx decodes it, before it becomes the contract's [`User`].
@@ -182,7 +183,12 @@ fn postgres_error(e: postgres::Error) -> AppError {
 /// Never call this on a runtime worker: `postgres::Client` drives its own
 /// small tokio runtime and panics there ("Cannot start a runtime from within
 /// a runtime"). Call it from a plain thread or from `spawn_blocking`.
+///
+/// Marked as a blocking call (crate::blocking_calls): it is run from
+/// `spawn_blocking` and the query threads, where the marker is never set, so
+/// the stall detector counts nothing for it. That is the fix working.
 pub(crate) fn find_user_sync(pool: &SyncPgPool, id: i64) -> Result<Option<User>, AppError> {
+    blocking_calls::mark(BlockingCall::SyncPostgresQuery);
     let mut conn = pool.get().map_err(|e| {
         AppError::unavailable("database", format_args!("postgres (sync) pool: {e}"))
     })?;
@@ -291,8 +297,11 @@ impl SyncDb {
     }
 
     /// Looks a user up and BLOCKS THE CALLING THREAD until the answer comes.
-    /// Called from an async handler, this blocks a runtime worker on purpose.
+    /// Called from an async handler, this blocks a runtime worker on purpose,
+    /// and the stall detector counts it for the handler's route
+    /// (crate::blocking_calls), however quick the answer.
     pub(crate) fn find_user_blocking_the_caller(&self, id: i64) -> Result<Option<User>, AppError> {
+        blocking_calls::mark(BlockingCall::SyncPostgresQuery);
         let wait = self.acquire_timeout + REPLY_MARGIN;
         let (reply, answer) = std::sync::mpsc::sync_channel(1);
         let query = SyncQuery {

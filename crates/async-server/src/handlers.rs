@@ -18,6 +18,7 @@ use contract::ApiError;
 use http_body_util::{BodyExt as _, LengthLimitError, Limited};
 use serde::Serialize;
 
+use crate::blocking_calls::{self, BlockingCall};
 use crate::error::AppError;
 use crate::AppState;
 
@@ -196,6 +197,8 @@ pub(crate) async fn post(uri: Uri) -> Answer {
 /// else runs on it for 300 ms (Thread.sleep on the event loop). Twin: `post`.
 pub(crate) async fn post_blocking(uri: Uri) -> Answer {
     let id = path_id(&uri)?;
+    // Counted by the stall detector as a blocking call on a worker (crate::blocking_calls).
+    blocking_calls::mark(BlockingCall::ThreadSleep);
     std::thread::sleep(POST_DELAY);
     Ok(json(&post_after_delay(id)?))
 }

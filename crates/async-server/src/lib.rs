@@ -8,9 +8,10 @@
 //! `/users/{id}/blocking`, ...) reproduce seed 000's scheduler matrix: work
 //! that blocks a worker, and the two ways of moving it off.
 //!
-//! The stall detector (route_monitors.rs, slow_poll_warnings.rs, lag_probe.rs)
-//! says at run time which route blocks a worker, and how late the event loop
-//! runs.
+//! The stall detector (route_monitors.rs, blocking_calls.rs,
+//! slow_poll_warnings.rs, lag_probe.rs) says at run time which route blocks a
+//! worker, by a long poll or by any blocking call, and how late the event
+//! loop runs.
 //!
 //! The library is the server (mini-redis style): [`build_runtime`] makes the
 //! runtime, [`run`] serves a bound listener until a shutdown future resolves,
@@ -18,6 +19,7 @@
 //! crates/blocking-server/src/lib.rs.
 
 mod app;
+mod blocking_calls;
 mod cache;
 mod cli;
 mod db;

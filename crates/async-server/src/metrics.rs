@@ -7,7 +7,8 @@
 //!
 //! Besides the contract's figures, the stall detector's: per route, its
 //! polls, slow polls, time in slow polls and scheduling delay (counters since
-//! start-up, from crate::route_monitors), and the event-loop lag probe's
+//! start-up, from crate::route_monitors), its blocking calls made on an
+//! event-loop worker (crate::blocking_calls), and the event-loop lag probe's
 //! summary (crate::lag_probe). With `--stall-detector off` they are absent.
 
 use std::future::Future;
@@ -164,8 +165,9 @@ fn append_runtime_gauges(out: &mut String) {
     }
 }
 
-/// The stall detector's figures: each route's poll counters (only routes
-/// polled at least once), the threshold, and the lag probe's summary.
+/// The stall detector's figures: each route's poll and blocking-call
+/// counters (only routes polled at least once), the threshold, and the lag
+/// probe's summary.
 fn append_stall_detector(out: &mut String, state: &AppState) {
     use std::fmt::Write as _;
     let Some(threshold) = state.route_monitors.slow_poll_threshold() else {
@@ -185,8 +187,9 @@ fn append_stall_detector(out: &mut String, state: &AppState) {
     let routes: Vec<_> = state
         .route_monitors
         .iter()
-        .map(|(route, monitor)| (route, monitor.cumulative()))
-        .filter(|(_, totals)| totals.total_poll_count > 0)
+        .zip(state.route_monitors.blocking_calls())
+        .map(|((route, monitor), (_, calls))| (route, monitor.cumulative(), calls.total()))
+        .filter(|(_, totals, _)| totals.total_poll_count > 0)
         .collect();
     type Figure = fn(&tokio_metrics::TaskMetrics) -> String;
     let families: [(&str, &str, &str, Figure); 6] = [
@@ -229,13 +232,26 @@ fn append_stall_detector(out: &mut String, state: &AppState) {
     ];
     for (name, help, kind, figure) in families {
         write_family_header(out, name, help, kind);
-        for (route, totals) in &routes {
+        for (route, totals, _) in &routes {
             let _ = writeln!(
                 out,
                 "{name}{{server=\"async\",route=\"{route}\"}} {}",
                 figure(totals)
             );
         }
+    }
+    write_family_header(
+        out,
+        "route_blocking_calls_total",
+        "Blocking calls (sync Postgres query, sync Redis GET or SET, thread sleep) made while \
+         an event-loop worker polled the route's handler, however short each was.",
+        "counter",
+    );
+    for (route, _, calls) in &routes {
+        let _ = writeln!(
+            out,
+            "route_blocking_calls_total{{server=\"async\",route=\"{route}\"}} {calls}"
+        );
     }
     if let Some(probe) = &state.lag_probe {
         append_summaries(

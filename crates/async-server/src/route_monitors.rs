@@ -1,6 +1,7 @@
-//! The stall detector's per-route half: one tokio-metrics `TaskMonitor` per
-//! route, built once with the state, and [`Watched`], the handler wrapper
-//! that runs a route's handler future under its monitor.
+//! The stall detector's per-route state: one tokio-metrics `TaskMonitor` and
+//! one set of blocking-call counters (crate::blocking_calls) per route, built
+//! once with the state, and [`Watched`], the handler wrapper that runs a
+//! route's handler future under both.
 //!
 //! Why per route: an event-loop worker runs one poll at a time, and a poll
 //! that does not return for 300 ms (a `std::thread::sleep`, a sync driver
@@ -12,16 +13,25 @@
 //! waited between being woken and being polled again (the scheduling
 //! delay): that is the lag the route *suffers*, whoever caused it.
 //!
+//! A slow poll is a *long* poll, so a quick blocking call is not one. For
+//! those, each poll of the handler future also sets the thread-local marker
+//! of crate::blocking_calls, so a blocking call made during the poll is
+//! counted for the route whatever its length (BlockHound's half).
+//!
 //! Cost per request, which is why there is no lookup per request: the route's
 //! monitor is found once when the router is built and lives in the handler
 //! value axum clones for each request ([`Watched`]). Per request that is one
 //! `Arc` clone, one small allocation for the monitor's per-future state, a
-//! clock read before and after each poll and a few atomic additions.
+//! clock read before and after each poll and a few atomic additions, plus a
+//! thread-local set and reset per poll for the blocking-call marker.
 //! `--stall-detector off` builds the router without it, to measure that.
 //!
 //! The twin is crates/blocking-server/src/queue_wait.rs: a blocking server
 //! cannot block an event loop, but its requests can wait for a thread.
 
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::extract::Request;
@@ -31,12 +41,20 @@ use axum::Router;
 use contract::routes::ROUTES;
 use tokio_metrics::{TaskMonitor, TaskMonitorCore};
 
+use crate::blocking_calls::{self, RouteBlockingCalls};
 use crate::AppState;
+
+/// One route's share of the detector.
+struct RouteMonitor {
+    pattern: &'static str,
+    tasks: TaskMonitor,
+    blocking_calls: &'static RouteBlockingCalls,
+}
 
 /// Every route's monitor, in the order of `contract::routes::ROUTES`.
 pub(crate) struct RouteMonitors {
     slow_poll_threshold: Option<Duration>,
-    monitors: Vec<(&'static str, TaskMonitor)>,
+    monitors: Vec<RouteMonitor>,
 }
 
 impl RouteMonitors {
@@ -49,7 +67,11 @@ impl RouteMonitors {
                 .map(|route| {
                     let mut builder = TaskMonitor::builder();
                     builder.with_slow_poll_threshold(threshold);
-                    (route.pattern, builder.build())
+                    RouteMonitor {
+                        pattern: route.pattern,
+                        tasks: builder.build(),
+                        blocking_calls: RouteBlockingCalls::leak(),
+                    }
                 })
                 .collect(),
             None => Vec::new(),
@@ -67,25 +89,38 @@ impl RouteMonitors {
 
     /// Each route's pattern and monitor.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&'static str, &TaskMonitor)> {
-        self.monitors.iter().map(|(pattern, m)| (*pattern, m))
+        self.monitors.iter().map(|m| (m.pattern, &m.tasks))
     }
 
-    /// The route's monitor (`None` when the detector is off).
+    /// Each route's pattern and blocking calls made on a worker, in the
+    /// order of [`RouteMonitors::iter`].
+    pub(crate) fn blocking_calls(
+        &self,
+    ) -> impl Iterator<Item = (&'static str, &'static RouteBlockingCalls)> + '_ {
+        self.monitors.iter().map(|m| (m.pattern, m.blocking_calls))
+    }
+
+    /// `handler` under the route's monitor, or back as it was when the
+    /// detector is off.
     ///
     /// # Panics
     /// If `pattern` is not a route of `contract::routes::ROUTES`: a route
     /// spelled differently here would run unmonitored and be counted as
     /// `unmatched`, without a word. It panics as the router is built, at
     /// start-up, and in every test that builds one.
-    fn monitor(&self, pattern: &str) -> Option<TaskMonitor> {
+    fn watch<H>(&self, pattern: &str, handler: H) -> Result<Watched<H>, H> {
         assert!(
             ROUTES.iter().any(|route| route.pattern == pattern),
             "route {pattern} is not in contract::routes::ROUTES"
         );
-        self.monitors
-            .iter()
-            .find(|(p, _)| *p == pattern)
-            .map(|(_, m)| m.clone())
+        match self.monitors.iter().find(|m| m.pattern == pattern) {
+            Some(m) => Ok(Watched {
+                handler,
+                monitor: m.tasks.clone(),
+                blocking_calls: m.blocking_calls,
+            }),
+            None => Err(handler),
+        }
     }
 
     /// A router whose routes run under their monitors: each route's pattern
@@ -111,9 +146,9 @@ impl WatchedRouter<'_> {
         H: Handler<T, AppState>,
         T: 'static,
     {
-        let route = match self.monitors.monitor(pattern) {
-            Some(monitor) => get(Watched { handler, monitor }),
-            None => get(handler),
+        let route = match self.monitors.watch(pattern, handler) {
+            Ok(watched) => get(watched),
+            Err(handler) => get(handler),
         };
         self.add(pattern, route)
     }
@@ -124,9 +159,9 @@ impl WatchedRouter<'_> {
         H: Handler<T, AppState>,
         T: 'static,
     {
-        let route = match self.monitors.monitor(pattern) {
-            Some(monitor) => post(Watched { handler, monitor }),
-            None => post(handler),
+        let route = match self.monitors.watch(pattern, handler) {
+            Ok(watched) => post(watched),
+            Err(handler) => post(handler),
         };
         self.add(pattern, route)
     }
@@ -144,12 +179,14 @@ impl WatchedRouter<'_> {
     }
 }
 
-/// A handler whose future (extractors included) runs under a `TaskMonitor`.
-/// No extra boxing: the future is the handler's own, wrapped.
+/// A handler whose future (extractors included) runs under a `TaskMonitor`,
+/// with the blocking-call marker set during each of its polls. No extra
+/// boxing: the future is the handler's own, wrapped twice.
 #[derive(Clone)]
 pub(crate) struct Watched<H> {
     handler: H,
     monitor: TaskMonitor,
+    blocking_calls: &'static RouteBlockingCalls,
 }
 
 impl<H, T> Handler<T, AppState> for Watched<H>
@@ -157,10 +194,35 @@ where
     H: Handler<T, AppState>,
     T: 'static,
 {
-    type Future = tokio_metrics::Instrumented<H::Future>;
+    type Future = MarkedPolls<tokio_metrics::Instrumented<H::Future>>;
 
     fn call(self, request: Request, state: AppState) -> Self::Future {
         // `self` is axum's per-request clone: its monitor moves into the future.
-        TaskMonitorCore::instrument_with(self.handler.call(request, state), self.monitor)
+        MarkedPolls {
+            future: TaskMonitorCore::instrument_with(
+                self.handler.call(request, state),
+                self.monitor,
+            ),
+            route: self.blocking_calls,
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A handler's future whose every poll runs with the blocking-call marker
+    /// set to its route (crate::blocking_calls).
+    pub(crate) struct MarkedPolls<F> {
+        #[pin]
+        future: F,
+        route: &'static RouteBlockingCalls,
+    }
+}
+
+impl<F: Future> Future for MarkedPolls<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let this = self.project();
+        blocking_calls::while_polling(this.route, || this.future.poll(cx))
     }
 }

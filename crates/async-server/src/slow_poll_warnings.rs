@@ -1,9 +1,11 @@
-//! The stall detector's warning: once a second a task reads every route's
+//! The stall detector's warning task: once a second it reads every route's
 //! monitor (crate::route_monitors) and, for a route whose slow-poll count
 //! rose, logs one warning naming the route, how long its slow polls took and
 //! the fix. At most one warning per route every [`WARN_EVERY`]; a warning
 //! covers every slow poll since the route's previous one, so none goes
-//! unreported.
+//! unreported. On the same tick and with the same rule, it has
+//! crate::blocking_calls warn about a route whose blocking calls on a worker
+//! rose (that half's warning is its own, rate-limited apart).
 //!
 //! A monitor counts slow polls and their total time, not each poll's own
 //! length, so a warning for one slow poll gives its length and a warning for
@@ -18,6 +20,7 @@ use std::time::Duration;
 
 use tokio::time::{Instant, MissedTickBehavior};
 
+use crate::blocking_calls::{self, CountsByKind};
 use crate::route_monitors::RouteMonitors;
 
 /// How often the monitors are read.
@@ -31,6 +34,14 @@ struct Reported {
     slow_polls: u64,
     slow_poll_time: Duration,
     at: Option<Instant>,
+    /// The route's blocking calls on a worker, by kind, when last warned about.
+    blocking_calls: CountsByKind,
+    blocking_calls_at: Option<Instant>,
+}
+
+/// Whether a route last warned about at `at` may be warned about again.
+fn quiet_long_enough(at: Option<Instant>, now: Instant) -> bool {
+    at.is_none_or(|at| now - at >= WARN_EVERY)
 }
 
 /// Starts the warning task on the current runtime (detector on only).
@@ -45,20 +56,24 @@ pub(crate) fn spawn(monitors: Arc<RouteMonitors>) {
         loop {
             ticks.tick().await;
             let now = Instant::now();
-            for ((route, monitor), last) in monitors.iter().zip(reported.iter_mut()) {
+            let routes = monitors.iter().zip(monitors.blocking_calls());
+            for (((route, monitor), (_, calls)), last) in routes.zip(reported.iter_mut()) {
                 let totals = monitor.cumulative();
                 let new_polls = totals.total_slow_poll_count - last.slow_polls;
-                let quiet_long_enough = last.at.is_none_or(|at| now - at >= WARN_EVERY);
-                if new_polls == 0 || !quiet_long_enough {
-                    continue;
+                if new_polls > 0 && quiet_long_enough(last.at, now) {
+                    let new_time = totals.total_slow_poll_duration - last.slow_poll_time;
+                    warn(route, new_polls, new_time, threshold);
+                    last.slow_polls = totals.total_slow_poll_count;
+                    last.slow_poll_time = totals.total_slow_poll_duration;
+                    last.at = Some(now);
                 }
-                let new_time = totals.total_slow_poll_duration - last.slow_poll_time;
-                warn(route, new_polls, new_time, threshold);
-                *last = Reported {
-                    slow_polls: totals.total_slow_poll_count,
-                    slow_poll_time: totals.total_slow_poll_duration,
-                    at: Some(now),
-                };
+                let calls = calls.counts();
+                if calls != last.blocking_calls && quiet_long_enough(last.blocking_calls_at, now) {
+                    let new = std::array::from_fn(|i| calls[i] - last.blocking_calls[i]);
+                    blocking_calls::warn(route, new);
+                    last.blocking_calls = calls;
+                    last.blocking_calls_at = Some(now);
+                }
             }
         }
     });

@@ -1,7 +1,8 @@
 //! The servers' own stall detectors (issue 9) read around one measured
 //! window: per route, the async server's slow polls (deltas of its
-//! `route_polls_total` and `route_slow_polls_total`) and its event-loop lag
-//! p99, or the blocking server's handler queue-wait p99.
+//! `route_polls_total` and `route_slow_polls_total`), its blocking calls on
+//! an event-loop worker (deltas of `route_blocking_calls_total`) and its
+//! event-loop lag p99, or the blocking server's handler queue-wait p99.
 //!
 //! Pure functions of two `/metrics` texts, parsed with
 //! [`crate::remote_metrics::value`] (bench's one `/metrics` reader), so the
@@ -55,6 +56,8 @@ pub fn window(before: &str, after: &str, routes: &[&str]) -> Option<DetectorWind
     if !is_async && !is_blocking {
         return None;
     }
+    // A server from before the blocking-call half has no such family at all.
+    let has_blocking_calls = is_async && after.contains("route_blocking_calls_total");
     let delta = |name: &str, route: &str| {
         (route_counter(after, name, route) - route_counter(before, name, route)).max(0.0)
     };
@@ -65,6 +68,8 @@ pub fn window(before: &str, after: &str, routes: &[&str]) -> Option<DetectorWind
             polls: is_async.then(|| delta("route_polls_total", route) as u64),
             slow_polls: is_async.then(|| delta("route_slow_polls_total", route) as u64),
             slow_poll_seconds: is_async.then(|| delta("route_slow_poll_seconds_total", route)),
+            blocking_calls: has_blocking_calls
+                .then(|| delta("route_blocking_calls_total", route) as u64),
             queue_wait_p99_ms: if is_blocking {
                 p99_ms(after, "handler_queue_wait_seconds", Some(route))
             } else {

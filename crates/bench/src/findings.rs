@@ -58,6 +58,19 @@ pub struct Thresholds {
     /// before the matrix was run, not fitted to it.
     #[serde(default = "default_detector_slow_poll_share")]
     pub detector_slow_poll_share: f64,
+    /// The stall detector's blocking-call half flags a route in a window
+    /// when it made at least this many blocking calls on an event-loop
+    /// worker per poll of its handler. Unlike a slow poll, a blocking call
+    /// is counted by the code, not timed by the clock, so there is no noise
+    /// to stay clear of: a route that blocks by design makes at least one
+    /// per request (one to two per poll: its blocking call sits in the
+    /// handler's one poll), a route that never blocks on a worker makes
+    /// exactly none. Any line between 0 and 1 per poll separates them; 0.01
+    /// (1%) was chosen from that design, before a run, to read like the
+    /// slow-poll line, and leaves room for a route whose blocking call is
+    /// made only on some of its requests (a cache miss, say).
+    #[serde(default = "default_detector_blocking_calls_per_poll")]
+    pub detector_blocking_calls_per_poll: f64,
     /// The idle group: "a thread per idle connection" means at least this
     /// many threads above idle per open connection at the largest size.
     #[serde(default = "default_idle_threads_per_connection")]
@@ -79,6 +92,10 @@ pub struct Thresholds {
 
 fn default_detector_slow_poll_share() -> f64 {
     THRESHOLDS.detector_slow_poll_share
+}
+
+fn default_detector_blocking_calls_per_poll() -> f64 {
+    THRESHOLDS.detector_blocking_calls_per_poll
 }
 
 fn default_idle_threads_per_connection() -> f64 {
@@ -114,6 +131,7 @@ pub const THRESHOLDS: Thresholds = Thresholds {
     cold_start_answer_within_ms: 1000.0,
     cold_start_refute_starts: 8,
     detector_slow_poll_share: 0.01,
+    detector_blocking_calls_per_poll: 0.01,
     idle_threads_per_connection: 0.9,
     idle_threads_allowance: 4.0,
     sweep_cap_within: 0.10,
@@ -139,6 +157,64 @@ pub struct DetectorObservation {
     /// Slow polls over polls in the window; `None` when the route was not
     /// polled or the detector's figures are missing.
     pub slow_poll_share: Option<f64>,
+    /// Blocking calls on an event-loop worker per poll in the window;
+    /// `None` when the route was not polled or the server does not count
+    /// them (then only the slow-poll half judges the route).
+    pub blocking_calls_per_poll: Option<f64>,
+}
+
+/// Which half of the detector flagged a route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FlaggedBy {
+    SlowPolls,
+    BlockingCalls,
+    Both,
+}
+
+impl FlaggedBy {
+    fn of(slow: bool, calls: bool) -> Option<FlaggedBy> {
+        match (slow, calls) {
+            (true, true) => Some(FlaggedBy::Both),
+            (true, false) => Some(FlaggedBy::SlowPolls),
+            (false, true) => Some(FlaggedBy::BlockingCalls),
+            (false, false) => None,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            FlaggedBy::SlowPolls => "slow polls",
+            FlaggedBy::BlockingCalls => "blocking calls",
+            FlaggedBy::Both => "both",
+        }
+    }
+}
+
+/// The detector's two lines: a route is flagged in a window when either is reached.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DetectorLines {
+    /// Slow polls over polls ([`Thresholds::detector_slow_poll_share`]).
+    pub slow_poll_share: f64,
+    /// Blocking calls on a worker per poll ([`Thresholds::detector_blocking_calls_per_poll`]).
+    pub blocking_calls_per_poll: f64,
+}
+
+impl DetectorLines {
+    pub fn of(t: &Thresholds) -> DetectorLines {
+        DetectorLines {
+            slow_poll_share: t.detector_slow_poll_share,
+            blocking_calls_per_poll: t.detector_blocking_calls_per_poll,
+        }
+    }
+
+    /// Which half flagged `o`, if any.
+    fn flagged_by(&self, o: &DetectorObservation) -> Option<FlaggedBy> {
+        FlaggedBy::of(
+            o.slow_poll_share.is_some_and(|s| s >= self.slow_poll_share),
+            o.blocking_calls_per_poll
+                .is_some_and(|c| c >= self.blocking_calls_per_poll),
+        )
+    }
 }
 
 /// Every async column's routes in every round (the mixed group's /health
@@ -157,16 +233,13 @@ pub fn detector_observations(results: &RunResults) -> Vec<DetectorObservation> {
             .collect();
         for r in &c.rounds {
             for route in &routes {
-                let share = r
-                    .detector
-                    .as_ref()
-                    .and_then(|d| d.route(route))
-                    .and_then(|w| w.slow_poll_share());
+                let window = r.detector.as_ref().and_then(|d| d.route(route));
                 out.push(DetectorObservation {
                     column: c.id.clone(),
                     round: r.round,
                     route: (*route).to_owned(),
-                    slow_poll_share: share,
+                    slow_poll_share: window.and_then(|w| w.slow_poll_share()),
+                    blocking_calls_per_poll: window.and_then(|w| w.blocking_calls_per_poll()),
                 });
             }
         }
@@ -176,12 +249,14 @@ pub fn detector_observations(results: &RunResults) -> Vec<DetectorObservation> {
 
 /// The verdict on "the detector flags exactly the routes that block by
 /// design", from every observation: in each round, a route is flagged in a
-/// column when its slow-poll share is at least `share`, and must be exactly
-/// when it is in [`BLOCKS_BY_DESIGN`]. HELD when every round matches, NOT
-/// HELD when every round has a mismatch, INCONCLUSIVE when rounds disagree
-/// or a figure is missing. Returns the mismatches per round (the interval)
-/// and the evidence, naming each route that differs and where.
-pub fn detector_verdict(obs: &[DetectorObservation], share: f64) -> Option<Outcome> {
+/// column when its slow-poll share or its blocking calls per poll reach
+/// their line in `lines`, and must be exactly when it is in
+/// [`BLOCKS_BY_DESIGN`]. HELD when every round matches, NOT HELD when every
+/// round has a mismatch, INCONCLUSIVE when rounds disagree or a figure is
+/// missing. Returns the mismatches per round (the interval) and the
+/// evidence, naming each route that differs and where, and which half
+/// flagged each flagged route.
+pub fn detector_verdict(obs: &[DetectorObservation], lines: DetectorLines) -> Option<Outcome> {
     let mut rounds: Vec<u32> = obs.iter().map(|o| o.round).collect();
     rounds.sort_unstable();
     rounds.dedup();
@@ -191,8 +266,8 @@ pub fn detector_verdict(obs: &[DetectorObservation], share: f64) -> Option<Outco
     let missing: Vec<&DetectorObservation> =
         obs.iter().filter(|o| o.slow_poll_share.is_none()).collect();
     let wrong = |o: &&DetectorObservation| {
-        o.slow_poll_share
-            .is_some_and(|s| (s >= share) != BLOCKS_BY_DESIGN.contains(&o.route.as_str()))
+        o.slow_poll_share.is_some()
+            && lines.flagged_by(o).is_some() != BLOCKS_BY_DESIGN.contains(&o.route.as_str())
     };
     let per_round: Vec<usize> = rounds
         .iter()
@@ -207,7 +282,7 @@ pub fn detector_verdict(obs: &[DetectorObservation], share: f64) -> Option<Outco
         } else {
             Verdict::NotHeld
         };
-    // Each (route, column) that differs, with its shares over rounds.
+    // Each (route, column) that differs, with both figures over rounds.
     let mut wrong_pairs: Vec<(&str, &str)> = obs
         .iter()
         .filter(wrong)
@@ -215,40 +290,65 @@ pub fn detector_verdict(obs: &[DetectorObservation], share: f64) -> Option<Outco
         .collect();
     wrong_pairs.sort_unstable();
     wrong_pairs.dedup();
-    let shares = |route: &str, column: &str| {
-        obs.iter()
-            .filter(|o| o.route == route && o.column == column)
+    let figures = |route: &str, column: &str| {
+        let of = |o: &&DetectorObservation| o.route == route && o.column == column;
+        let slow: Vec<String> = obs
+            .iter()
+            .filter(of)
             .map(|o| o.slow_poll_share.map_or("-".to_owned(), stats::percent))
-            .collect::<Vec<_>>()
-            .join(", ")
+            .collect();
+        let calls: Vec<String> = obs
+            .iter()
+            .filter(of)
+            .map(|o| {
+                o.blocking_calls_per_poll
+                    .map_or("-".to_owned(), stats::per_poll)
+            })
+            .collect();
+        format!(
+            "slow polls {}; blocking calls per poll {}",
+            slow.join(", "),
+            calls.join(", ")
+        )
     };
     let describe = |should_flag: bool| {
         wrong_pairs
             .iter()
             .filter(|(route, _)| BLOCKS_BY_DESIGN.contains(route) == should_flag)
-            .map(|(route, column)| format!("{route} in {column} ({})", shares(route, column)))
+            .map(|(route, column)| format!("{route} in {column} ({})", figures(route, column)))
             .collect::<Vec<_>>()
     };
-    let mut flagged: Vec<&str> = obs
-        .iter()
-        .filter(|o| o.slow_poll_share.is_some_and(|s| s >= share))
-        .map(|o| o.route.as_str())
-        .collect();
-    flagged.sort_unstable();
-    flagged.dedup();
+    // Each flagged route, with the half (or halves) that flagged it in some round.
+    let mut flagged: Vec<(&str, FlaggedBy)> = Vec::new();
+    for o in obs {
+        let Some(by) = lines.flagged_by(o) else {
+            continue;
+        };
+        match flagged.iter_mut().find(|(route, _)| *route == o.route) {
+            Some((_, seen)) if *seen != by => *seen = FlaggedBy::Both,
+            Some(_) => {}
+            None => flagged.push((o.route.as_str(), by)),
+        }
+    }
+    flagged.sort_unstable_by_key(|(route, _)| *route);
     let mut parts = vec![format!(
-        "flagged (slow polls >= {} of polls in some round): {}",
-        pct_exact(share),
+        "flagged (slow polls >= {} of polls, or blocking calls on an event-loop worker >= {} per poll, in some round): {}",
+        pct_exact(lines.slow_poll_share),
+        lines.blocking_calls_per_poll,
         if flagged.is_empty() {
             "none".to_owned()
         } else {
-            flagged.join(", ")
+            flagged
+                .iter()
+                .map(|(route, by)| format!("{route} by {}", by.name()))
+                .collect::<Vec<_>>()
+                .join(", ")
         }
     )];
     let (not_flagged, over_flagged) = (describe(true), describe(false));
     if !not_flagged.is_empty() {
         parts.push(format!(
-            "should be but not flagged: {} (a slow poll is a poll of --slow-poll-ms or longer: a blocking call that returns sooner, such as a quick query to a local Postgres or a Redis GET, holds its worker without making one)",
+            "should be but flagged by neither half: {} (a slow poll is a poll of --slow-poll-ms or longer, so a quick blocking call does not make one; a blocking call is counted only where the server marks it, so an unmarked one, or a server without the counter, leaves only the slow-poll half)",
             not_flagged.join("; ")
         ));
     }
@@ -814,13 +914,14 @@ fn specs(t: &Thresholds) -> Vec<Spec> {
         id: "detector-flags-blocking-routes",
         seed: "none (issue 9: which route blocks my event loop?)",
         claim: format!(
-            "the async server's stall detector flags exactly the routes that block a worker by design ({}, among those run) and no other: slow polls >= {} of a route's polls in a window, in every async column (the mixed group's /health probe and background route both)",
+            "the async server's stall detector flags exactly the routes that block a worker by design ({}, among those run) and no other: slow polls >= {} of a route's polls, or blocking calls on an event-loop worker >= {} per poll, in a window, in every async column (the mixed group's /health probe and background route both)",
             BLOCKS_BY_DESIGN.join(", "),
-            pct_exact(t.detector_slow_poll_share)
+            pct_exact(t.detector_slow_poll_share),
+            t.detector_blocking_calls_per_poll
         ),
         needs: async_columns(),
         check: Box::new(|cx, t| {
-            detector_verdict(&detector_observations(cx.results), t.detector_slow_poll_share)
+            detector_verdict(&detector_observations(cx.results), DetectorLines::of(t))
         }),
     });
     out

@@ -438,6 +438,12 @@ pub struct RouteWindow {
     pub slow_polls: Option<u64>,
     /// Async: time spent in those slow polls, in seconds.
     pub slow_poll_seconds: Option<f64>,
+    /// Async: blocking calls (sync Postgres query, sync Redis GET or SET,
+    /// thread sleep) the route made on an event-loop worker in the window
+    /// (`route_blocking_calls_total`); `None` from a server that does not
+    /// export them (and in results.json written before they existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocking_calls: Option<u64>,
     /// Blocking: `handler_queue_wait_seconds{quantile="0.99"}` of the route
     /// at the window's end, in ms (the wait for a free handler thread).
     pub queue_wait_p99_ms: Option<f64>,
@@ -448,6 +454,16 @@ impl RouteWindow {
     pub fn slow_poll_share(&self) -> Option<f64> {
         match (self.slow_polls, self.polls) {
             (Some(slow), Some(polls)) if polls > 0 => Some(slow as f64 / polls as f64),
+            _ => None,
+        }
+    }
+
+    /// Blocking calls on a worker per poll (0 or more; a request whose one
+    /// poll makes two sync Redis GETs gives 2); `None` without polls or
+    /// without the figure.
+    pub fn blocking_calls_per_poll(&self) -> Option<f64> {
+        match (self.blocking_calls, self.polls) {
+            (Some(calls), Some(polls)) if polls > 0 => Some(calls as f64 / polls as f64),
             _ => None,
         }
     }

@@ -73,6 +73,18 @@ pub fn percent(share: f64) -> String {
     }
 }
 
+/// A rate per poll, such as blocking calls per poll: "0", "<0.01", "0.05",
+/// "2.00" (it may exceed 1: one poll can make several calls).
+pub fn per_poll(rate: f64) -> String {
+    if rate == 0.0 {
+        "0".into()
+    } else if rate < 0.01 {
+        "<0.01".into()
+    } else {
+        format!("{rate:.2}")
+    }
+}
+
 /// A metric of one round, `None` where the round does not have it.
 pub type Metric = fn(&RoundResult) -> Option<f64>;
 

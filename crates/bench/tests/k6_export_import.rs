@@ -63,7 +63,7 @@ fn exported_scripts_parse_and_their_scenarios_are_the_profiles_loads() {
     let users = options(&read("async-users"));
     assert_eq!(
         users["scenarios"],
-        json!({"async-users": {"executor": "constant-vus", "exec": "measured", "vus": 32, "duration": "1000ms"}})
+        json!({"async-users": {"executor": "constant-vus", "exec": "measured", "vus": 32, "duration": "750ms"}})
     );
     assert_eq!(
         users["thresholds"]["http_reqs{scenario:async-users}"],
@@ -78,8 +78,8 @@ fn exported_scripts_parse_and_their_scenarios_are_the_profiles_loads() {
     assert_eq!(
         ramp["scenarios"]["blocking-users-ramp"]["stages"],
         json!([
-            {"duration": "500ms", "target": 20}, {"duration": "500ms", "target": 40},
-            {"duration": "500ms", "target": 60}, {"duration": "500ms", "target": 0}
+            {"duration": "375ms", "target": 20}, {"duration": "375ms", "target": 40},
+            {"duration": "375ms", "target": 60}, {"duration": "375ms", "target": 0}
         ])
     );
     let mixed = options(&read("async-health-next-to-posts"));

@@ -41,23 +41,23 @@ fn export_names_every_test_after_its_column_with_the_profiles_load() {
 
     let file =
         |id: &str| std::fs::read_to_string(out.path().join(format!("locust/{id}.py"))).unwrap();
-    // Closed loop, 32 connections for 1 s (quick): all users at once, no count.
+    // Closed loop, 32 connections for 0.75 s (quick): all users at once, no count.
     let users = file("async-users");
     assert!(users.contains("COLUMN = \"async-users\""), "{users}");
     assert!(users.contains("PATH = \"/users/1\""));
     assert!(users.contains("HOST = os.environ.get(\"ASYNC_URL\", \"http://127.0.0.1:8081\")"));
     assert!(users.contains("REQUESTS_PER_USER = None"));
-    assert!(users.contains("STAGES = [(1.0, 32, 32000.0)]"), "{users}");
+    assert!(users.contains("STAGES = [(0.75, 32, 32000.0)]"), "{users}");
     // Counted: 200 requests over 16 connections -> 12 each.
     let cpu = file("blocking-cpu");
     assert!(cpu.contains("PATH = \"/cpu?n=1000000\""));
     assert!(cpu.contains("HOST = os.environ.get(\"BLOCKING_URL\", \"http://127.0.0.1:8080\")"));
     assert!(cpu.contains("REQUESTS_PER_USER = 12"), "{cpu}");
-    // k6 stages: 0.5 s each to 20, 40, 60, 0 users, ramped linearly.
+    // k6 stages: 0.375 s each to 20, 40, 60, 0 users, ramped linearly.
     let ramp = file("async-users-ramp");
     assert!(
         ramp.contains(
-            "STAGES = [(0.5, 20, 40.0), (0.5, 40, 40.0), (0.5, 60, 40.0), (0.5, 0, 120.0)]"
+            "STAGES = [(0.375, 20, 53.333333333333336), (0.375, 40, 53.333333333333336), (0.375, 60, 53.333333333333336), (0.375, 0, 160.0)]"
         ),
         "{ramp}"
     );

@@ -220,31 +220,32 @@ fn group_table_shows_medians_spreads_idle_to_peak_and_ratios() {
     );
     let text = render_table(&group_table(&g));
     let expected = [
-        "                             blocking-cpu          async-cpu",
-        "------------------------------------------------------------",
-        "Rounds                                  3                  3",
-        "Total Requests                       2000       1000 (0.50x)",
-        "Average (ms)                         20.0       60.0 (3.00x)",
-        "Min (ms)                             1.00       1.00 (1.00x)",
-        "Max (ms)                             80.0        240 (3.00x)",
-        "Std. Dev. (ms)                       3.00       3.00 (1.00x)",
-        "Error Rate                          0.00%              0.00%",
-        "Throughput (req/s)              200.0 ±5%  100.0 ±4% (0.50x)",
-        "Successful (req/s)              200.0 ±5%  100.0 ±4% (0.50x)",
-        "Threads idle -> peak             3 -> 210             3 -> 5",
-        "p50 (ms)                        20.0 ±10%   60.0 ±5% (3.00x)",
-        "p95 (ms)                        36.0 ±10%    108 ±5% (3.00x)",
-        "p99 (ms)                        40.0 ±10%    120 ±5% (3.00x)",
-        "RSS idle -> peak (MiB)        8.0 -> 64.0        8.0 -> 64.0",
-        "Server CPU (s)                       0.04       0.02 (0.50x)",
-        "Server CPU per request (us)      20.0 ±0%   20.0 ±0% (1.00x)",
-        "CPU: load generator (s)              1.00       1.00 (1.00x)",
-        "CPU: Postgres (s)                    0.50       0.50 (1.00x)",
-        "CPU: Redis (s)                       0.00               0.00",
-        "CPU: everything else (s)             0.10       0.10 (1.00x)",
-        "Slow polls (share of polls)             -                  -",
-        "Event-loop lag p99 (ms)                 -                  -",
-        "Queue wait p99 (ms)                     -                  -",
+        "                                  blocking-cpu          async-cpu",
+        "-----------------------------------------------------------------",
+        "Rounds                                       3                  3",
+        "Total Requests                            2000       1000 (0.50x)",
+        "Average (ms)                              20.0       60.0 (3.00x)",
+        "Min (ms)                                  1.00       1.00 (1.00x)",
+        "Max (ms)                                  80.0        240 (3.00x)",
+        "Std. Dev. (ms)                            3.00       3.00 (1.00x)",
+        "Error Rate                               0.00%              0.00%",
+        "Throughput (req/s)                   200.0 ±5%  100.0 ±4% (0.50x)",
+        "Successful (req/s)                   200.0 ±5%  100.0 ±4% (0.50x)",
+        "Threads idle -> peak                  3 -> 210             3 -> 5",
+        "p50 (ms)                             20.0 ±10%   60.0 ±5% (3.00x)",
+        "p95 (ms)                             36.0 ±10%    108 ±5% (3.00x)",
+        "p99 (ms)                             40.0 ±10%    120 ±5% (3.00x)",
+        "RSS idle -> peak (MiB)             8.0 -> 64.0        8.0 -> 64.0",
+        "Server CPU (s)                            0.04       0.02 (0.50x)",
+        "Server CPU per request (us)           20.0 ±0%   20.0 ±0% (1.00x)",
+        "CPU: load generator (s)                   1.00       1.00 (1.00x)",
+        "CPU: Postgres (s)                         0.50       0.50 (1.00x)",
+        "CPU: Redis (s)                            0.00               0.00",
+        "CPU: everything else (s)                  0.10       0.10 (1.00x)",
+        "Slow polls (share of polls)                  -                  -",
+        "Blocking calls on the event loop             -                  -",
+        "Event-loop lag p99 (ms)                      -                  -",
+        "Queue wait p99 (ms)                          -                  -",
         "",
     ]
     .join("\n");
@@ -853,11 +854,12 @@ fn tiny_http_threads_are_compared_with_nio_in_three_groups() {
     assert_eq!(finding(&r).verdict, Verdict::Inconclusive);
 }
 
-/// A route's detector figures: its name, (polls, slow polls), queue-wait p99.
-type RouteFigures<'a> = (&'a str, Option<(u64, u64)>, Option<f64>);
+/// A route's detector figures: its name, (polls, slow polls, blocking calls
+/// on a worker), queue-wait p99.
+type RouteFigures<'a> = (&'a str, Option<(u64, u64, u64)>, Option<f64>);
 
 /// `c` with the same detector window in every round: the event-loop lag p99
-/// and, per route, (polls, slow polls) and the queue-wait p99.
+/// and, per route, (polls, slow polls, blocking calls) and the queue-wait p99.
 fn with_detector(
     mut c: ColumnResult,
     lag_ms: Option<f64>,
@@ -873,6 +875,7 @@ fn with_detector(
                     polls: polls.map(|p| p.0),
                     slow_polls: polls.map(|p| p.1),
                     slow_poll_seconds: polls.map(|p| p.1 as f64 * 0.006),
+                    blocking_calls: polls.map(|p| p.2),
                     queue_wait_p99_ms: *wait,
                 })
                 .collect(),
@@ -902,8 +905,8 @@ fn detector_rows_show_the_loaded_route_and_the_probe_and_dashes_elsewhere() {
                 ),
                 Some(12.5),
                 &[
-                    ("/health", Some((300, 0)), None),
-                    ("/users/{id}/blocking", Some((1000, 5)), None),
+                    ("/health", Some((300, 0, 0)), None),
+                    ("/users/{id}/blocking", Some((1000, 5, 1000)), None),
                 ],
             ),
             with_detector(
@@ -920,6 +923,10 @@ fn detector_rows_show_the_loaded_route_and_the_probe_and_dashes_elsewhere() {
     let t = group_table(&g);
     let row = |name: &str| t.rows.iter().find(|r| r[0] == name).unwrap()[1..].to_vec();
     assert_eq!(row("Slow polls (share of polls)"), ["5 (0.5%)", "-", "-"]);
+    assert_eq!(
+        row("Blocking calls on the event loop"),
+        ["1000 (1.00 per poll)", "-", "-"]
+    );
     assert_eq!(row("Event-loop lag p99 (ms)"), ["12.5", "-", "-"]);
     assert_eq!(row("Queue wait p99 (ms)"), ["-", "250", "-"]);
     assert_eq!(row("Slow polls, /health probe"), ["0 (0%)", "-", "-"]);
@@ -947,7 +954,7 @@ fn the_detector_finding_names_the_background_route_it_missed() {
                         ..steady("async-cpu", "async", 1.0, 1.0, 3)
                     },
                     Some(40.0),
-                    &[("/cpu", Some((200, 150)), None)],
+                    &[("/cpu", Some((200, 150, 0)), None)],
                 ),
                 with_detector(
                     ColumnResult {
@@ -955,7 +962,7 @@ fn the_detector_finding_names_the_background_route_it_missed() {
                         ..steady("async-cpu-rayon", "async", 1.0, 1.0, 3)
                     },
                     Some(1.0),
-                    &[("/cpu/rayon", Some((400, 0)), None)],
+                    &[("/cpu/rayon", Some((400, 0, 0)), None)],
                 ),
             ],
         ),
@@ -969,8 +976,9 @@ fn the_detector_finding_names_the_background_route_it_missed() {
                 ),
                 Some(12.5),
                 &[
-                    ("/health", Some((300, 0)), None),
-                    ("/users/{id}/blocking", Some((1000, 5)), None),
+                    ("/health", Some((300, 0, 0)), None),
+                    // Blocking, but neither half saw it (no blocking call marked).
+                    ("/users/{id}/blocking", Some((1000, 5, 0)), None),
                 ],
             )],
         ),
@@ -982,7 +990,7 @@ fn the_detector_finding_names_the_background_route_it_missed() {
     assert_eq!(f.verdict, Verdict::NotHeld);
     assert!(
         f.evidence.starts_with(
-            "flagged (slow polls >= 1% of polls in some round): /cpu; should be but not flagged: /users/{id}/blocking in async-health-next-to-users-blocking (0.5%, 0.5%, 0.5%)"
+            "flagged (slow polls >= 1% of polls, or blocking calls on an event-loop worker >= 0.01 per poll, in some round): /cpu by slow polls; should be but flagged by neither half: /users/{id}/blocking in async-health-next-to-users-blocking (slow polls 0.5%, 0.5%, 0.5%; blocking calls per poll 0, 0, 0)"
         ),
         "{}",
         f.evidence

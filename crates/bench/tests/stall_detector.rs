@@ -4,7 +4,7 @@
 //! that block by design" from fixed observations.
 
 use bench::detector::window;
-use bench::findings::{detector_verdict, DetectorObservation, THRESHOLDS};
+use bench::findings::{detector_verdict, DetectorLines, DetectorObservation, THRESHOLDS};
 use bench::model::{DetectorWindow, RouteWindow};
 use bench::stats::Verdict;
 
@@ -17,110 +17,196 @@ const BLOCKING_BEFORE: &str = include_str!("fixtures/metrics/blocking-before.txt
 const BLOCKING_AFTER: &str = include_str!("fixtures/metrics/blocking-after.txt");
 const ASYNC_DETECTOR_OFF: &str = include_str!("fixtures/metrics/async-detector-off.txt");
 
-fn observation(column: &str, round: u32, route: &str, share: Option<f64>) -> DetectorObservation {
+fn observation(
+    column: &str,
+    round: u32,
+    route: &str,
+    slow_poll_share: Option<f64>,
+    blocking_calls_per_poll: Option<f64>,
+) -> DetectorObservation {
     DetectorObservation {
         column: column.to_owned(),
         round,
         route: route.to_owned(),
-        slow_poll_share: share,
+        slow_poll_share,
+        blocking_calls_per_poll,
     }
 }
 
-/// Three rounds of the same shares: the inline routes slow, the others not.
-fn matrix(rounds: u32, shares: &[(&str, &str, f64)]) -> Vec<DetectorObservation> {
+/// `rounds` rounds of the same figures: (column, route, slow-poll share,
+/// blocking calls per poll).
+fn matrix(rounds: u32, figures: &[(&str, &str, f64, f64)]) -> Vec<DetectorObservation> {
     (1..=rounds)
         .flat_map(|r| {
-            shares
+            figures
                 .iter()
-                .map(move |(col, route, s)| observation(col, r, route, Some(*s)))
+                .map(move |(col, route, s, c)| observation(col, r, route, Some(*s), Some(*c)))
         })
         .collect()
 }
 
-const SHARE: f64 = 0.01;
+const LINES: DetectorLines = DetectorLines {
+    slow_poll_share: 0.01,
+    blocking_calls_per_poll: 0.01,
+};
 
 #[test]
-fn the_flagged_set_equal_to_the_design_set_in_every_round_holds() {
+fn every_blocking_route_flagged_by_either_half_in_every_round_holds() {
     let obs = matrix(
         3,
         &[
-            ("async-cpu", "/cpu", 0.5),
-            ("async-cpu-rayon", "/cpu/rayon", 0.0),
-            ("async-health-next-to-posts-blocking", "/health", 0.0),
+            // Slow polls only: CPU work is not a blocking call.
+            ("async-cpu", "/cpu", 0.5, 0.0),
+            ("async-cpu-rayon", "/cpu/rayon", 0.0, 0.0),
+            ("async-health-next-to-posts-blocking", "/health", 0.0, 0.0),
             (
                 "async-health-next-to-posts-blocking",
                 "/posts/{id}/blocking",
-                0.5,
+                1.0,
+                1.0,
             ),
-            // Just under the line is not flagged; just on it is.
-            ("async-users", "/users/{id}", 0.0099),
-            ("async-users-blocking", "/users/{id}/blocking", 0.01),
+            // Just under both lines is not flagged; just on one is.
+            ("async-users", "/users/{id}", 0.0099, 0.0099),
+            ("async-users-blocking", "/users/{id}/blocking", 0.0004, 0.01),
+            (
+                "async-cache-blocking",
+                "/users/{id}/cache/blocking",
+                0.0,
+                2.0,
+            ),
+            (
+                "async-users-spawn-blocking",
+                "/users/{id}/spawn-blocking",
+                0.0,
+                0.0,
+            ),
         ],
     );
-    let (interval, verdict, evidence) = detector_verdict(&obs, SHARE).unwrap();
+    let (interval, verdict, evidence) = detector_verdict(&obs, LINES).unwrap();
     assert_eq!(verdict, Verdict::Held);
     assert_eq!((interval.min, interval.max, interval.n), (0.0, 0.0, 3));
     assert_eq!(
         evidence,
-        "flagged (slow polls >= 1% of polls in some round): /cpu, /posts/{id}/blocking, /users/{id}/blocking; mismatches per round: 0, 0, 0"
+        "flagged (slow polls >= 1% of polls, or blocking calls on an event-loop worker >= 0.01 per poll, in some round): /cpu by slow polls, /posts/{id}/blocking by both, /users/{id}/blocking by blocking calls, /users/{id}/cache/blocking by blocking calls; mismatches per round: 0, 0, 0"
     );
 }
 
 #[test]
-fn a_route_flagged_wrongly_or_missed_in_every_round_is_not_held_and_named() {
+fn a_route_flagged_by_neither_half_or_flagged_wrongly_is_not_held_and_named() {
     let obs = matrix(
         2,
         &[
-            ("async-cpu", "/cpu", 0.5),
-            ("async-cpu-rayon", "/cpu/rayon", 0.03),
-            ("async-users-blocking", "/users/{id}/blocking", 0.002),
+            ("async-cpu", "/cpu", 0.5, 0.0),
+            ("async-cpu-rayon", "/cpu/rayon", 0.03, 0.0),
+            // Blocks by design, but neither half saw it.
+            ("async-users-blocking", "/users/{id}/blocking", 0.002, 0.0),
+            // Does not block by design, yet made blocking calls on a worker.
+            (
+                "async-users-spawn-blocking",
+                "/users/{id}/spawn-blocking",
+                0.0,
+                1.0,
+            ),
         ],
     );
-    let (interval, verdict, evidence) = detector_verdict(&obs, SHARE).unwrap();
+    let (interval, verdict, evidence) = detector_verdict(&obs, LINES).unwrap();
     assert_eq!(verdict, Verdict::NotHeld);
-    assert_eq!((interval.min, interval.max), (2.0, 2.0));
+    assert_eq!((interval.min, interval.max), (3.0, 3.0));
     assert_eq!(
         evidence,
-        "flagged (slow polls >= 1% of polls in some round): /cpu, /cpu/rayon; should be but not flagged: /users/{id}/blocking in async-users-blocking (0.2%, 0.2%) (a slow poll is a poll of --slow-poll-ms or longer: a blocking call that returns sooner, such as a quick query to a local Postgres or a Redis GET, holds its worker without making one); flagged but should not be: /cpu/rayon in async-cpu-rayon (3.0%, 3.0%); mismatches per round: 2, 2"
+        "flagged (slow polls >= 1% of polls, or blocking calls on an event-loop worker >= 0.01 per poll, in some round): /cpu by slow polls, /cpu/rayon by slow polls, /users/{id}/spawn-blocking by blocking calls; should be but flagged by neither half: /users/{id}/blocking in async-users-blocking (slow polls 0.2%, 0.2%; blocking calls per poll 0, 0) (a slow poll is a poll of --slow-poll-ms or longer, so a quick blocking call does not make one; a blocking call is counted only where the server marks it, so an unmarked one, or a server without the counter, leaves only the slow-poll half); flagged but should not be: /cpu/rayon in async-cpu-rayon (slow polls 3.0%, 3.0%; blocking calls per poll 0, 0); /users/{id}/spawn-blocking in async-users-spawn-blocking (slow polls 0%, 0%; blocking calls per poll 1.00, 1.00); mismatches per round: 3, 3"
+    );
+}
+
+#[test]
+fn a_route_flagged_by_each_half_in_different_rounds_is_flagged_by_both() {
+    let obs = vec![
+        observation(
+            "async-users-blocking",
+            1,
+            "/users/{id}/blocking",
+            Some(0.3),
+            Some(0.0),
+        ),
+        observation(
+            "async-users-blocking",
+            2,
+            "/users/{id}/blocking",
+            Some(0.0),
+            Some(1.0),
+        ),
+    ];
+    let (_, verdict, evidence) = detector_verdict(&obs, LINES).unwrap();
+    assert_eq!(verdict, Verdict::Held);
+    assert!(
+        evidence.contains("): /users/{id}/blocking by both;"),
+        "{evidence}"
+    );
+}
+
+#[test]
+fn without_the_blocking_call_counter_the_slow_poll_half_judges_alone() {
+    // A server (or a results.json) from before the counter existed.
+    let obs = vec![
+        observation("async-cpu", 1, "/cpu", Some(0.5), None),
+        observation(
+            "async-users-blocking",
+            1,
+            "/users/{id}/blocking",
+            Some(0.002),
+            None,
+        ),
+    ];
+    let (_, verdict, evidence) = detector_verdict(&obs, LINES).unwrap();
+    assert_eq!(verdict, Verdict::NotHeld);
+    assert!(
+        evidence.contains(
+            "/users/{id}/blocking in async-users-blocking (slow polls 0.2%; blocking calls per poll -)"
+        ),
+        "{evidence}"
     );
 }
 
 #[test]
 fn rounds_that_disagree_or_a_missing_figure_are_inconclusive() {
-    let mut obs = matrix(2, &[("async-cpu", "/cpu", 0.5)]);
+    let mut obs = matrix(2, &[("async-cpu", "/cpu", 0.5, 0.0)]);
     obs.push(observation(
         "async-users-blocking",
         1,
         "/users/{id}/blocking",
-        Some(0.2),
+        Some(0.0),
+        Some(1.0),
     ));
     obs.push(observation(
         "async-users-blocking",
         2,
         "/users/{id}/blocking",
         Some(0.0),
+        Some(0.0),
     ));
-    let (_, verdict, evidence) = detector_verdict(&obs, SHARE).unwrap();
+    let (_, verdict, evidence) = detector_verdict(&obs, LINES).unwrap();
     assert_eq!(verdict, Verdict::Inconclusive);
     assert!(
         evidence.ends_with("mismatches per round: 0, 1"),
         "{evidence}"
     );
 
-    let off = vec![observation("async-cpu", 1, "/cpu", None)];
-    let (_, verdict, evidence) = detector_verdict(&off, SHARE).unwrap();
+    let off = vec![observation("async-cpu", 1, "/cpu", None, None)];
+    let (_, verdict, evidence) = detector_verdict(&off, LINES).unwrap();
     assert_eq!(verdict, Verdict::Inconclusive);
     assert!(
         evidence
             .contains("no detector figures (detector off or /metrics unreadable) in: async-cpu"),
         "{evidence}"
     );
-    assert!(detector_verdict(&[], SHARE).is_none());
+    assert!(detector_verdict(&[], LINES).is_none());
 }
 
 #[test]
-fn the_threshold_is_the_documented_one() {
+fn the_thresholds_are_the_documented_ones() {
     assert_eq!(THRESHOLDS.detector_slow_poll_share, 0.01);
+    assert_eq!(THRESHOLDS.detector_blocking_calls_per_poll, 0.01);
+    assert_eq!(DetectorLines::of(&THRESHOLDS), LINES);
 }
 
 fn close(a: Option<f64>, b: f64) -> bool {
@@ -138,16 +224,42 @@ fn an_async_window_is_the_counters_deltas_and_the_lag_at_its_end() {
     let blocking = w.route("/users/{id}/blocking").unwrap();
     // Not polled before: no line, a count of 0.
     assert_eq!(
-        (blocking.polls, blocking.slow_polls),
-        (Some(61113), Some(22))
+        (blocking.polls, blocking.slow_polls, blocking.blocking_calls),
+        (Some(11397), Some(76), Some(11397))
     );
-    assert!(close(blocking.slow_poll_seconds, 0.476220));
-    assert_eq!(blocking.slow_poll_share(), Some(22.0 / 61113.0));
+    assert!(close(blocking.slow_poll_seconds, 0.480087));
+    assert_eq!(blocking.slow_poll_share(), Some(76.0 / 11397.0));
+    assert_eq!(blocking.blocking_calls_per_poll(), Some(1.0));
     assert_eq!(blocking.queue_wait_p99_ms, None);
-    // Polled once before the window: that poll is not the window's.
+    // Polled once before the window: that poll is not the window's. (Its
+    // one slow poll came from a machine busier than its cores.)
     let health = w.route("/health").unwrap();
-    assert_eq!((health.polls, health.slow_polls), (Some(65610), Some(0)));
-    assert!(close(w.event_loop_lag_p99_ms, 4.319));
+    assert_eq!(
+        (health.polls, health.slow_polls, health.blocking_calls),
+        (Some(59151), Some(1), Some(0))
+    );
+    assert!(close(w.event_loop_lag_p99_ms, 22.143));
+}
+
+#[test]
+fn a_server_without_the_blocking_call_counter_gives_no_figure_for_it() {
+    // The same texts without the family, as a server from before it writes them.
+    let without = |text: &str| {
+        text.lines()
+            .filter(|l| !l.contains("route_blocking_calls_total"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let w = window(
+        &without(ASYNC_BEFORE),
+        &without(ASYNC_AFTER),
+        &["/users/{id}/blocking"],
+    )
+    .unwrap();
+    let blocking = w.route("/users/{id}/blocking").unwrap();
+    assert_eq!(blocking.blocking_calls, None);
+    assert_eq!(blocking.blocking_calls_per_poll(), None);
+    assert_eq!(blocking.slow_polls, Some(76));
 }
 
 #[test]

@@ -85,6 +85,24 @@ fn slow_polls_cell(c: &ColumnResult, route: Option<&str>) -> Option<String> {
     Some(format!("{:.0} ({share})", count.median))
 }
 
+/// "61113 (1.00 per poll)": the medians of the blocking calls made on an
+/// event-loop worker and of their rate per poll.
+fn blocking_calls_cell(c: &ColumnResult, route: Option<&str>) -> Option<String> {
+    let windows: Vec<_> = route_windows(c, route)
+        .filter(|w| w.polls.is_some())
+        .collect();
+    let count = Spread::of(
+        windows
+            .iter()
+            .filter_map(|w| w.blocking_calls.map(|n| n as f64)),
+    )?;
+    let rate = Spread::of(windows.iter().filter_map(|w| w.blocking_calls_per_poll())).map_or_else(
+        || "no polls".to_owned(),
+        |s| format!("{} per poll", crate::stats::per_poll(s.median)),
+    );
+    Some(format!("{:.0} ({rate})", count.median))
+}
+
 /// The median of a detector figure in ms, "-" when no round has it.
 fn ms_cell(values: impl Iterator<Item = f64>) -> Option<String> {
     Spread::of(values).map(|s| fmt_ms(s.median))
@@ -95,6 +113,9 @@ fn ms_cell(values: impl Iterator<Item = f64>) -> Option<String> {
 const DETECTOR_ROWS: &[Row] = &[
     detector("Slow polls (share of polls)", |c| {
         slow_polls_cell(c, loaded_route(c))
+    }),
+    detector("Blocking calls on the event loop", |c| {
+        blocking_calls_cell(c, loaded_route(c))
     }),
     detector("Event-loop lag p99 (ms)", |c| {
         ms_cell(

@@ -50,7 +50,7 @@ pub fn verdict(f: &Finding) -> &'static str {
 /// The thresholds in one sentence.
 pub fn thresholds_line(t: &Thresholds) -> String {
     format!(
-        "Thresholds: a claim HELD when every round clears its line by more than {:.0}%, NOT HELD when every round misses it by more than {:.0}%, INCONCLUSIVE otherwise; \"beats\" means a ratio above 1; an offload is \"close\" within {:.0}% of blocking's throughput; \"far fewer threads\" is at most {:.0}% of blocking's; a mixed-load stall is a /health p99 at least {}x higher; a window is quiet when other programs use at most {:.0}% of one core; a cold-start probe's connection is starved without an answer within {:.0} ms, and {} clean cold starts refute a starving server; the stall detector flags a route in a window when at least {}% of its polls were slow; \"a thread per idle connection\" is at least {} threads above idle per connection, \"no threads\" at most {:.0} above idle; a sweep's plateau is the median throughput at its {} highest steps, and \"at the cap\" means within {:.0}% of Little's law's prediction.",
+        "Thresholds: a claim HELD when every round clears its line by more than {:.0}%, NOT HELD when every round misses it by more than {:.0}%, INCONCLUSIVE otherwise; \"beats\" means a ratio above 1; an offload is \"close\" within {:.0}% of blocking's throughput; \"far fewer threads\" is at most {:.0}% of blocking's; a mixed-load stall is a /health p99 at least {}x higher; a window is quiet when other programs use at most {:.0}% of one core; a cold-start probe's connection is starved without an answer within {:.0} ms, and {} clean cold starts refute a starving server; the stall detector flags a route in a window when at least {}% of its polls were slow or it made at least {} blocking calls on an event-loop worker per poll; \"a thread per idle connection\" is at least {} threads above idle per connection, \"no threads\" at most {:.0} above idle; a sweep's plateau is the median throughput at its {} highest steps, and \"at the cap\" means within {:.0}% of Little's law's prediction.",
         t.margin * 100.0,
         t.margin * 100.0,
         t.offload_within * 100.0,
@@ -60,6 +60,7 @@ pub fn thresholds_line(t: &Thresholds) -> String {
         t.cold_start_answer_within_ms,
         t.cold_start_refute_starts,
         t.detector_slow_poll_share * 100.0,
+        t.detector_blocking_calls_per_poll,
         t.idle_threads_per_connection,
         t.idle_threads_allowance,
         t.sweep_plateau_steps,
