@@ -231,7 +231,9 @@ pub fn detector_observations(results: &RunResults) -> Vec<DetectorObservation> {
             .chain(c.background_path.as_deref())
             .filter_map(crate::detector::route_pattern)
             .collect();
-        for r in &c.rounds {
+        // A sweep's steps do not read the detector (its /metrics would
+        // queue behind the step's own requests): not observations.
+        for r in c.rounds.iter().filter(|r| r.step.is_none()) {
             for route in &routes {
                 let window = r.detector.as_ref().and_then(|d| d.route(route));
                 out.push(DetectorObservation {

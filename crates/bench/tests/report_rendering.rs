@@ -501,6 +501,13 @@ fn sweep_group(
         .iter()
         .map(|(c, server)| {
             let mut col = column(c, server, &[], 20);
+            // A real route, so the stall detector's finding looks at it.
+            col.path = if id == "sweep-posts" {
+                "/posts/1"
+            } else {
+                "/users/1"
+            }
+            .into();
             for round in 1..=3 {
                 for &n in steps {
                     let mut r = bench_round(round, rps(c, round, n));
@@ -588,6 +595,12 @@ fn sweep_findings_judge_the_plateau_against_the_cap_and_name_the_crossover() {
         ),
         "{}",
         past.evidence
+    );
+    // Sweep steps do not read the stall detector: no observation, so a
+    // sweep-only run does not judge it (it is not "missing" figures).
+    assert_eq!(
+        by_id("detector-flags-blocking-routes").verdict,
+        Verdict::NotMeasured
     );
     let users = by_id("sweep-users-async-crossover");
     assert_eq!(users.verdict, Verdict::Inconclusive);
