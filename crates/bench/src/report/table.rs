@@ -70,37 +70,43 @@ fn route_windows<'a>(
 
 /// "41 (3.4%)": the medians of the slow polls and of their share of polls.
 fn slow_polls_cell(c: &ColumnResult, route: Option<&str>) -> Option<String> {
-    let windows: Vec<_> = route_windows(c, route)
-        .filter(|w| w.polls.is_some())
-        .collect();
-    let count = Spread::of(
-        windows
-            .iter()
-            .filter_map(|w| w.slow_polls.map(|n| n as f64)),
-    )?;
-    let share = Spread::of(windows.iter().filter_map(|w| w.slow_poll_share())).map_or_else(
-        || "no polls".to_owned(),
-        |s| crate::stats::percent(s.median),
-    );
-    Some(format!("{:.0} ({share})", count.median))
+    count_and_rate_cell(
+        c,
+        route,
+        |w| w.slow_polls,
+        |w| w.slow_poll_share(),
+        crate::stats::percent,
+    )
 }
 
 /// "61113 (1.00 per poll)": the medians of the blocking calls made on an
 /// event-loop worker and of their rate per poll.
 fn blocking_calls_cell(c: &ColumnResult, route: Option<&str>) -> Option<String> {
+    count_and_rate_cell(
+        c,
+        route,
+        |w| w.blocking_calls,
+        |w| w.blocking_calls_per_poll(),
+        |rate| format!("{} per poll", crate::stats::per_poll(rate)),
+    )
+}
+
+/// "count (rate)": the medians over rounds of a detector counter of `route`
+/// and of its rate, over the windows that counted polls.
+fn count_and_rate_cell(
+    c: &ColumnResult,
+    route: Option<&str>,
+    count: fn(&crate::model::RouteWindow) -> Option<u64>,
+    rate: fn(&crate::model::RouteWindow) -> Option<f64>,
+    show_rate: impl Fn(f64) -> String,
+) -> Option<String> {
     let windows: Vec<_> = route_windows(c, route)
         .filter(|w| w.polls.is_some())
         .collect();
-    let count = Spread::of(
-        windows
-            .iter()
-            .filter_map(|w| w.blocking_calls.map(|n| n as f64)),
-    )?;
-    let rate = Spread::of(windows.iter().filter_map(|w| w.blocking_calls_per_poll())).map_or_else(
-        || "no polls".to_owned(),
-        |s| format!("{} per poll", crate::stats::per_poll(s.median)),
-    );
-    Some(format!("{:.0} ({rate})", count.median))
+    let n = Spread::of(windows.iter().filter_map(|w| count(w).map(|n| n as f64)))?;
+    let r = Spread::of(windows.iter().filter_map(|w| rate(w)))
+        .map_or_else(|| "no polls".to_owned(), |s| show_rate(s.median));
+    Some(format!("{:.0} ({r})", n.median))
 }
 
 /// The median of a detector figure in ms, "-" when no round has it.
