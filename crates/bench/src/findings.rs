@@ -1082,7 +1082,7 @@ fn crossover_words(
     let per_step = format!("async/blocking per step (medians) {}", list.join(", "));
     match sw::crossover(ratios, margin) {
         Some(n) => format!(
-            "async first beats blocking by more than {} in every round at {n} connections; {per_step}",
+            "async first beats blocking by more than {} in every round at {n} connections, and at every step above; {per_step}",
             pct(margin)
         ),
         None => {
@@ -1110,7 +1110,7 @@ fn crossover_words(
                 None => "no step measured both".to_owned(),
             };
             format!(
-                "async never beat blocking by more than {} in every round at one step ({why}); {per_step}",
+                "async never beat blocking by more than {} in every round from one step through the highest ({why}); {per_step}",
                 pct(margin)
             )
         }
@@ -1159,7 +1159,7 @@ fn sweep_specs(t: &Thresholds) -> Vec<Spec> {
         Spec {
             id: "sweep-async-past-cap",
             seed: "none (issue 9: an event loop is not capped by a thread count)",
-            claim: "the async server's plateau on /posts/1 goes past the blocking server's predicted cap; the report names where async first beats blocking by more than the margin".into(),
+            claim: "the async server's plateau on /posts/1 goes past the blocking server's predicted cap; the report names the step from which async beats blocking by more than the margin".into(),
             needs: vec![C::AsyncPostsSweep, C::BlockingPostsSweep],
             check: Box::new(|cx, t| {
                 let info = cx.sweep(GroupId::SweepPosts)?;
@@ -1186,7 +1186,7 @@ fn sweep_specs(t: &Thresholds) -> Vec<Spec> {
         Spec {
             id: "sweep-users-async-crossover",
             seed: "none (issue 9: where each model wins on a database read)",
-            claim: "on /users/1, async (sqlx) serves more successful requests per second than blocking by more than the margin at some concurrency from the sweep's lowest to its highest".into(),
+            claim: "on /users/1, async (sqlx) serves more successful requests per second than blocking by more than the margin from some concurrency of the sweep on, at every step up to its highest".into(),
             needs: vec![C::AsyncUsersSweep, C::BlockingUsersSweep],
             check: Box::new(|cx, t| {
                 let info = cx.sweep(GroupId::SweepUsers)?;

@@ -155,14 +155,19 @@ pub fn plateau(c: &ColumnResult, steps: &[usize], top: usize, metric: Metric) ->
     )
 }
 
-/// The lowest step at which the ratio's whole interval clears 1 by more
-/// than `margin` ("async first beats blocking by more than the margin"),
-/// from per-step ratio spreads in ascending step order.
+/// The lowest step from which the ratio's whole interval clears 1 by more
+/// than `margin` at that step and at every step above it ("from here on,
+/// async beats blocking by more than the margin"), from per-step ratio
+/// spreads in ascending step order. One step that clears it between steps
+/// that do not is no crossover: with seven noisy steps, one of them can
+/// clear the margin by chance, and a rerun would move it.
 pub fn crossover(ratios: &[(usize, Spread)], margin: f64) -> Option<usize> {
-    ratios
+    let held = |r: &Spread| verdict(r, Side::Above, 1.0, margin) == Verdict::Held;
+    let from = ratios
         .iter()
-        .find(|(_, r)| verdict(r, Side::Above, 1.0, margin) == Verdict::Held)
-        .map(|(step, _)| *step)
+        .rposition(|(_, r)| !held(r))
+        .map_or(0, |i| i + 1);
+    ratios.get(from).map(|(step, _)| *step)
 }
 
 /// The verdict on "async beats blocking by more than the margin at some
@@ -309,7 +314,7 @@ mod tests {
     }
 
     #[test]
-    fn crossover_is_the_first_step_whose_every_round_clears_the_margin() {
+    fn crossover_is_the_first_step_from_which_every_round_clears_the_margin() {
         let blocking = column(&[[100.0, 200.0, 400.0], [100.0, 200.0, 400.0]]);
         // At 50 a tie, at 100 one round only 4% ahead (not beyond the 5%
         // margin), at 200 both rounds ahead by 10% or more.
@@ -331,5 +336,14 @@ mod tests {
             .collect();
         assert_eq!(crossover(&ratios, 0.05), None);
         assert_eq!(crossover_verdict(&ratios, 0.05), Verdict::NotHeld);
+        // Ahead at 100 only, behind again at 200: no step from which async
+        // stays ahead, so no crossover and no verdict either way.
+        let once = column(&[[100.0, 220.0, 300.0], [100.0, 230.0, 350.0]]);
+        let ratios: Vec<(usize, Spread)> = [50, 100, 200]
+            .into_iter()
+            .filter_map(|n| Some((n, step_ratio(&once, &blocking, n, successful_rps)?)))
+            .collect();
+        assert_eq!(crossover(&ratios, 0.05), None);
+        assert_eq!(crossover_verdict(&ratios, 0.05), Verdict::Inconclusive);
     }
 }
