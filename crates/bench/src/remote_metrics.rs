@@ -169,6 +169,15 @@ mod tests {
     const TEXT: &str = "# HELP process_threads Live OS threads.\n# TYPE process_threads gauge\nprocess_threads{server=\"async\"} 7\nprocess_resident_memory_bytes{server=\"async\"} 1048576\nprocess_cpu_seconds_total{server=\"async\"} 1.250\nhttp_requests_in_flight{server=\"async\"} 1\nhttp_requests_total{server=\"async\",route=\"/users/{id}\",status=\"200\"} 40\nhttp_requests_total{server=\"async\",route=\"/metrics\",status=\"200\"} 9\nhttp_requests_total{server=\"async\",route=\"/health\",status=\"200\"} 2\n";
 
     #[test]
+    fn a_figure_is_read_by_its_exact_name() {
+        let text = "# HELP x\nhttp_requests_in_flight_max 9\nhttp_requests_in_flight 3\n";
+        assert_eq!(value(text, "http_requests_in_flight", &[]), Some(3.0));
+        assert_eq!(value(text, "nope", &[]), None);
+        let labelled = "# TYPE g gauge\nhttp_requests_in_flight{server=\"async\"} 1\n";
+        assert_eq!(value(labelled, "http_requests_in_flight", &[]), Some(1.0));
+    }
+
+    #[test]
     fn reads_the_process_figures_and_leaves_its_own_polls_out() {
         let r = parse(TEXT).unwrap();
         assert_eq!(

@@ -27,9 +27,7 @@ use crate::plan::{
     Target,
 };
 use crate::remote_metrics;
-use crate::servers::{
-    gauge, http_get, http_get_within, parse_base_url, requests_total, OwnedServer,
-};
+use crate::servers::{http_get, http_get_within, parse_base_url, requests_total, OwnedServer};
 
 /// What must be cleaned up if the run is interrupted: the throwaway database
 /// and key prefix. Child servers die with bench (parent-death signal); the
@@ -753,7 +751,7 @@ fn settled(addr: SocketAddr, within: Duration) -> bool {
         let left = deadline.saturating_duration_since(Instant::now());
         match http_get_within(addr, "/metrics", left, left) {
             Ok((200, body)) => Some((
-                gauge(&body, "http_requests_in_flight")?,
+                remote_metrics::value(&body, "http_requests_in_flight", &[])?,
                 requests_total(&body),
             )),
             _ => None,

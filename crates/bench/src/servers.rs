@@ -177,23 +177,6 @@ pub fn requests_total(metrics: &str) -> u64 {
         .sum()
 }
 
-/// The value of the gauge `name` in a /metrics text (`name value` or
-/// `name{labels} value`), summed over its series; `None` when absent.
-pub fn gauge(metrics: &str, name: &str) -> Option<f64> {
-    let values: Vec<f64> = metrics
-        .lines()
-        .filter_map(|l| {
-            let rest = l.strip_prefix(name)?;
-            let rest = match rest.strip_prefix('{') {
-                Some(labelled) => labelled.split_once('}')?.1,
-                None => rest,
-            };
-            rest.strip_prefix(' ')?.trim().parse::<f64>().ok()
-        })
-        .collect();
-    (!values.is_empty()).then(|| values.iter().sum())
-}
-
 /// Parses `http://host:port` (a trailing `/` allowed) into an address.
 pub fn parse_base_url(url: &str) -> Result<SocketAddr, String> {
     use std::net::ToSocketAddrs;
@@ -225,15 +208,6 @@ mod tests {
         );
         assert!(parse_base_url("127.0.0.1:8080").is_err());
         assert!(parse_base_url("http://127.0.0.1:8080/x").is_err());
-    }
-
-    #[test]
-    fn a_gauge_is_read_by_its_exact_name() {
-        let text = "# HELP x\nhttp_requests_in_flight_max 9\nhttp_requests_in_flight 3\n";
-        assert_eq!(gauge(text, "http_requests_in_flight"), Some(3.0));
-        assert_eq!(gauge(text, "nope"), None);
-        let labelled = "# TYPE g gauge\nhttp_requests_in_flight{server=\"async\"} 1\n";
-        assert_eq!(gauge(labelled, "http_requests_in_flight"), Some(1.0));
     }
 
     #[test]
