@@ -26,6 +26,17 @@ fn escape(s: &str) -> String {
 }
 
 /// A "nice" upper bound for an axis: 1, 2 or 5 times a power of ten.
+/// A tick and its label under a line chart's x axis, at `x`.
+fn x_tick(out: &mut String, x: f64, label: &str) {
+    let axis = H - BOTTOM;
+    let _ = writeln!(
+        out,
+        r##"<line x1="{x:.1}" y1="{axis:.1}" x2="{x:.1}" y2="{:.1}" stroke="#999"/><text class="x-tick" x="{x:.1}" y="{:.1}" text-anchor="middle">{label}</text>"##,
+        axis + 4.0,
+        axis + 15.0,
+    );
+}
+
 /// The `i`th entry of a line chart's legend, below the plot, two per row.
 fn legend_entry(out: &mut String, i: usize, color: &str, label: &str) {
     let (plot_w, plot_h) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
@@ -239,14 +250,7 @@ fn xy_chart(
     let plot_h = H - TOP - BOTTOM;
     for tick in x_ticks(x_max) {
         let x = LEFT + plot_w * tick / x_max;
-        let _ = writeln!(
-            out,
-            r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#999"/><text class="x-tick" x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
-            TOP + plot_h,
-            TOP + plot_h + 4.0,
-            TOP + plot_h + 15.0,
-            trim_num(tick)
-        );
+        x_tick(&mut out, x, &trim_num(tick));
     }
     let _ = writeln!(
         out,
@@ -409,13 +413,7 @@ pub fn sweep_chart(
     for p in (lo2 as i32)..=(hi2 as i32) {
         let n = 2f64.powi(p);
         let x = x_of(n);
-        let _ = writeln!(
-            out,
-            r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#999"/><text class="x-tick" x="{x:.1}" y="{:.1}" text-anchor="middle">{n:.0}</text>"##,
-            TOP + plot_h,
-            TOP + plot_h + 4.0,
-            TOP + plot_h + 15.0,
-        );
+        x_tick(&mut out, x, &format!("{n:.0}"));
     }
     let _ = writeln!(
         out,
