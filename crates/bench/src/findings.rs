@@ -19,8 +19,10 @@ use crate::stats::{
 };
 use crate::sweep::{self as sw, successful_rps};
 
-/// The numbers that turn the seeds' words into checks.
+/// The numbers that turn the seeds' words into checks. A `results.json`
+/// written before a threshold existed reads it as today's ([`THRESHOLDS`]).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Thresholds {
     /// Relative margin either side of a claim's line: a claim holds only when
     /// every round clears the line by more than this, and fails only when
@@ -38,13 +40,11 @@ pub struct Thresholds {
     pub quiet_other_cores: f64,
     /// The cold-start probe: a connection with no answer within this many
     /// milliseconds of the start was starved (issue 2's line).
-    #[serde(default = "default_cold_start_answer_within_ms")]
     pub cold_start_answer_within_ms: f64,
     /// The cold-start probe: cold starts of tiny_http without a starved
     /// connection it takes to call its unfairness refuted (NOT HELD); with
     /// fewer, INCONCLUSIVE. It starved some on 5 to 7 of 8 starts here, so
     /// 8 clean starts in a row would happen by chance well under 1% of runs.
-    #[serde(default = "default_cold_start_refute_starts")]
     pub cold_start_refute_starts: usize,
     /// The stall detector flags a route in a window when at least this
     /// share of its polls were slow (`--slow-poll-ms`, 5 ms). A route that
@@ -56,7 +56,6 @@ pub struct Thresholds {
     /// on a machine busier than its cores but rarely (once in this
     /// project's detector tests). 1% lies far from both; it was chosen
     /// before the matrix was run, not fitted to it.
-    #[serde(default = "default_detector_slow_poll_share")]
     pub detector_slow_poll_share: f64,
     /// The stall detector's blocking-call half flags a route in a window
     /// when it made at least this many blocking calls on an event-loop
@@ -69,57 +68,26 @@ pub struct Thresholds {
     /// (1%) was chosen from that design, before a run, to read like the
     /// slow-poll line, and leaves room for a route whose blocking call is
     /// made only on some of its requests (a cache miss, say).
-    #[serde(default = "default_detector_blocking_calls_per_poll")]
     pub detector_blocking_calls_per_poll: f64,
     /// The idle group: "a thread per idle connection" means at least this
     /// many threads above idle per open connection at the largest size.
-    #[serde(default = "default_idle_threads_per_connection")]
     pub idle_threads_per_connection: f64,
     /// The idle group: "no threads for idle connections" means at most this
     /// many threads above idle with the largest size open (a runtime may
     /// start a helper thread; a thread per connection is thousands).
-    #[serde(default = "default_idle_threads_allowance")]
     pub idle_threads_allowance: f64,
     /// Sweep: the blocking server's plateau is "at its cap" when within this
     /// fraction of Little's law's prediction (issue 9: 10%).
-    #[serde(default = "default_sweep_cap_within")]
     pub sweep_cap_within: f64,
     /// Sweep: the plateau is the median throughput over this many of the
     /// highest steps, per round.
-    #[serde(default = "default_sweep_plateau_steps")]
     pub sweep_plateau_steps: usize,
 }
 
-fn default_detector_slow_poll_share() -> f64 {
-    THRESHOLDS.detector_slow_poll_share
-}
-
-fn default_detector_blocking_calls_per_poll() -> f64 {
-    THRESHOLDS.detector_blocking_calls_per_poll
-}
-
-fn default_idle_threads_per_connection() -> f64 {
-    THRESHOLDS.idle_threads_per_connection
-}
-
-fn default_idle_threads_allowance() -> f64 {
-    THRESHOLDS.idle_threads_allowance
-}
-
-fn default_sweep_cap_within() -> f64 {
-    THRESHOLDS.sweep_cap_within
-}
-
-fn default_sweep_plateau_steps() -> usize {
-    THRESHOLDS.sweep_plateau_steps
-}
-
-fn default_cold_start_answer_within_ms() -> f64 {
-    THRESHOLDS.cold_start_answer_within_ms
-}
-
-fn default_cold_start_refute_starts() -> usize {
-    THRESHOLDS.cold_start_refute_starts
+impl Default for Thresholds {
+    fn default() -> Self {
+        THRESHOLDS
+    }
 }
 
 pub const THRESHOLDS: Thresholds = Thresholds {
@@ -1250,6 +1218,21 @@ pub fn busy_windows(results: &RunResults, t: &Thresholds) -> Vec<(String, u32, f
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A results.json from before a threshold existed (here, one with only
+    /// the first five) reads the missing ones as today's.
+    #[test]
+    fn thresholds_missing_from_an_older_results_json_are_todays() {
+        let old = r#"{"margin":0.1,"offload_within":0.15,"thread_fraction":0.25,"mixed_p99_factor":5.0,"quiet_other_cores":0.1}"#;
+        let t: Thresholds = serde_json::from_str(old).unwrap();
+        assert_eq!(
+            t,
+            Thresholds {
+                margin: 0.1,
+                ..THRESHOLDS
+            }
+        );
+    }
 
     #[test]
     fn cold_start_verdict_needs_a_starved_start_and_a_fair_connector() {
