@@ -7,6 +7,7 @@
 //! Slow clients and the header timeout are in slow_clients.rs; SIGTERM with
 //! requests in flight in process_reliability.rs.
 
+use std::io::Write as _;
 use std::time::{Duration, Instant};
 
 use contract::ApiError;
@@ -126,5 +127,74 @@ fn an_idle_keep_alive_connection_is_closed_at_shutdown() {
         });
         let took = stopping.elapsed();
         assert!(took < Duration::from_secs(8), "{name}: drain took {took:?}");
+    }
+}
+
+/// The header timeout on a keep-alive connection, after a first request:
+/// the next head must arrive within `--header-read-timeout-ms` of the
+/// previous answer. Half a head gets the contract's 408; a connection that
+/// sends nothing is closed quietly (Tomcat's keepAliveTimeout). In the async
+/// server these later heads are timed by hyper through
+/// crates/async-server/src/connection_timer.rs, one timer per connection.
+#[test]
+fn a_late_second_head_gets_408_and_an_idle_connection_is_closed() {
+    const TIMEOUT: Duration = Duration::from_millis(1_500);
+    for server in Server::BOTH {
+        let name = server.name();
+        let app = tests::spawn_app_with(
+            server,
+            tests::AppOptions {
+                extra_args: vec![
+                    "--header-read-timeout-ms".into(),
+                    TIMEOUT.as_millis().to_string(),
+                ],
+                ..tests::AppOptions::default()
+            },
+        );
+        let mut half = conn(&app);
+        let mut idle = conn(&app);
+        for c in [&mut half, &mut idle] {
+            // Several requests first: each one's head is on time.
+            for _ in 0..3 {
+                let r = c
+                    .exchange(b"GET /health HTTP/1.1\r\nHost: t\r\n\r\n", WITHIN)
+                    .unwrap_or_else(|e| panic!("{name}: keep-alive answer: {e}"));
+                assert_eq!(r.status, 200, "{name}");
+            }
+        }
+        let answered = Instant::now();
+        half.stream
+            .write_all(b"GET /health HTTP/1.1\r\nHo")
+            .expect("half a head");
+
+        let r = half
+            .read_response(false, WITHIN)
+            .unwrap_or_else(|e| panic!("{name}: no answer to half a head: {e}"));
+        let took = answered.elapsed();
+        assert_eq!(r.status, 408, "{name}: {}", r.text());
+        assert_eq!(
+            r.json()["error"],
+            ApiError::request_timeout().body().error,
+            "{name}"
+        );
+        // Wide margins: this checks that the deadline is the timeout, not a
+        // multiple of it or none, on a machine that may be busy.
+        assert!(
+            took >= TIMEOUT - Duration::from_millis(300),
+            "{name}: 408 after {took:?}, before the {TIMEOUT:?} timeout"
+        );
+        assert!(
+            took < TIMEOUT * 4,
+            "{name}: 408 only after {took:?} (timeout {TIMEOUT:?})"
+        );
+        assert!(
+            idle.closed_by_server(WITHIN),
+            "{name}: idle keep-alive connection still open after {WITHIN:?}"
+        );
+        let idle_for = answered.elapsed();
+        assert!(
+            idle_for >= TIMEOUT - Duration::from_millis(300) && idle_for < TIMEOUT * 4,
+            "{name}: idle connection closed after {idle_for:?} (timeout {TIMEOUT:?})"
+        );
     }
 }

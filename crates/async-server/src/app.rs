@@ -36,7 +36,9 @@ pub struct Shared {
     pub(crate) sync_cache: SyncRedisPool,
     /// The CPU pool behind /cpu/rayon (ParallelScheduler's place).
     pub(crate) rayon: Arc<rayon::ThreadPool>,
-    pub(crate) counters: Arc<RequestCounters>,
+    /// Leaked, so the per-request code holds a `&'static` rather than an
+    /// `Arc` whose count every worker would write (see crate::metrics).
+    pub(crate) counters: &'static RequestCounters,
     /// The stall detector: a TaskMonitor per route (none when it is off)...
     pub(crate) route_monitors: Arc<RouteMonitors>,
     /// ...and the event-loop lag probe (`None` when it is off).
@@ -82,7 +84,7 @@ impl AppState {
             cache,
             sync_cache,
             rayon: Arc::new(rayon),
-            counters: Arc::new(RequestCounters::default()),
+            counters: Box::leak(Box::default()),
             route_monitors,
             lag_probe,
         })))
@@ -126,7 +128,7 @@ pub fn app(state: AppState) -> Router {
         .layer(
             tower::ServiceBuilder::new()
                 .layer(metrics::CountRequestsLayer {
-                    counters: state.counters.clone(),
+                    counters: state.counters,
                 })
                 // A panicking handler is our bug: answer the contract's 500
                 // (and log it) instead of dropping the connection without a word.

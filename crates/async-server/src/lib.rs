@@ -22,7 +22,9 @@ mod app;
 mod blocking_calls;
 mod cache;
 mod cli;
+mod connection_timer;
 mod db;
+mod drain_signal;
 mod error;
 mod first_head;
 mod handlers;
@@ -137,7 +139,7 @@ pub async fn run(
     if let Some(probe) = &state.lag_probe {
         lag_probe::spawn(probe.clone());
     }
-    let counters = state.counters.clone();
+    let counters = state.counters;
     serve::serve(
         listener,
         app(state),

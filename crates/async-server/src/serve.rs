@@ -30,12 +30,14 @@ use contract::metrics::RequestCounters;
 use contract::routes::UNMATCHED;
 use contract::ApiError;
 use hyper::server::conn::http1;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::mpsc;
 
+use crate::connection_timer::ConnectionTimer;
+use crate::drain_signal::{self, DrainSignal};
 use crate::first_head::{head_buffer, read_first_head, FirstHead};
 use crate::prefixed_io::PrefixedIo;
 use crate::request_limits::HYPER_MAX_HEAD_BYTES;
@@ -47,11 +49,12 @@ const ACCEPT_ERROR_PAUSE: Duration = Duration::from_millis(50);
 
 /// What every connection task needs besides its socket.
 struct ConnectionContext {
+    /// hyper's settings; each connection adds its own timer.
     http: http1::Builder,
     /// hyper's header read timeout, applied by us to the first head.
     header_read_timeout: Duration,
     router: Router,
-    counters: Arc<RequestCounters>,
+    counters: &'static RequestCounters,
 }
 
 /// Serves `router` on `listener` until `shutdown` resolves, then stops
@@ -61,19 +64,19 @@ struct ConnectionContext {
 pub(crate) async fn serve(
     listener: TcpListener,
     router: Router,
-    counters: Arc<RequestCounters>,
+    counters: &'static RequestCounters,
     header_read_timeout: Duration,
     drain_timeout: Duration,
     mut shutdown: Pin<Box<dyn Future<Output = ()> + Send>>,
 ) {
     let mut http = http1::Builder::new();
-    http.timer(TokioTimer::new())
-        .keep_alive(true)
+    http.keep_alive(true)
         // Starts when hyper begins waiting for a request head — also between
         // requests on a keep-alive connection, so it is the idle timeout too
         // (Tomcat's keepAliveTimeout also defaults to its connection timeout).
-        // An idle connection is closed quietly; a half-sent head gets a 408,
-        // see `answer_head_timeout`.
+        // An idle connection is closed quietly; a half-sent head gets a 408
+        // (the end of `serve_connection`). hyper times each head with the
+        // connection's own timer, crate::connection_timer, set per connection.
         .header_read_timeout(header_read_timeout)
         // hyper's header-count limit stays at its default, 100, which is
         // `contract::head::MAX_HEADERS`, so heads hyper reads itself (later
@@ -89,9 +92,10 @@ pub(crate) async fn serve(
     });
 
     // The drain, mini-redis style: `stop` tells every connection to finish its
-    // current request and close; each connection task holds a clone of
-    // `still_open`, so `all_closed.recv()` returns `None` once every task is done.
-    let (stop, stop_rx) = watch::channel(false);
+    // current request and close (crate::drain_signal); each connection task
+    // holds a clone of `still_open`, so `all_closed.recv()` returns `None`
+    // once every task is done.
+    let (stop, stop_rx) = drain_signal::channel();
     let (still_open, mut all_closed) = mpsc::channel::<()>(1);
 
     loop {
@@ -125,7 +129,7 @@ pub(crate) async fn serve(
         ?drain_timeout,
         "shutting down: draining connections"
     );
-    let _ = stop.send(true);
+    stop.begin();
     drop(still_open);
     tokio::select! {
         _ = all_closed.recv() => tracing::info!("all connections drained"),
@@ -139,7 +143,7 @@ pub(crate) async fn serve(
 async fn serve_connection(
     mut stream: TcpStream,
     context: Arc<ConnectionContext>,
-    mut stop: watch::Receiver<bool>,
+    mut stop: DrainSignal,
     _still_open: mpsc::Sender<()>,
 ) {
     // Small JSON answers: send them now rather than wait for Nagle.
@@ -159,33 +163,34 @@ async fn serve_connection(
             read_first_head(&mut stream, &mut head),
         ) => read,
         // No request has begun: close, as hyper's graceful shutdown does.
-        _ = stop.wait_for(|stop| *stop) => return,
+        () = stop.begun() => return,
     };
     match first {
         Ok(FirstHead::Ready) => {}
         Ok(FirstHead::Closed) => return,
         Ok(FirstHead::Reject(error)) => {
-            answer_and_close(stream, error, &context.counters).await;
+            answer_and_close(stream, error, context.counters).await;
             return;
         }
         // Nothing sent: an idle connection, closed quietly; part of a head:
         // the contract's 408.
         Err(_elapsed) => {
             if !head.is_empty() {
-                answer_and_close(stream, ApiError::request_timeout(), &context.counters).await;
+                answer_and_close(stream, ApiError::request_timeout(), context.counters).await;
             }
             return;
         }
     }
 
-    let mut connection = context.http.serve_connection(
+    // One timer for all the heads of this connection (crate::connection_timer),
+    // not one per request.
+    let mut http = context.http.clone();
+    http.timer(ConnectionTimer::default());
+    let mut connection = http.serve_connection(
         TokioIo::new(PrefixedIo::new(head, stream)),
         TowerToHyperService::new(context.router.clone()),
     );
-    let stop_requested = async {
-        // Only the moment matters; the guard `wait_for` returns is dropped here.
-        let _ = stop.wait_for(|stop| *stop).await;
-    };
+    let stop_requested = stop.begun();
     let result = tokio::select! {
         // hyper first: its first poll takes the head we already read and
         // starts that request, so a drain that began meanwhile finishes it
@@ -209,7 +214,7 @@ async fn serve_connection(
             let parts = connection.into_parts();
             if !parts.read_buf.is_empty() {
                 let stream = parts.io.into_inner().into_stream();
-                answer_and_close(stream, ApiError::request_timeout(), &context.counters).await;
+                answer_and_close(stream, ApiError::request_timeout(), context.counters).await;
             }
         }
         // Resets, clients that vanish: routine under load. Also a malformed
