@@ -13,7 +13,8 @@
 //! figures, `scripts/detector-overhead.sh` measures them).
 //!
 //! [`ConnectionTimer`] keeps the timeout and its exact deadline but arms the
-//! wheel lazily, the way kernels and Netty's idle handlers do: each
+//! wheel lazily, as Netty's IdleStateHandler does (it re-schedules its check
+//! for the time left when it fires early, rather than per read): each
 //! connection has one tokio `Sleep`. The sleep hyper asks for per request
 //! ([`HeadDeadline`]) only records its deadline; when polled it looks at the
 //! connection's armed sleep, and if that one went off for an earlier
