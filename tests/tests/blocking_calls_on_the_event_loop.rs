@@ -3,15 +3,17 @@
 //! is, and only there.
 //!
 //! One runtime worker (as in event_loop_stalls.rs), Postgres and Redis local
-//! and quick, the default 5-ms slow-poll threshold. The three routes that
-//! block the worker by design with a sync call (`/users/{id}/blocking`: the
-//! sync Postgres query, `/users/{id}/cache/blocking`: two sync Redis GETs,
-//! `/posts/{id}/blocking`: `std::thread::sleep`) must each count at least
-//! one blocking call per request under their own route and get a warning
-//! naming them. The routes that wait properly must count none, although
-//! `/users/{id}/spawn-blocking` runs the very same sync query function (on a
-//! blocking-pool thread, where the marker is not set) and `/cpu/rayon` runs
-//! on the rayon pool. With `--stall-detector off` the counter is absent.
+//! and quick, the default 5-ms slow-poll threshold. The four routes that
+//! block the worker by design (`/users/{id}/blocking`: the sync Postgres
+//! query, `/users/{id}/cache/blocking`: two sync Redis GETs,
+//! `/posts/{id}/blocking`: `std::thread::sleep`, `/cpu`: its loop, here far
+//! shorter than a slow poll) must each count at least one blocking call per
+//! request under their own route and get a warning naming them. The routes
+//! that wait properly must count none, although `/users/{id}/spawn-blocking`
+//! runs the very same sync query function and `/cpu/spawn-blocking` the same
+//! loop (on a blocking-pool thread, where the marker is not set) and
+//! `/cpu/rayon` runs it on the rayon pool. With `--stall-detector off` the
+//! counter is absent.
 
 use std::thread;
 use std::time::Duration;
@@ -46,12 +48,14 @@ fn blocking_calls_on_a_worker_are_counted_for_their_route_and_nowhere_else() {
         ("/users/{id}/blocking", "/users/1/blocking"),
         ("/users/{id}/cache/blocking", "/users/1/cache/blocking"),
         ("/posts/{id}/blocking", "/posts/1/blocking"),
+        ("/cpu", "/cpu?n=1000"),
     ];
     let awaiting = [
         ("/users/{id}/spawn-blocking", "/users/1/spawn-blocking"),
         ("/users/{id}", "/users/1"),
         ("/users/{id}/cache", "/users/1/cache"),
         ("/cpu/rayon", "/cpu/rayon?n=1000"),
+        ("/cpu/spawn-blocking", "/cpu/spawn-blocking?n=1000"),
         ("/health", "/health"),
     ];
 

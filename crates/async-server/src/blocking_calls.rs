@@ -20,10 +20,16 @@
 //!
 //! Unlike BlockHound, nothing is instrumented automatically: only the calls
 //! that say so with [`mark`] are seen (the sync Postgres query, the sync
-//! Redis GETs and SETs, `std::thread::sleep` in `/posts/{id}/blocking`).
-//! A blocking call added elsewhere without a mark is caught only by the
-//! slow-poll half, and only if it is long. CPU work is not a blocking call
-//! (`/cpu` is the slow-poll half's).
+//! Redis GETs and SETs, `std::thread::sleep` in `/posts/{id}/blocking`, and
+//! the inline CPU loop of `/cpu`). A blocking call added elsewhere without a
+//! mark is caught only by the slow-poll half, and only if it is long.
+//!
+//! The CPU loop is not I/O, and BlockHound would not see it; it is marked
+//! the way BlockHound's `markAsBlocking` declares a method of one's own as
+//! blocking, because for the event loop it is the same harm: nothing else
+//! runs on the worker until it returns. `/cpu` at its default n = 1,000,000
+//! takes about 2 ms here, under the 5-ms slow-poll threshold, so without the
+//! mark the detector missed it on a quiet machine (issue 9).
 //!
 //! Cost per poll: a thread-local set and reset. Per marked call: a
 //! thread-local read and, on a worker, one atomic addition. Nothing is
@@ -46,14 +52,17 @@ pub(crate) enum BlockingCall {
     SyncRedisSet,
     /// `std::thread::sleep`.
     ThreadSleep,
+    /// A CPU-bound loop run inline (the `/cpu` sum).
+    CpuLoop,
 }
 
 impl BlockingCall {
-    const ALL: [BlockingCall; 4] = [
+    const ALL: [BlockingCall; 5] = [
         BlockingCall::SyncPostgresQuery,
         BlockingCall::SyncRedisGet,
         BlockingCall::SyncRedisSet,
         BlockingCall::ThreadSleep,
+        BlockingCall::CpuLoop,
     ];
 
     /// How a warning names the call.
@@ -63,6 +72,7 @@ impl BlockingCall {
             BlockingCall::SyncRedisGet => "sync redis GET",
             BlockingCall::SyncRedisSet => "sync redis SET",
             BlockingCall::ThreadSleep => "std::thread::sleep",
+            BlockingCall::CpuLoop => "inline CPU loop",
         }
     }
 }
@@ -161,7 +171,7 @@ mod tests {
                 .unwrap();
         });
         mark(BlockingCall::ThreadSleep);
-        assert_eq!(route.counts(), [0, 2, 0, 0]);
+        assert_eq!(route.counts(), [0, 2, 0, 0, 0]);
         assert_eq!(route.total(), 2);
     }
 

@@ -56,6 +56,9 @@ pub(crate) async fn health() -> Response {
 /// (WebFlux without a scheduler). Twin: `cpu`, which computes on a pool thread.
 pub(crate) async fn cpu(RawQuery(query): RawQuery) -> Answer {
     let n = parse_cpu_n(query.as_deref())?;
+    // The stall detector counts it: on this worker, nothing else runs until
+    // the loop returns (crate::blocking_calls).
+    blocking_calls::mark(BlockingCall::CpuLoop);
     Ok(json(&CpuResult {
         n,
         result: sqrt_sum(n),
