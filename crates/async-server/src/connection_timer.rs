@@ -137,8 +137,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_shorter_timeout_than_the_armed_one_is_kept() {
         let timer = ConnectionTimer::default();
-        let long = timer.sleep(Duration::from_secs(30));
-        let mut long = long;
+        let mut long = timer.sleep(Duration::from_secs(30));
         assert!(!has_passed(&mut long).await);
         drop(long);
         let mut short = timer.sleep(Duration::from_secs(1));

@@ -57,10 +57,10 @@ impl DrainSender {
 impl DrainSignal {
     /// Resolves once the drain has begun (at once if it already has).
     pub(crate) async fn begun(&mut self) {
-        let begun = self.begun.clone();
+        let DrainSignal { begun, rx } = self;
         let waiting = async {
             // Only the moment matters; the guard `wait_for` returns is dropped.
-            let _ = self.rx.wait_for(|begun| *begun).await;
+            let _ = rx.wait_for(|begun| *begun).await;
         };
         CheapWhileUnchanged {
             inner: waiting,
@@ -75,15 +75,15 @@ pin_project_lite::pin_project! {
     /// `inner` (the channel wait) polled only when it could be ready: the
     /// first time, when the drain has begun, or when the task's waker is not
     /// the one `inner` registered.
-    struct CheapWhileUnchanged<F> {
+    struct CheapWhileUnchanged<'a, F> {
         #[pin]
         inner: F,
-        begun: Arc<AtomicBool>,
+        begun: &'a AtomicBool,
         registered: Option<Waker>,
     }
 }
 
-impl<F: Future<Output = ()>> Future for CheapWhileUnchanged<F> {
+impl<F: Future<Output = ()>> Future for CheapWhileUnchanged<'_, F> {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {

@@ -319,30 +319,26 @@ mod tests {
         // At 50 a tie, at 100 one round only 4% ahead (not beyond the 5%
         // margin), at 200 both rounds ahead by 10% or more.
         let asynchronous = column(&[[100.0, 220.0, 440.0], [101.0, 208.0, 480.0]]);
-        let ratios: Vec<(usize, Spread)> = [50, 100, 200]
-            .into_iter()
-            .filter_map(|n| Some((n, step_ratio(&asynchronous, &blocking, n, successful_rps)?)))
-            .collect();
+        // Async's ratio to blocking at each step.
+        let ratios_of = |asynchronous: &ColumnResult| -> Vec<(usize, Spread)> {
+            [50, 100, 200]
+                .into_iter()
+                .filter_map(|n| Some((n, step_ratio(asynchronous, &blocking, n, successful_rps)?)))
+                .collect()
+        };
+        let ratios = ratios_of(&asynchronous);
         assert_eq!(ratios[1].1.min, 1.04);
         assert_eq!(crossover(&ratios, 0.05), Some(200));
         assert_eq!(crossover_verdict(&ratios, 0.05), Verdict::Held);
         assert_eq!(crossover(&ratios[..2], 0.05), None);
         assert_eq!(crossover_verdict(&ratios[..2], 0.05), Verdict::Inconclusive);
         // Async behind by more than the margin everywhere: it never beat blocking.
-        let behind = column(&[[50.0, 100.0, 200.0], [60.0, 100.0, 300.0]]);
-        let ratios: Vec<(usize, Spread)> = [50, 100, 200]
-            .into_iter()
-            .filter_map(|n| Some((n, step_ratio(&behind, &blocking, n, successful_rps)?)))
-            .collect();
+        let ratios = ratios_of(&column(&[[50.0, 100.0, 200.0], [60.0, 100.0, 300.0]]));
         assert_eq!(crossover(&ratios, 0.05), None);
         assert_eq!(crossover_verdict(&ratios, 0.05), Verdict::NotHeld);
         // Ahead at 100 only, behind again at 200: no step from which async
         // stays ahead, so no crossover and no verdict either way.
-        let once = column(&[[100.0, 220.0, 300.0], [100.0, 230.0, 350.0]]);
-        let ratios: Vec<(usize, Spread)> = [50, 100, 200]
-            .into_iter()
-            .filter_map(|n| Some((n, step_ratio(&once, &blocking, n, successful_rps)?)))
-            .collect();
+        let ratios = ratios_of(&column(&[[100.0, 220.0, 300.0], [100.0, 230.0, 350.0]]));
         assert_eq!(crossover(&ratios, 0.05), None);
         assert_eq!(crossover_verdict(&ratios, 0.05), Verdict::Inconclusive);
     }

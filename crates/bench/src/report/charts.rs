@@ -25,7 +25,6 @@ fn escape(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// A "nice" upper bound for an axis: 1, 2 or 5 times a power of ten.
 /// A tick and its label under a line chart's x axis, at `x`.
 fn x_tick(out: &mut String, x: f64, label: &str) {
     let axis = H - BOTTOM;
@@ -51,6 +50,7 @@ fn legend_entry(out: &mut String, i: usize, color: &str, label: &str) {
     );
 }
 
+/// A "nice" upper bound for an axis: 1, 2 or 5 times a power of ten.
 fn nice_max(v: f64) -> f64 {
     if v <= 0.0 || !v.is_finite() {
         return 1.0;
