@@ -134,8 +134,8 @@ fn an_idle_keep_alive_connection_is_closed_at_shutdown() {
 /// the next head must arrive within `--header-read-timeout-ms` of the
 /// previous answer. Half a head gets the contract's 408; a connection that
 /// sends nothing is closed quietly (Tomcat's keepAliveTimeout). In the async
-/// server these later heads are timed by hyper through
-/// crates/async-server/src/connection_timer.rs, one timer per connection.
+/// server these later heads are timed by the connection's own task
+/// (crates/async-server/src/idle_timeout.rs), one timer per connection.
 #[test]
 fn a_late_second_head_gets_408_and_an_idle_connection_is_closed() {
     const TIMEOUT: Duration = Duration::from_millis(1_500);

@@ -1,7 +1,7 @@
 //! The connection layer: the accept loop, hyper's HTTP/1.1 connections, the
 //! contract's own answers where hyper would answer without our error body (a
-//! late or bad first head, see [`crate::first_head`]), and the graceful drain
-//! at shutdown.
+//! late or bad first head, see [`crate::first_head`]), the timeout between
+//! requests ([`crate::idle_timeout`]), and the graceful drain at shutdown.
 //!
 //! We drive hyper ourselves instead of calling `axum::serve` because
 //! `axum::serve` offers no header read timeout, and without one a client that
@@ -31,14 +31,13 @@ use contract::routes::UNMATCHED;
 use contract::ApiError;
 use hyper::server::conn::http1;
 use hyper_util::rt::TokioIo;
-use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 
-use crate::connection_timer::ConnectionTimer;
 use crate::drain_signal::{self, DrainSignal};
 use crate::first_head::{head_buffer, read_first_head, FirstHead};
+use crate::idle_timeout::{Activity, ConnectionService};
 use crate::prefixed_io::PrefixedIo;
 use crate::request_limits::HYPER_MAX_HEAD_BYTES;
 
@@ -49,9 +48,11 @@ const ACCEPT_ERROR_PAUSE: Duration = Duration::from_millis(50);
 
 /// What every connection task needs besides its socket.
 struct ConnectionContext {
-    /// hyper's settings; each connection adds its own timer.
+    /// hyper's settings.
     http: http1::Builder,
-    /// hyper's header read timeout, applied by us to the first head.
+    /// How long a client may take to send a head: the first one
+    /// (crate::first_head), and each later one after the previous answer
+    /// (crate::idle_timeout).
     header_read_timeout: Duration,
     router: Router,
     counters: &'static RequestCounters,
@@ -71,13 +72,12 @@ pub(crate) async fn serve(
 ) {
     let mut http = http1::Builder::new();
     http.keep_alive(true)
-        // Starts when hyper begins waiting for a request head — also between
-        // requests on a keep-alive connection, so it is the idle timeout too
-        // (Tomcat's keepAliveTimeout also defaults to its connection timeout).
-        // An idle connection is closed quietly; a half-sent head gets a 408
-        // (the end of `serve_connection`). hyper times each head with the
-        // connection's own timer, crate::connection_timer, set per connection.
-        .header_read_timeout(header_read_timeout)
+        // No `header_read_timeout` (and so no timer): the time allowed
+        // between requests on a keep-alive connection is kept by the
+        // connection's own task (crate::idle_timeout), which is much cheaper
+        // per request than hyper's. The first head is timed by
+        // crate::first_head.
+        //
         // hyper's header-count limit stays at its default, 100, which is
         // `contract::head::MAX_HEADERS`, so heads hyper reads itself (later
         // ones on a keep-alive connection) meet the contract's rule. Raising it
@@ -152,7 +152,7 @@ async fn serve_connection(
     }
 
     // The first head is ours to read and check (crate::first_head), under
-    // the same timeout hyper applies to later heads. One small buffer per
+    // the same timeout as later heads (crate::idle_timeout). One small buffer per
     // new connection, nothing per request.
     let mut head = head_buffer();
     let first = tokio::select! {
@@ -182,45 +182,52 @@ async fn serve_connection(
         }
     }
 
-    // One timer for all the heads of this connection (crate::connection_timer),
-    // not one per request.
-    let mut http = context.http.clone();
-    http.timer(ConnectionTimer::default());
-    let mut connection = http.serve_connection(
+    let activity = Activity::new();
+    let mut connection = context.http.serve_connection(
         TokioIo::new(PrefixedIo::new(head, stream)),
-        TowerToHyperService::new(context.router.clone()),
+        ConnectionService::new(context.router.clone(), activity.clone()),
     );
+    // Polled after the connection (`biased`), so a head that has arrived has
+    // begun its request before the idle watch looks (crate::idle_timeout).
+    let idle = activity.idle_for(context.header_read_timeout);
+    tokio::pin!(idle);
     let stop_requested = stop.begun();
-    let result = tokio::select! {
+    let finished = tokio::select! {
         // hyper first: its first poll takes the head we already read and
         // starts that request, so a drain that began meanwhile finishes it
         // rather than closing a connection hyper still thinks is idle.
         biased;
-        result = &mut connection => result,
+        result = &mut connection => Some(result),
+        () = &mut idle => None,
         () = stop_requested => {
             // Finish the request in progress (answered with `Connection:
-            // close`), or close at once if the connection is idle.
+            // close`), or close at once if the connection is idle; a client
+            // halfway through a head still has only the timeout to finish it.
             Pin::new(&mut connection).graceful_shutdown();
-            (&mut connection).await
+            tokio::select! {
+                biased;
+                result = &mut connection => Some(result),
+                () = &mut idle => None,
+            }
         }
     };
-    match result {
-        Ok(()) => {}
-        // The header read timeout fired. hyper hands the socket back with
-        // what it had read of the next head: nothing means an idle keep-alive
+    match finished {
+        Some(Ok(())) => {}
+        // Resets, clients that vanish: routine under load. Also a malformed
+        // later head on a keep-alive connection, which hyper has answered
+        // with its bare 400 or 431 (see crate::first_head for why).
+        Some(Err(e)) => tracing::debug!(error = %e, "connection ended with an error"),
+        // No request for the timeout. hyper hands the socket back with what
+        // it had read of the next head: nothing means an idle keep-alive
         // connection, which is just closed; something means a client that
         // started a request and did not finish its head in time.
-        Err(e) if e.is_timeout() => {
+        None => {
             let parts = connection.into_parts();
             if !parts.read_buf.is_empty() {
                 let stream = parts.io.into_inner().into_stream();
                 answer_and_close(stream, ApiError::request_timeout(), context.counters).await;
             }
         }
-        // Resets, clients that vanish: routine under load. Also a malformed
-        // later head on a keep-alive connection, which hyper has answered
-        // with its bare 400 or 431 (see crate::first_head for why).
-        Err(e) => tracing::debug!(error = %e, "connection ended with an error"),
     }
 }
 

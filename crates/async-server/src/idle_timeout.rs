@@ -1,0 +1,246 @@
+//! The timeout between requests on a keep-alive connection: a connection
+//! with no request in flight must begin its next one within
+//! `--header-read-timeout-ms` of its last answer, or it is closed (quietly
+//! if it sent nothing, with the contract's 408 if it sent part of a head;
+//! crate::serve decides which). The first head of a connection is timed
+//! before hyper sees it, by crate::first_head.
+//!
+//! hyper has this timeout built in (`http1::Builder::header_read_timeout`),
+//! and this server used it until issue 9 measured what it costs per request:
+//! hyper arms it each time it starts waiting for a head, and to do that it
+//! goes round its whole read-write loop a second time after every answer
+//! (one more read attempt, one more write and flush check), asks its timer
+//! for a new boxed sleep, reads the clock, and drops the sleep when the head
+//! arrives. Together that was about 900 instructions of a `/health` request's
+//! 18,000, the largest single cost separating this server from a bare axum
+//! app, which has no timeout at all (the README's overhead table).
+//!
+//! Here the connection's own task watches instead. Each connection has an
+//! [`Activity`]: how many requests are in flight, and when the last one
+//! finished. [`ConnectionService`], the hyper service of the connection, keeps
+//! it up to date: per request, two atomic additions on a counter no other
+//! connection touches and one clock read. [`Activity::idle_for`] is a single
+//! tokio sleep per connection that wakes at the earliest moment the
+//! connection could be idle for the timeout; if a request came and went
+//! meanwhile it sleeps again until its new deadline, so a busy connection
+//! costs one timer wake-up per timeout period, not one per request (Netty's
+//! `IdleStateHandler` works the same way).
+//!
+//! What differs from hyper's timeout, on purpose:
+//! - The deadline counts from when the last answer was *produced*, not from
+//!   when hyper finished writing it. A client that stops reading its answer
+//!   is therefore cut off too, a timeout later; the blocking server does the
+//!   same with its socket write timeout (crates/blocking-server/src/connector).
+//! - A request in flight is never cut off, however long its handler takes;
+//!   the watch looks again a timeout later.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::response::Response;
+use axum::Router;
+use hyper::body::Incoming;
+use tokio::time::Instant;
+use tower::Service as _;
+
+/// One connection's requests, as its idle watch needs them.
+pub(crate) struct Activity {
+    /// When the connection was handed to hyper; times below count from it.
+    start: Instant,
+    in_flight: AtomicU64,
+    /// Nanoseconds from `start` to when the last request finished (0 until
+    /// one has).
+    last_finished: AtomicU64,
+}
+
+impl Activity {
+    pub(crate) fn new() -> Arc<Self> {
+        Arc::new(Activity {
+            start: Instant::now(),
+            in_flight: AtomicU64::new(0),
+            last_finished: AtomicU64::new(0),
+        })
+    }
+
+    fn began(&self) {
+        self.in_flight.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn finished(&self) {
+        let since_start = self.start.elapsed().as_nanos();
+        self.last_finished.store(
+            u64::try_from(since_start).unwrap_or(u64::MAX),
+            Ordering::Relaxed,
+        );
+        self.in_flight.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// When the connection last had no request in flight, or `None` if it
+    /// has one now.
+    fn idle_since(&self) -> Option<Instant> {
+        if self.in_flight.load(Ordering::Relaxed) > 0 {
+            return None;
+        }
+        let nanos = self.last_finished.load(Ordering::Relaxed);
+        Some(self.start + Duration::from_nanos(nanos))
+    }
+
+    /// Ready once the connection has had no request in flight for
+    /// `timeout`. One sleep, re-armed only when it wakes too early.
+    ///
+    /// Poll it in the connection's own task, after the connection: then
+    /// every request that has arrived has begun before this looks.
+    pub(crate) async fn idle_for(&self, timeout: Duration) {
+        let sleep = tokio::time::sleep_until(self.start + timeout);
+        tokio::pin!(sleep);
+        loop {
+            sleep.as_mut().await;
+            let now = Instant::now();
+            let due = match self.idle_since() {
+                Some(since) => since + timeout,
+                // Busy: look again a timeout from now.
+                None => now + timeout,
+            };
+            if due <= now {
+                return;
+            }
+            sleep.as_mut().reset(due);
+        }
+    }
+}
+
+/// The hyper service of one connection: the router, with the connection's
+/// [`Activity`] kept up to date around each request.
+///
+/// The router sits in a `RefCell`, not behind a clone per request (what
+/// hyper-util's `TowerToHyperService` does): axum's `Router::call` takes
+/// `&mut self`, hyper's `Service::call` gives `&self`, and a `Router` clone
+/// is a reference-count increment on a count every connection on every
+/// worker shares. The cell is only ever borrowed inside `call`, by the
+/// connection's own task, so the borrow cannot fail.
+pub(crate) struct ConnectionService {
+    router: std::cell::RefCell<Router>,
+    activity: Arc<Activity>,
+}
+
+impl ConnectionService {
+    pub(crate) fn new(router: Router, activity: Arc<Activity>) -> Self {
+        ConnectionService {
+            router: std::cell::RefCell::new(router),
+            activity,
+        }
+    }
+}
+
+impl hyper::service::Service<hyper::Request<Incoming>> for ConnectionService {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Tracked<axum::routing::future::RouteFuture<Infallible>>;
+
+    fn call(&self, request: hyper::Request<Incoming>) -> Self::Future {
+        self.activity.began();
+        // axum's router is always ready (its `poll_ready` returns `Ready`).
+        let future = self
+            .router
+            .borrow_mut()
+            .call(request.map(axum::body::Body::new));
+        Tracked {
+            future,
+            _finished: Finished(self.activity.clone()),
+        }
+    }
+}
+
+/// Marks the request finished when its future completes or is dropped.
+struct Finished(Arc<Activity>);
+
+impl Drop for Finished {
+    fn drop(&mut self) {
+        self.0.finished();
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A request's future; the request counts as in flight until it is
+    /// dropped, which hyper does once the answer is ready (or the
+    /// connection is gone).
+    pub(crate) struct Tracked<F> {
+        #[pin]
+        future: F,
+        _finished: Finished,
+    }
+}
+
+impl<F: Future> Future for Tracked<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        self.project().future.poll(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::future::poll_fn;
+
+    /// Whether `idle` is ready, polled once.
+    async fn fired(idle: &mut Pin<Box<impl Future<Output = ()>>>) -> bool {
+        poll_fn(|cx| Poll::Ready(idle.as_mut().poll(cx).is_ready())).await
+    }
+
+    const TIMEOUT: Duration = Duration::from_secs(10);
+
+    #[tokio::test(start_paused = true)]
+    async fn a_connection_that_never_asks_is_idle_one_timeout_after_it_began() {
+        let activity = Activity::new();
+        let mut idle = Box::pin(activity.idle_for(TIMEOUT));
+        tokio::time::advance(TIMEOUT - Duration::from_millis(1)).await;
+        assert!(!fired(&mut idle).await, "fired early");
+        tokio::time::advance(Duration::from_millis(2)).await;
+        assert!(fired(&mut idle).await, "not idle after the timeout");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_deadline_counts_from_the_last_answer() {
+        let activity = Activity::new();
+        let mut idle = Box::pin(activity.idle_for(TIMEOUT));
+        tokio::time::advance(Duration::from_secs(4)).await;
+        activity.began();
+        activity.finished();
+        // The first deadline passes: the watch wakes and sleeps again.
+        tokio::time::advance(Duration::from_secs(6)).await;
+        assert!(!fired(&mut idle).await, "fired at the first deadline");
+        tokio::time::advance(Duration::from_millis(3_999)).await;
+        assert!(!fired(&mut idle).await, "fired 1 ms early");
+        tokio::time::advance(Duration::from_millis(2)).await;
+        assert!(fired(&mut idle).await, "not idle 10 s after the answer");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_request_in_flight_is_never_cut_off() {
+        let activity = Activity::new();
+        let mut idle = Box::pin(activity.idle_for(TIMEOUT));
+        activity.began();
+        tokio::time::advance(TIMEOUT * 5).await;
+        assert!(!fired(&mut idle).await, "cut off a request in flight");
+        activity.finished();
+        // Whenever the watch next wakes, it waits for a full timeout after
+        // the answer, and no longer.
+        tokio::time::advance(TIMEOUT - Duration::from_millis(1)).await;
+        assert!(
+            !fired(&mut idle).await,
+            "fired before a timeout after the answer"
+        );
+        tokio::time::advance(Duration::from_millis(2)).await;
+        assert!(
+            fired(&mut idle).await,
+            "not idle a timeout after the answer"
+        );
+    }
+}
