@@ -11,9 +11,10 @@ use crate::cache::SyncRedisPool;
 use crate::db::SyncDb;
 use crate::lag_probe::LagProbe;
 use crate::redis_clients::AsyncRedis;
+use crate::route_handler::Routes;
 use crate::route_monitors::RouteMonitors;
 use crate::settings::Settings;
-use crate::{handlers, metrics, panic_guard, request_limits};
+use crate::{handlers, metrics};
 
 /// What every handler may use, behind one `Arc`: axum clones the state for
 /// each request (more than once: the handler and each stateful layer get
@@ -97,15 +98,13 @@ impl AppState {
 
 /// Every route of the contract, plus the async-only variants.
 ///
-/// `get` also answers HEAD (without a body). Layers, outermost first: the
-/// request counter, the panic catcher, the size limits, then the route's
-/// stall-detector monitor, then the handler.
+/// `get` also answers HEAD (without a body). Around each handler, outermost
+/// first: the request counter, the panic guard, the size limits, then the
+/// route's stall-detector monitor (crate::route_handler).
 pub fn app(state: AppState) -> Router {
     // Each route's handler runs under its own monitor of the stall detector
     // (crate::route_monitors), found here once, not per request.
-    state
-        .route_monitors
-        .router()
+    Routes::new(&state.route_monitors)
         .get("/health", handlers::health)
         .get("/cpu", handlers::cpu)
         .get("/cpu/spawn-blocking", handlers::cpu_spawn_blocking)
@@ -120,21 +119,6 @@ pub fn app(state: AppState) -> Router {
         .post("/echo", handlers::echo)
         .get("/metrics", metrics::metrics)
         .done()
-        // Must come after the routes: it applies to the routes added so far.
-        .method_not_allowed_fallback(handlers::method_not_allowed)
-        .fallback(handlers::no_route)
-        // One `layer` call for all three: each call wraps every route in
-        // another boxed service, and axum clones each box per request.
-        .layer(
-            tower::ServiceBuilder::new()
-                .layer(metrics::CountRequestsLayer {
-                    counters: state.counters,
-                })
-                // A panicking handler is our bug: answer the contract's 500
-                // (and log it) instead of dropping the connection without a word.
-                .layer(panic_guard::CatchPanicLayer)
-                .layer(request_limits::RejectOversizedLayer),
-        )
         .with_state(state)
 }
 
@@ -172,7 +156,7 @@ mod tests {
     #[should_panic(expected = "route /user/{id} is not in contract::routes::ROUTES")]
     fn a_route_missing_from_the_contract_is_refused() {
         let monitors = RouteMonitors::new(None);
-        let _ = monitors.router().get("/user/{id}", handlers::user);
+        let _ = Routes::new(&monitors).get("/user/{id}", handlers::user);
     }
 
     /// Every route runs under its own monitor: after one request to each

@@ -34,6 +34,7 @@ mod panic_guard;
 mod prefixed_io;
 mod redis_clients;
 mod request_limits;
+mod route_handler;
 mod route_monitors;
 mod serve;
 pub mod settings;

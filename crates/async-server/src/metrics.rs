@@ -23,7 +23,6 @@ use contract::metrics::{
     ProcessGauges, RequestCounters, SummarySeries, CONTENT_TYPE,
 };
 use contract::routes::{ROUTES, UNMATCHED};
-use tower::{Layer, Service};
 
 use crate::AppState;
 
@@ -46,7 +45,9 @@ impl Drop for InFlight {
 }
 
 /// The `&'static` pattern of the route axum matched, if it is one of ours.
-fn route_label(request: &Request) -> &'static str {
+/// Only a 405 needs it (crate::route_handler): every route's own handler
+/// knows its pattern.
+pub(crate) fn route_label(request: &Request) -> &'static str {
     request
         .extensions()
         .get::<MatchedPath>()
@@ -54,67 +55,29 @@ fn route_label(request: &Request) -> &'static str {
         .map_or(UNMATCHED, |r| r.pattern)
 }
 
-/// The layer around every route and the fallback that counts each request
-/// by route and status ([`RequestCounters`]).
-///
-/// Written as a tower layer, not with `axum::middleware::from_fn`, which
-/// boxes a future and clones the inner service for every request: with the
-/// size-limit and panic layers written that way, and the state cloned pool
-/// by pool, the async server spent about 25% more CPU per `/health` request
-/// than a bare axum app (perf and /proc, wrk -c50; issue 9). This one adds
-/// three atomic additions, and holds the counters by a `&'static` reference:
-/// an `Arc` clone per request would be two more atomic writes, to a count
-/// that every worker shares.
-#[derive(Clone)]
-pub(crate) struct CountRequestsLayer {
-    pub(crate) counters: &'static RequestCounters,
-}
-
-impl<S> Layer<S> for CountRequestsLayer {
-    type Service = CountRequests<S>;
-
-    fn layer(&self, inner: S) -> CountRequests<S> {
-        CountRequests {
-            inner,
-            counters: self.counters,
-        }
-    }
-}
-
-#[derive(Clone)]
-pub(crate) struct CountRequests<S> {
-    inner: S,
+/// Counts a request that has begun on `route` ([`RequestCounters`]): in
+/// flight now, and by status once `future` has answered (499 if it is
+/// dropped first). Three atomic additions; the counters are held by a
+/// `&'static` reference, because an `Arc` clone per request would be two
+/// more atomic writes, to a count that every worker shares.
+pub(crate) fn count<F>(
     counters: &'static RequestCounters,
-}
-
-impl<S> Service<Request> for CountRequests<S>
-where
-    S: Service<Request, Response = Response>,
-{
-    type Response = Response;
-    type Error = S::Error;
-    type Future = Counted<S::Future>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: Request) -> Self::Future {
-        self.counters.started();
-        let in_flight = InFlight {
-            counters: self.counters,
-            route: route_label(&request),
+    route: &'static str,
+    future: F,
+) -> Counted<F> {
+    counters.started();
+    Counted {
+        future,
+        in_flight: InFlight {
+            counters,
+            route,
             status: None,
-        };
-        Counted {
-            future: self.inner.call(request),
-            in_flight,
-        }
+        },
     }
 }
 
 pin_project_lite::pin_project! {
-    /// The route's future; its answer's status is counted when it is ready,
+    /// A request's future; its answer's status is counted when it is ready,
     /// 499 if the future is dropped first.
     pub(crate) struct Counted<F> {
         #[pin]
@@ -123,19 +86,17 @@ pin_project_lite::pin_project! {
     }
 }
 
-impl<F, E> Future for Counted<F>
+impl<F> Future for Counted<F>
 where
-    F: Future<Output = Result<Response, E>>,
+    F: Future<Output = Response>,
 {
-    type Output = Result<Response, E>;
+    type Output = Response;
 
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Response> {
         let this = self.project();
-        let output = std::task::ready!(this.future.poll(cx));
-        if let Ok(response) = &output {
-            this.in_flight.status = Some(response.status().as_u16());
-        }
-        Poll::Ready(output)
+        let response = std::task::ready!(this.future.poll(cx));
+        this.in_flight.status = Some(response.status().as_u16());
+        Poll::Ready(response)
     }
 }
 

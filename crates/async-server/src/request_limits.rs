@@ -1,11 +1,11 @@
-//! The contract's size limits on a request, checked before routing: a head
+//! The contract's size limits on a request, checked before any handler runs: a head
 //! over `MAX_HEADER_BYTES` gets 431, a declared body over `MAX_BODY_BYTES` gets
 //! 413, each with the contract's JSON body, on every route.
 //!
 //! hyper can enforce a head limit itself, but its 431 has no body, and both
 //! servers must answer the same bytes. So hyper is given a larger hard limit
-//! ([`HYPER_MAX_HEAD_BYTES`]) and this layer, the first to see each
-//! request, measures the head and answers the contract's 431. The first head
+//! ([`HYPER_MAX_HEAD_BYTES`]) and [`rejection`], asked before any handler
+//! runs, measures the head and answers the contract's 431. The first head
 //! of a connection is checked before hyper sees it (crate::first_head), so it
 //! never meets hyper's limit; a later head on a keep-alive connection beyond
 //! hyper's limit (or past 100 header fields) still gets hyper's bare 431.
@@ -15,21 +15,16 @@
 //! for any route. A body without a declared length (chunked) is limited where
 //! it is read: `/echo` is the only route that reads one here.
 
-use std::future::{ready, Ready};
-use std::task::{Context, Poll};
-
 use axum::extract::Request;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use contract::params::{MAX_BODY_BYTES, MAX_HEADER_BYTES};
 use contract::ApiError;
-use futures_util::future::Either;
-use tower::{Layer, Service};
 
 use crate::error::AppError;
 
 /// hyper's own limit on a request head: four times the contract's, so heads a
-/// little over the contract's limit still reach [`reject_oversized_requests`].
+/// little over the contract's limit still reach [`rejection`].
 pub(crate) const HYPER_MAX_HEAD_BYTES: usize = 4 * MAX_HEADER_BYTES;
 
 /// The size of the request head as it was on the wire, give or take the
@@ -73,44 +68,11 @@ fn over_a_limit(request: &Request) -> Option<ApiError> {
     None
 }
 
-/// The layer around every route and the fallback that answers requests over
-/// a limit itself and passes the rest on. A tower layer rather than
-/// `axum::middleware::from_fn`, to keep a boxed future off every request
-/// (see crate::metrics::CountRequestsLayer).
-#[derive(Clone, Copy)]
-pub(crate) struct RejectOversizedLayer;
-
-impl<S> Layer<S> for RejectOversizedLayer {
-    type Service = RejectOversized<S>;
-
-    fn layer(&self, inner: S) -> RejectOversized<S> {
-        RejectOversized { inner }
-    }
-}
-
-#[derive(Clone)]
-pub(crate) struct RejectOversized<S> {
-    inner: S,
-}
-
-impl<S> Service<Request> for RejectOversized<S>
-where
-    S: Service<Request, Response = Response>,
-{
-    type Response = Response;
-    type Error = S::Error;
-    type Future = Either<Ready<Result<Response, S::Error>>, S::Future>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: Request) -> Self::Future {
-        match over_a_limit(&request) {
-            Some(error) => Either::Left(ready(Ok(AppError::from(error).into_response()))),
-            None => Either::Right(self.inner.call(request)),
-        }
-    }
+/// The contract's answer to a request over a limit, or `None` to let it
+/// through. Every route's handler asks first (crate::route_handler), and so
+/// do the fallbacks, so the limits hold on every path.
+pub(crate) fn rejection(request: &Request) -> Option<Response> {
+    over_a_limit(request).map(|error| AppError::from(error).into_response())
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! The stall detector's per-route state: one tokio-metrics `TaskMonitor` and
 //! one set of blocking-call counters (crate::blocking_calls) per route, built
-//! once with the state, and [`Watched`], the handler wrapper that runs a
-//! route's handler future under both.
+//! once with the state, and [`RouteWatch::watch`], which runs a route's
+//! handler future under both (crate::route_handler calls it).
 //!
 //! Why per route: an event-loop worker runs one poll at a time, and a poll
 //! that does not return for 300 ms (a `std::thread::sleep`, a sync driver
@@ -20,8 +20,8 @@
 //!
 //! Cost per request, which is why there is no lookup per request: the route's
 //! monitor is found once when the router is built and lives in the handler
-//! value axum clones for each request ([`Watched`]), as a `&'static`
-//! reference. Per request that is one small allocation for the monitor's
+//! value axum clones for each request (crate::route_handler), as a
+//! `&'static` reference. Per request that is one small allocation for the monitor's
 //! per-future state, four clock reads and a few atomic additions, plus a
 //! thread-local set and reset per poll for the blocking-call marker.
 //! `--stall-detector off` builds the router without it, to measure that.
@@ -34,15 +34,10 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use axum::extract::Request;
-use axum::handler::Handler;
-use axum::routing::{get, post, MethodRouter};
-use axum::Router;
 use contract::routes::ROUTES;
 use tokio_metrics::TaskMonitorCore;
 
 use crate::blocking_calls::{self, RouteBlockingCalls};
-use crate::AppState;
 
 /// One route's share of the detector.
 struct RouteMonitor {
@@ -104,116 +99,56 @@ impl RouteMonitors {
         self.monitors.iter().map(|m| (m.pattern, m.blocking_calls))
     }
 
-    /// `handler` under the route's monitor, or back as it was when the
-    /// detector is off.
+    /// The route's share of the detector, or `None` when it is off.
     ///
     /// # Panics
     /// If `pattern` is not a route of `contract::routes::ROUTES`: a route
-    /// spelled differently here would run unmonitored and be counted as
-    /// `unmatched`, without a word. It panics as the router is built, at
-    /// start-up, and in every test that builds one.
-    fn watch<H>(&self, pattern: &str, handler: H) -> Result<Watched<H>, H> {
+    /// spelled differently here would run unmonitored and be counted under
+    /// a label no other part knows, without a word. It panics as the router
+    /// is built, at start-up, and in every test that builds one.
+    pub(crate) fn watch(&self, pattern: &str) -> Option<RouteWatch> {
         assert!(
             ROUTES.iter().any(|route| route.pattern == pattern),
             "route {pattern} is not in contract::routes::ROUTES"
         );
-        match self.monitors.iter().find(|m| m.pattern == pattern) {
-            Some(m) => Ok(Watched {
-                handler,
+        self.monitors
+            .iter()
+            .find(|m| m.pattern == pattern)
+            .map(|m| RouteWatch {
                 monitor: m.tasks,
                 blocking_calls: m.blocking_calls,
-            }),
-            None => Err(handler),
-        }
-    }
-
-    /// A router whose routes run under their monitors: each route's pattern
-    /// is written once, where it is added.
-    pub(crate) fn router(&self) -> WatchedRouter<'_> {
-        WatchedRouter {
-            monitors: self,
-            router: Router::new(),
-        }
+            })
     }
 }
 
-/// Adds routes to an axum `Router`, each handler under its route's monitor.
-pub(crate) struct WatchedRouter<'a> {
-    monitors: &'a RouteMonitors,
-    router: Router<AppState>,
-}
-
-impl WatchedRouter<'_> {
-    /// `GET` (and `HEAD`) `pattern`, answered by `handler`.
-    pub(crate) fn get<H, T>(self, pattern: &'static str, handler: H) -> Self
-    where
-        H: Handler<T, AppState>,
-        T: 'static,
-    {
-        let route = match self.monitors.watch(pattern, handler) {
-            Ok(watched) => get(watched),
-            Err(handler) => get(handler),
-        };
-        self.add(pattern, route)
-    }
-
-    /// `POST pattern`, answered by `handler`.
-    pub(crate) fn post<H, T>(self, pattern: &'static str, handler: H) -> Self
-    where
-        H: Handler<T, AppState>,
-        T: 'static,
-    {
-        let route = match self.monitors.watch(pattern, handler) {
-            Ok(watched) => post(watched),
-            Err(handler) => post(handler),
-        };
-        self.add(pattern, route)
-    }
-
-    fn add(self, pattern: &'static str, route: MethodRouter<AppState>) -> Self {
-        WatchedRouter {
-            monitors: self.monitors,
-            router: self.router.route(pattern, route),
-        }
-    }
-
-    /// The router, ready for its fallbacks and layers.
-    pub(crate) fn done(self) -> Router<AppState> {
-        self.router
-    }
-}
-
-/// A handler whose future (extractors included) runs under a `TaskMonitor`,
-/// with the blocking-call marker set during each of its polls. No extra
-/// boxing: the future is the handler's own, wrapped twice.
+/// What a route's handler runs under while the detector is on.
 ///
-/// axum clones the handler for every request, so the monitor is held by a
-/// `&'static` reference (each monitor is leaked once, when the router is
-/// built), not by tokio-metrics' `TaskMonitor`, an `Arc`: an `Arc` clone and
-/// drop per request are two atomic writes to one cache line that every
-/// worker shares, which the two workers of a 2-core machine pass back and
-/// forth on every request.
-#[derive(Clone)]
-pub(crate) struct Watched<H> {
-    handler: H,
+/// axum clones the handler, and so this, for every request: the monitor is
+/// held by a `&'static` reference (each is leaked once, when the router is
+/// built), not by tokio-metrics' `TaskMonitor`, an `Arc`, whose clone and
+/// drop per request would be two atomic writes to one cache line that every
+/// worker shares, passed back and forth between the two workers of a
+/// 2-core machine on every request.
+#[derive(Clone, Copy)]
+pub(crate) struct RouteWatch {
     monitor: &'static TaskMonitorCore,
     blocking_calls: &'static RouteBlockingCalls,
 }
 
-impl<H, T> Handler<T, AppState> for Watched<H>
-where
-    H: Handler<T, AppState>,
-    T: 'static,
-{
-    type Future = MarkedPolls<tokio_metrics::Instrumented<H::Future, &'static TaskMonitorCore>>;
-
-    fn call(self, request: Request, state: AppState) -> Self::Future {
+impl RouteWatch {
+    /// `future` (a handler's, extractors included) timed by the route's
+    /// monitor, with the blocking-call marker set during each of its polls.
+    /// No extra boxing: the future is the handler's own, wrapped twice.
+    pub(crate) fn watch<F: Future>(self, future: F) -> Watched<F> {
         MarkedPolls {
-            future: self.monitor.instrument(self.handler.call(request, state)),
+            future: self.monitor.instrument(future),
             route: self.blocking_calls,
         }
     }
 }
+
+/// A handler's future under the stall detector.
+pub(crate) type Watched<F> = MarkedPolls<tokio_metrics::Instrumented<F, &'static TaskMonitorCore>>;
 
 pin_project_lite::pin_project! {
     /// A handler's future whose every poll runs with the blocking-call marker

@@ -1,0 +1,159 @@
+//! What every request goes through besides its handler, in one wrapper
+//! around each route's handler and each fallback ([`Served`]), outermost
+//! first: the request counter (crate::metrics), the panic guard
+//! (crate::panic_guard), the size limits (crate::request_limits), and, when
+//! the stall detector is on, the route's monitor (crate::route_monitors).
+//! [`Routes`] adds the contract's routes to an axum `Router`, each handler
+//! wrapped, its pattern written once.
+//!
+//! Why a handler wrapper and not tower layers added with `Router::layer`:
+//! a layer wraps each route's service in one more boxed service, and axum
+//! clones that box (an allocation, and the boxes inside it) for every
+//! request. Measured on `/health` with callgrind
+//! (scripts/instructions-per-request.sh), the three layers cost about 1,800
+//! instructions per request, four times their own work; here the same work
+//! is plain future wrappers around the handler's future, with nothing
+//! allocated, and the route's label is known without looking it up. The
+//! blocking server does the same around its handler call
+//! (crates/blocking-server/src/handlers.rs).
+
+use std::future::Ready;
+
+use axum::extract::Request;
+use axum::handler::Handler;
+use axum::response::Response;
+use axum::routing::{get, post, MethodRouter};
+use axum::Router;
+use contract::routes::UNMATCHED;
+use futures_util::future::Either;
+
+use crate::metrics::{self, Counted};
+use crate::panic_guard::{self, Guarded};
+use crate::request_limits;
+use crate::route_monitors::{RouteMonitors, RouteWatch, Watched};
+use crate::{handlers, AppState};
+
+/// The `route` label a request is counted under.
+#[derive(Clone, Copy)]
+enum Label {
+    /// The handler's own route.
+    Route(&'static str),
+    /// The route axum matched the path to (a known path asked with a method
+    /// it does not serve), looked up per request: only 405s take this path.
+    Matched,
+}
+
+/// A handler (or fallback) with everything that goes around it.
+#[derive(Clone)]
+pub(crate) struct Served<H> {
+    handler: H,
+    label: Label,
+    /// The stall detector's share for the route; `None` when it is off, and
+    /// for the fallbacks, which are not routes.
+    watch: Option<RouteWatch>,
+}
+
+/// The handler's future: watched or not, behind the limits (whose answer is
+/// ready at once), the panic guard and the counter.
+type ServedFuture<F> =
+    Counted<Either<Ready<Response>, Guarded<Either<Ready<Response>, Either<F, Watched<F>>>>>>;
+
+impl<H, T> Handler<T, AppState> for Served<H>
+where
+    H: Handler<T, AppState>,
+    T: 'static,
+{
+    type Future = ServedFuture<H::Future>;
+
+    fn call(self, request: Request, state: AppState) -> Self::Future {
+        let route = match self.label {
+            Label::Route(pattern) => pattern,
+            Label::Matched => metrics::route_label(&request),
+        };
+        let counters = state.counters;
+        let answer = panic_guard::guard(move || match request_limits::rejection(&request) {
+            Some(rejected) => Either::Left(std::future::ready(rejected)),
+            None => {
+                let future = self.handler.call(request, state);
+                Either::Right(match self.watch {
+                    Some(watch) => Either::Right(watch.watch(future)),
+                    None => Either::Left(future),
+                })
+            }
+        });
+        metrics::count(counters, route, answer)
+    }
+}
+
+/// Adds the contract's routes to an axum `Router`, each handler [`Served`].
+pub(crate) struct Routes<'a> {
+    monitors: &'a RouteMonitors,
+    router: Router<AppState>,
+}
+
+impl<'a> Routes<'a> {
+    pub(crate) fn new(monitors: &'a RouteMonitors) -> Self {
+        Routes {
+            monitors,
+            router: Router::new(),
+        }
+    }
+
+    /// `handler` for `pattern`, with the route's monitor when the detector
+    /// is on.
+    ///
+    /// # Panics
+    /// If `pattern` is not a route of `contract::routes::ROUTES`
+    /// (see [`RouteMonitors::watch`]).
+    fn served<H>(&self, pattern: &'static str, handler: H) -> Served<H> {
+        Served {
+            handler,
+            label: Label::Route(pattern),
+            watch: self.monitors.watch(pattern),
+        }
+    }
+
+    /// `GET` (and `HEAD`) `pattern`, answered by `handler`.
+    pub(crate) fn get<H, T>(self, pattern: &'static str, handler: H) -> Self
+    where
+        H: Handler<T, AppState>,
+        T: 'static,
+    {
+        let route = get(self.served(pattern, handler));
+        self.add(pattern, route)
+    }
+
+    /// `POST pattern`, answered by `handler`.
+    pub(crate) fn post<H, T>(self, pattern: &'static str, handler: H) -> Self
+    where
+        H: Handler<T, AppState>,
+        T: 'static,
+    {
+        let route = post(self.served(pattern, handler));
+        self.add(pattern, route)
+    }
+
+    fn add(self, pattern: &'static str, route: MethodRouter<AppState>) -> Self {
+        Routes {
+            monitors: self.monitors,
+            router: self.router.route(pattern, route),
+        }
+    }
+
+    /// The router, with the contract's answers for a known path asked with
+    /// the wrong method (405) and for no route at all (404), counted and
+    /// limited like the routes.
+    pub(crate) fn done(self) -> Router<AppState> {
+        fn fallback<H>(handler: H, label: Label) -> Served<H> {
+            Served {
+                handler,
+                label,
+                watch: None,
+            }
+        }
+        self.router
+            // Must come after the routes: it applies to the routes added so far.
+            .method_not_allowed_fallback(fallback(handlers::method_not_allowed, Label::Matched))
+            .fallback(fallback(handlers::no_route, Label::Route(UNMATCHED)))
+    }
+}
