@@ -176,11 +176,11 @@ mod tests {
         let response = router.clone().oneshot(request).await.unwrap();
         assert_eq!(response.status(), StatusCode::OK);
         let polled: Vec<(&str, u64)> = monitors
-            .iter()
-            .map(|(route, m)| (route, m.cumulative().total_poll_count))
+            .totals()
+            .map(|(route, totals)| (route, totals.polls))
             .filter(|(_, polls)| *polls > 0)
             .collect();
         assert_eq!(polled, [("/health", 1)]);
-        assert_eq!(monitors.iter().count(), ROUTES.len());
+        assert_eq!(monitors.totals().count(), ROUTES.len());
     }
 }

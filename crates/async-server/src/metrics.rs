@@ -24,6 +24,7 @@ use contract::metrics::{
 };
 use contract::routes::{ROUTES, UNMATCHED};
 
+use crate::route_monitors::RouteTotals;
 use crate::AppState;
 
 /// The status recorded for a request whose client went away before the
@@ -148,48 +149,48 @@ fn append_stall_detector(out: &mut String, state: &AppState) {
     );
     let routes: Vec<_> = state
         .route_monitors
-        .iter()
+        .totals()
         .zip(state.route_monitors.blocking_calls())
-        .map(|((route, monitor), (_, calls))| (route, monitor.cumulative(), calls.total()))
-        .filter(|(_, totals, _)| totals.total_poll_count > 0)
+        .map(|((route, totals), (_, calls))| (route, totals, calls.total()))
+        .filter(|(_, totals, _)| totals.polls > 0)
         .collect();
-    type Figure = fn(&tokio_metrics::TaskMetrics) -> String;
+    type Figure = fn(&RouteTotals) -> String;
     let families: [(&str, &str, &str, Figure); 6] = [
         (
             "route_polls_total",
             "Polls of the route's handler futures by an event-loop worker.",
             "counter",
-            |t| t.total_poll_count.to_string(),
+            |t| t.polls.to_string(),
         ),
         (
             "route_slow_polls_total",
             "Polls at or over the slow-poll threshold: the handler held its worker that long.",
             "counter",
-            |t| t.total_slow_poll_count.to_string(),
+            |t| t.slow_polls.to_string(),
         ),
         (
             "route_slow_poll_seconds_total",
             "Time spent in slow polls.",
             "counter",
-            |t| seconds(t.total_slow_poll_duration),
+            |t| seconds(t.slow_poll_time),
         ),
         (
             "route_wakeups_total",
             "Times a handler future was woken and then polled.",
             "counter",
-            |t| t.total_scheduled_count.to_string(),
+            |t| t.wakeups.to_string(),
         ),
         (
             "route_scheduling_delay_seconds_total",
             "Time from wake-up to poll, summed: the event-loop lag this route waited through.",
             "counter",
-            |t| seconds(t.total_scheduled_duration),
+            |t| seconds(t.scheduling_delay),
         ),
         (
             "route_mean_scheduling_delay_seconds",
             "Mean time from wake-up to poll since start-up (0 before the first wake-up).",
             "gauge",
-            |t| seconds(t.mean_scheduled_duration()),
+            |t| seconds(t.mean_scheduling_delay()),
         ),
     ];
     for (name, help, kind, figure) in families {

@@ -31,6 +31,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -39,11 +40,81 @@ use tokio_metrics::TaskMonitorCore;
 
 use crate::blocking_calls::{self, RouteBlockingCalls};
 
+/// How many monitors each route has: one per event-loop worker, up to this
+/// many (workers beyond it share; see [`this_threads_shard`]).
+///
+/// Why more than one: a monitor is about twenty atomic counters, and a
+/// request makes six additions to them. With one monitor per route, the two
+/// workers of a 2-core machine serving `/health` pass those cache lines
+/// back and forth on every request: measured with
+/// scripts/detector-overhead.sh (wrk, 50 connections, 7 rounds), the
+/// detector cost 6.5% of `/health` throughput and 8% more CPU per request
+/// with two workers, and nothing measurable with one (5 rounds: 1.03x),
+/// although it adds only 4.5% to the instructions per request. One
+/// monitor per worker keeps each worker's additions on its own lines; the
+/// figures are summed when they are read ([`RouteTotals`]).
+const SHARDS: usize = 8;
+
+/// The shard of the calling thread: assigned in turn to each thread the
+/// first time it asks, so the first `SHARDS` workers that poll a handler
+/// each have their own. A future is timed by the monitor of the thread
+/// that created it, even if another worker steals and polls it later;
+/// that only shares a line now and then.
+fn this_threads_shard() -> usize {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    thread_local! {
+        static SHARD: usize = NEXT.fetch_add(1, Ordering::Relaxed) % SHARDS;
+    }
+    SHARD.with(|shard| *shard)
+}
+
 /// One route's share of the detector.
 struct RouteMonitor {
     pattern: &'static str,
-    tasks: &'static TaskMonitorCore,
+    /// `SHARDS` monitors, leaked like the blocking-call counters (see
+    /// [`RouteWatch`]).
+    tasks: &'static [TaskMonitorCore],
     blocking_calls: &'static RouteBlockingCalls,
+}
+
+/// A route's figures since start-up, summed over its monitors.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct RouteTotals {
+    pub(crate) polls: u64,
+    pub(crate) slow_polls: u64,
+    pub(crate) slow_poll_time: Duration,
+    /// Times a handler future was woken and then polled.
+    pub(crate) wakeups: u64,
+    /// Time from wake-up to poll, summed.
+    pub(crate) scheduling_delay: Duration,
+}
+
+impl RouteTotals {
+    fn of(monitors: &[TaskMonitorCore]) -> Self {
+        monitors
+            .iter()
+            .fold(RouteTotals::default(), |sum, monitor| {
+                let m = monitor.cumulative();
+                RouteTotals {
+                    polls: sum.polls + m.total_poll_count,
+                    slow_polls: sum.slow_polls + m.total_slow_poll_count,
+                    slow_poll_time: sum.slow_poll_time + m.total_slow_poll_duration,
+                    wakeups: sum.wakeups + m.total_scheduled_count,
+                    scheduling_delay: sum.scheduling_delay + m.total_scheduled_duration,
+                }
+            })
+    }
+
+    /// Mean time from wake-up to poll; zero before the first wake-up.
+    pub(crate) fn mean_scheduling_delay(&self) -> Duration {
+        match u32::try_from(self.wakeups) {
+            Ok(0) => Duration::ZERO,
+            Ok(n) => self.scheduling_delay / n,
+            Err(_) => {
+                Duration::from_secs_f64(self.scheduling_delay.as_secs_f64() / self.wakeups as f64)
+            }
+        }
+    }
 }
 
 /// Every route's monitor, in the order of `contract::routes::ROUTES`.
@@ -53,20 +124,23 @@ pub(crate) struct RouteMonitors {
 }
 
 impl RouteMonitors {
-    /// One monitor per route of the contract; none when `threshold` is `None`
-    /// (the detector is off).
+    /// `SHARDS` monitors per route of the contract; none when `threshold`
+    /// is `None` (the detector is off).
     pub(crate) fn new(slow_poll_threshold: Option<Duration>) -> Self {
         let monitors = match slow_poll_threshold {
             Some(threshold) => ROUTES
                 .iter()
                 .map(|route| {
-                    let monitor = TaskMonitorCore::builder()
-                        .with_slow_poll_threshold(threshold)
-                        .build();
+                    let shards: Vec<TaskMonitorCore> = (0..SHARDS)
+                        .map(|_| {
+                            TaskMonitorCore::builder()
+                                .with_slow_poll_threshold(threshold)
+                                .build()
+                        })
+                        .collect();
                     RouteMonitor {
                         pattern: route.pattern,
-                        // Leaked, like the blocking-call counters: see `Watched`.
-                        tasks: Box::leak(Box::new(monitor)),
+                        tasks: Vec::leak(shards),
                         blocking_calls: RouteBlockingCalls::leak(),
                     }
                 })
@@ -84,15 +158,15 @@ impl RouteMonitors {
         self.slow_poll_threshold
     }
 
-    /// Each route's pattern and monitor.
-    pub(crate) fn iter(
-        &self,
-    ) -> impl Iterator<Item = (&'static str, &'static TaskMonitorCore)> + '_ {
-        self.monitors.iter().map(|m| (m.pattern, m.tasks))
+    /// Each route's pattern and figures since start-up.
+    pub(crate) fn totals(&self) -> impl Iterator<Item = (&'static str, RouteTotals)> + '_ {
+        self.monitors
+            .iter()
+            .map(|m| (m.pattern, RouteTotals::of(m.tasks)))
     }
 
     /// Each route's pattern and blocking calls made on a worker, in the
-    /// order of [`RouteMonitors::iter`].
+    /// order of [`RouteMonitors::totals`].
     pub(crate) fn blocking_calls(
         &self,
     ) -> impl Iterator<Item = (&'static str, &'static RouteBlockingCalls)> + '_ {
@@ -115,7 +189,7 @@ impl RouteMonitors {
             .iter()
             .find(|m| m.pattern == pattern)
             .map(|m| RouteWatch {
-                monitor: m.tasks,
+                monitors: m.tasks,
                 blocking_calls: m.blocking_calls,
             })
     }
@@ -123,25 +197,26 @@ impl RouteMonitors {
 
 /// What a route's handler runs under while the detector is on.
 ///
-/// axum clones the handler, and so this, for every request: the monitor is
-/// held by a `&'static` reference (each is leaked once, when the router is
+/// axum clones the handler, and so this, for every request: the monitors
+/// are held by a `&'static` reference (leaked once, when the router is
 /// built), not by tokio-metrics' `TaskMonitor`, an `Arc`, whose clone and
 /// drop per request would be two atomic writes to one cache line that every
 /// worker shares, passed back and forth between the two workers of a
 /// 2-core machine on every request.
 #[derive(Clone, Copy)]
 pub(crate) struct RouteWatch {
-    monitor: &'static TaskMonitorCore,
+    monitors: &'static [TaskMonitorCore],
     blocking_calls: &'static RouteBlockingCalls,
 }
 
 impl RouteWatch {
     /// `future` (a handler's, extractors included) timed by the route's
-    /// monitor, with the blocking-call marker set during each of its polls.
-    /// No extra boxing: the future is the handler's own, wrapped twice.
+    /// monitor for this worker, with the blocking-call marker set during
+    /// each of its polls. No extra boxing: the future is the handler's own,
+    /// wrapped twice.
     pub(crate) fn watch<F: Future>(self, future: F) -> Watched<F> {
         MarkedPolls {
-            future: self.monitor.instrument(future),
+            future: self.monitors[this_threads_shard()].instrument(future),
             route: self.blocking_calls,
         }
     }
@@ -166,5 +241,34 @@ impl<F: Future> Future for MarkedPolls<F> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
         let this = self.project();
         blocking_calls::while_polling(this.route, || this.future.poll(cx))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A route's figures are its monitors' summed: a poll on each of two
+    /// monitors (two workers') counts two, slow ones included.
+    #[tokio::test]
+    async fn a_routes_totals_add_up_its_monitors() {
+        let threshold = Duration::from_millis(5);
+        // tokio-metrics times a future with a `&'static` monitor.
+        let monitors: &'static [TaskMonitorCore] = Vec::leak(
+            (0..2)
+                .map(|_| {
+                    TaskMonitorCore::builder()
+                        .with_slow_poll_threshold(threshold)
+                        .build()
+                })
+                .collect(),
+        );
+        monitors[0].instrument(async {}).await;
+        monitors[1]
+            .instrument(async { std::thread::sleep(threshold * 2) })
+            .await;
+        let totals = RouteTotals::of(monitors);
+        assert_eq!((totals.polls, totals.slow_polls), (2, 1));
+        assert!(totals.slow_poll_time >= threshold * 2, "{totals:?}");
     }
 }

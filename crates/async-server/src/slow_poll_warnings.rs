@@ -50,21 +50,20 @@ pub(crate) fn spawn(monitors: Arc<RouteMonitors>) {
         return;
     };
     tokio::spawn(async move {
-        let mut reported = vec![Reported::default(); monitors.iter().count()];
+        let mut reported = vec![Reported::default(); monitors.totals().count()];
         let mut ticks = tokio::time::interval(CHECK_EVERY);
         ticks.set_missed_tick_behavior(MissedTickBehavior::Delay);
         loop {
             ticks.tick().await;
             let now = Instant::now();
-            let routes = monitors.iter().zip(monitors.blocking_calls());
-            for (((route, monitor), (_, calls)), last) in routes.zip(reported.iter_mut()) {
-                let totals = monitor.cumulative();
-                let new_polls = totals.total_slow_poll_count - last.slow_polls;
+            let routes = monitors.totals().zip(monitors.blocking_calls());
+            for (((route, totals), (_, calls)), last) in routes.zip(reported.iter_mut()) {
+                let new_polls = totals.slow_polls - last.slow_polls;
                 if new_polls > 0 && quiet_long_enough(last.at, now) {
-                    let new_time = totals.total_slow_poll_duration - last.slow_poll_time;
+                    let new_time = totals.slow_poll_time - last.slow_poll_time;
                     warn(route, new_polls, new_time, threshold);
-                    last.slow_polls = totals.total_slow_poll_count;
-                    last.slow_poll_time = totals.total_slow_poll_duration;
+                    last.slow_polls = totals.slow_polls;
+                    last.slow_poll_time = totals.slow_poll_time;
                     last.at = Some(now);
                 }
                 let calls = calls.counts();
