@@ -31,49 +31,43 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use contract::metrics::{this_threads_shard, SHARDS};
 use contract::routes::ROUTES;
 use tokio_metrics::TaskMonitorCore;
 
 use crate::blocking_calls::{self, RouteBlockingCalls};
 
-/// How many monitors each route has: one per event-loop worker, up to this
-/// many (workers beyond it share; see [`this_threads_shard`]).
-///
-/// Why more than one: a monitor is about twenty atomic counters, and a
-/// request makes six additions to them. With one monitor per route, the two
-/// workers of a 2-core machine serving `/health` pass those cache lines
-/// back and forth on every request: measured with
-/// scripts/detector-overhead.sh (wrk, 50 connections, 7 rounds), the
-/// detector cost 6.5% of `/health` throughput and 8% more CPU per request
-/// with two workers, and nothing measurable with one (5 rounds: 1.03x),
-/// although it adds only 4.5% to the instructions per request. One
-/// monitor per worker keeps each worker's additions on its own lines; the
-/// figures are summed when they are read ([`RouteTotals`]).
-const SHARDS: usize = 8;
+// How many monitors each route has, and which one a worker uses: one per
+// worker, up to `SHARDS` (contract::metrics::this_threads_shard, which the
+// request counters use too).
+//
+// Why more than one: a monitor is about twenty atomic counters, and a
+// request makes six additions to them. With one monitor per route, the two
+// workers of a 2-core machine serving `/health` passed those cache lines back
+// and forth on every request: measured with scripts/detector-overhead.sh
+// (wrk, 50 connections, 7 rounds), the detector cost 6.5% of `/health`
+// throughput and 8% more CPU per request with two workers, and nothing
+// measurable with one (5 rounds: 1.03x), although it adds only 4.5% to the
+// instructions per request. A future is timed by the monitor of the worker
+// that created it, even if another worker steals and polls it later; that
+// only shares a line now and then. The figures are summed when read
+// ([`RouteTotals`]).
 
-/// The shard of the calling thread: assigned in turn to each thread the
-/// first time it asks, so the first `SHARDS` workers that poll a handler
-/// each have their own. A future is timed by the monitor of the thread
-/// that created it, even if another worker steals and polls it later;
-/// that only shares a line now and then.
-fn this_threads_shard() -> usize {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    thread_local! {
-        static SHARD: usize = NEXT.fetch_add(1, Ordering::Relaxed) % SHARDS;
-    }
-    SHARD.with(|shard| *shard)
-}
+/// One worker's monitor of a route, on cache lines of its own: a monitor is
+/// about 180 bytes, so without the alignment two workers' monitors would
+/// share the line where one ends and the next begins.
+#[repr(align(128))]
+struct Shard(TaskMonitorCore);
 
 /// One route's share of the detector.
 struct RouteMonitor {
     pattern: &'static str,
     /// `SHARDS` monitors, leaked like the blocking-call counters (see
     /// [`RouteWatch`]).
-    tasks: &'static [TaskMonitorCore],
+    tasks: &'static [Shard],
     blocking_calls: &'static RouteBlockingCalls,
 }
 
@@ -90,11 +84,11 @@ pub(crate) struct RouteTotals {
 }
 
 impl RouteTotals {
-    fn of(monitors: &[TaskMonitorCore]) -> Self {
+    fn of(monitors: &[Shard]) -> Self {
         monitors
             .iter()
             .fold(RouteTotals::default(), |sum, monitor| {
-                let m = monitor.cumulative();
+                let m = monitor.0.cumulative();
                 RouteTotals {
                     polls: sum.polls + m.total_poll_count,
                     slow_polls: sum.slow_polls + m.total_slow_poll_count,
@@ -131,11 +125,13 @@ impl RouteMonitors {
             Some(threshold) => ROUTES
                 .iter()
                 .map(|route| {
-                    let shards: Vec<TaskMonitorCore> = (0..SHARDS)
+                    let shards: Vec<Shard> = (0..SHARDS)
                         .map(|_| {
-                            TaskMonitorCore::builder()
-                                .with_slow_poll_threshold(threshold)
-                                .build()
+                            Shard(
+                                TaskMonitorCore::builder()
+                                    .with_slow_poll_threshold(threshold)
+                                    .build(),
+                            )
                         })
                         .collect();
                     RouteMonitor {
@@ -205,7 +201,7 @@ impl RouteMonitors {
 /// 2-core machine on every request.
 #[derive(Clone, Copy)]
 pub(crate) struct RouteWatch {
-    monitors: &'static [TaskMonitorCore],
+    monitors: &'static [Shard],
     blocking_calls: &'static RouteBlockingCalls,
 }
 
@@ -216,7 +212,7 @@ impl RouteWatch {
     /// wrapped twice.
     pub(crate) fn watch<F: Future>(self, future: F) -> Watched<F> {
         MarkedPolls {
-            future: self.monitors[this_threads_shard()].instrument(future),
+            future: self.monitors[this_threads_shard()].0.instrument(future),
             route: self.blocking_calls,
         }
     }
@@ -254,17 +250,20 @@ mod tests {
     async fn a_routes_totals_add_up_its_monitors() {
         let threshold = Duration::from_millis(5);
         // tokio-metrics times a future with a `&'static` monitor.
-        let monitors: &'static [TaskMonitorCore] = Vec::leak(
+        let monitors: &'static [Shard] = Vec::leak(
             (0..2)
                 .map(|_| {
-                    TaskMonitorCore::builder()
-                        .with_slow_poll_threshold(threshold)
-                        .build()
+                    Shard(
+                        TaskMonitorCore::builder()
+                            .with_slow_poll_threshold(threshold)
+                            .build(),
+                    )
                 })
                 .collect(),
         );
-        monitors[0].instrument(async {}).await;
+        monitors[0].0.instrument(async {}).await;
         monitors[1]
+            .0
             .instrument(async { std::thread::sleep(threshold * 2) })
             .await;
         let totals = RouteTotals::of(monitors);

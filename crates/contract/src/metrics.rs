@@ -14,7 +14,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use crate::recent_durations::DurationSummary;
@@ -23,27 +23,65 @@ use crate::routes::{ROUTES, UNMATCHED};
 /// The statuses counted without a lock: every status HTTP defines.
 const COUNTED_STATUSES: std::ops::Range<u16> = 100..600;
 
+/// How many copies of a counter the threads of a server share out
+/// ([`this_threads_shard`]): each of the first `SHARDS` threads that counts
+/// something has its own.
+///
+/// Why: a counter that every thread adds to on every request is a cache line
+/// that the cores pass back and forth. On the async server's `/health`
+/// (two workers on two cores) the stall detector's per-route counters, shared,
+/// cost 6.5% of throughput; one copy per worker, almost nothing
+/// (crates/async-server/src/route_monitors.rs has the figures). The same
+/// holds for the request counters here, which every request on every thread
+/// adds to three times.
+pub const SHARDS: usize = 8;
+
+/// The calling thread's shard, below [`SHARDS`]: assigned in turn to each
+/// thread the first time it asks, so the first `SHARDS` threads that count
+/// each have their own and later ones share.
+pub fn this_threads_shard() -> usize {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    thread_local! {
+        static SHARD: usize = NEXT.fetch_add(1, Ordering::Relaxed) % SHARDS;
+    }
+    SHARD.with(|shard| *shard)
+}
+
 /// Requests by route and status, and requests in flight.
 ///
 /// Counting a request is one atomic addition: there is a counter for each
 /// route of [`ROUTES`] (plus [`UNMATCHED`]) and each status from 100 to 599,
-/// about 7,000 counters, 56 KiB. A mutex-guarded map did the same job before
-/// and was one of the costs the async server's `/health` paid over a bare
-/// axum app (issue 9). A label or status outside that table (none today) is
-/// still counted, in a map behind a mutex.
+/// about 8,000 counters, 64 KiB, in each of [`SHARDS`] copies that are
+/// summed when read. A mutex-guarded map did the same job before and was
+/// one of the costs the async server's `/health` paid over a bare axum app
+/// (issue 9). A label or status outside that table (none today) is still
+/// counted, in a map behind a mutex.
 pub struct RequestCounters {
-    by_route_status: Box<[AtomicU64]>,
+    shards: Box<[CounterShard]>,
     others: Mutex<BTreeMap<(&'static str, u16), u64>>,
+}
+
+/// One thread's copy of the counters, on cache lines of its own.
+#[repr(align(128))]
+struct CounterShard {
+    /// Requests this shard's threads began minus those they finished: a
+    /// request can begin on one thread and finish on another, so a shard's
+    /// figure can be negative; the sum is the number in flight.
     in_flight: AtomicI64,
+    by_route_status: Box<[AtomicU64]>,
 }
 
 impl Default for RequestCounters {
     fn default() -> Self {
         let slots = (ROUTES.len() + 1) * COUNTED_STATUSES.len();
         RequestCounters {
-            by_route_status: (0..slots).map(|_| AtomicU64::new(0)).collect(),
+            shards: (0..SHARDS)
+                .map(|_| CounterShard {
+                    in_flight: AtomicI64::new(0),
+                    by_route_status: (0..slots).map(|_| AtomicU64::new(0)).collect(),
+                })
+                .collect(),
             others: Mutex::default(),
-            in_flight: AtomicI64::new(0),
         }
     }
 }
@@ -63,20 +101,27 @@ fn counted_labels() -> impl Iterator<Item = &'static str> {
 }
 
 impl RequestCounters {
+    fn this_threads(&self) -> &CounterShard {
+        &self.shards[this_threads_shard()]
+    }
+
     /// Call when a request starts; pair with [`RequestCounters::finished`].
     pub fn started(&self) {
-        self.in_flight.fetch_add(1, Ordering::Relaxed);
+        self.this_threads()
+            .in_flight
+            .fetch_add(1, Ordering::Relaxed);
     }
 
     /// Call when a request's answer has been produced.
     pub fn finished(&self, route: &'static str, status: u16) {
-        self.in_flight.fetch_sub(1, Ordering::Relaxed);
+        let shard = self.this_threads();
+        shard.in_flight.fetch_sub(1, Ordering::Relaxed);
         let row = counted_labels().position(|label| label == route);
         match row {
             Some(row) if COUNTED_STATUSES.contains(&status) => {
                 let slot =
                     row * COUNTED_STATUSES.len() + usize::from(status - COUNTED_STATUSES.start);
-                self.by_route_status[slot].fetch_add(1, Ordering::Relaxed);
+                shard.by_route_status[slot].fetch_add(1, Ordering::Relaxed);
             }
             _ => {
                 // Held for one map update; never across I/O or an await.
@@ -90,7 +135,10 @@ impl RequestCounters {
     }
 
     pub fn in_flight(&self) -> i64 {
-        self.in_flight.load(Ordering::Relaxed)
+        self.shards
+            .iter()
+            .map(|shard| shard.in_flight.load(Ordering::Relaxed))
+            .sum()
     }
 
     /// The non-zero counts, ordered by route then status.
@@ -103,12 +151,19 @@ impl RequestCounters {
             .map(|(&(r, s), &n)| (r, s, n))
             .collect();
         let per_route = COUNTED_STATUSES.len();
-        for (label, row) in counted_labels().zip(self.by_route_status.chunks(per_route)) {
-            for (status, counter) in COUNTED_STATUSES.zip(row) {
-                let n = counter.load(Ordering::Relaxed);
-                if n > 0 {
-                    counts.push((label, status, n));
-                }
+        let slots = COUNTED_STATUSES.len() * counted_labels().count();
+        let total = |slot: usize| -> u64 {
+            self.shards
+                .iter()
+                .map(|shard| shard.by_route_status[slot].load(Ordering::Relaxed))
+                .sum()
+        };
+        for slot in 0..slots {
+            let n = total(slot);
+            if n > 0 {
+                let label = counted_labels().nth(slot / per_route).unwrap_or(UNMATCHED);
+                let status = COUNTED_STATUSES.start + (slot % per_route) as u16;
+                counts.push((label, status, n));
             }
         }
         counts.sort_unstable();
@@ -300,6 +355,37 @@ mod tests {
         assert_eq!(
             c.counts(),
             vec![("/health", 200, 2), ("/posts/{id}", 500, 1)]
+        );
+    }
+
+    /// Threads count into their own shards and the figures are the sums: a
+    /// request begun on one thread and finished on another leaves nothing
+    /// in flight, and each thread's counts add up.
+    #[test]
+    fn counts_from_several_threads_add_up() {
+        let c = RequestCounters::default();
+        std::thread::scope(|scope| {
+            scope
+                .spawn(|| {
+                    c.started();
+                    c.started();
+                    c.finished("/health", 200);
+                })
+                .join()
+                .unwrap();
+            scope
+                .spawn(|| {
+                    c.finished("/health", 200);
+                    c.finished("/users/{id}", 404);
+                })
+                .join()
+                .unwrap();
+        });
+        c.started();
+        assert_eq!(c.in_flight(), 0);
+        assert_eq!(
+            c.counts(),
+            vec![("/health", 200, 2), ("/users/{id}", 404, 1)]
         );
     }
 
