@@ -19,7 +19,9 @@
 //! [`Activity`]: how many requests are in flight, and when the last one
 //! finished. [`ConnectionService`], the hyper service of the connection, keeps
 //! it up to date: per request, two atomic additions on a counter no other
-//! connection touches and one clock read. [`Activity::idle_for`] is a single
+//! connection touches, a reference-count increment and decrement on the
+//! connection's `Activity` (held by the request's future), and one clock
+//! read. [`Activity::idle_for`] is a single
 //! tokio sleep per connection that wakes at the earliest moment the
 //! connection could be idle for the timeout; if a request came and went
 //! meanwhile it sleeps again until its new deadline, so a busy connection
