@@ -21,12 +21,12 @@
 //! it up to date: per request, two atomic additions on a counter no other
 //! connection touches, a reference-count increment and decrement on the
 //! connection's `Activity` (held by the request's future), and one clock
-//! read. [`Activity::idle_for`] is a single
-//! tokio sleep per connection that wakes at the earliest moment the
-//! connection could be idle for the timeout; if a request came and went
-//! meanwhile it sleeps again until its new deadline, so a busy connection
-//! costs one timer wake-up per timeout period, not one per request (Netty's
-//! `IdleStateHandler` works the same way).
+//! read. [`Activity::idle_for`] is a single tokio sleep per connection that
+//! wakes at the earliest moment the connection could be idle for the
+//! timeout; if a request came and went meanwhile it sleeps again until its
+//! new deadline, so a busy connection costs one timer wake-up per timeout
+//! period, not one per request (Netty's `IdleStateHandler` works the same
+//! way).
 //!
 //! What differs from hyper's timeout, on purpose:
 //! - The deadline counts from when the last answer was *produced*, not from

@@ -1,6 +1,7 @@
-//! The contract's size limits on a request, checked before any handler runs: a head
-//! over `MAX_HEADER_BYTES` gets 431, a declared body over `MAX_BODY_BYTES` gets
-//! 413, each with the contract's JSON body, on every route.
+//! The contract's size limits on a request, checked before any handler runs:
+//! a head over `MAX_HEADER_BYTES` gets 431, a declared body over
+//! `MAX_BODY_BYTES` gets 413, each with the contract's JSON body, on every
+//! route.
 //!
 //! hyper can enforce a head limit itself, but its 431 has no body, and both
 //! servers must answer the same bytes. So hyper is given a larger hard limit

@@ -1,6 +1,6 @@
-//! The stall detector's per-route state: one tokio-metrics `TaskMonitor` and
-//! one set of blocking-call counters (crate::blocking_calls) per route, built
-//! once with the state, and [`RouteWatch::watch`], which runs a route's
+//! The stall detector's per-route state: tokio-metrics `TaskMonitor`s (one
+//! per worker, see [`Shard`]) and one set of blocking-call counters
+//! (crate::blocking_calls) per route, built once with the state, and [`RouteWatch::watch`], which runs a route's
 //! handler future under both (crate::route_handler calls it).
 //!
 //! Why per route: an event-loop worker runs one poll at a time, and a poll
@@ -21,9 +21,9 @@
 //! Cost per request, which is why there is no lookup per request: the route's
 //! monitor is found once when the router is built and lives in the handler
 //! value axum clones for each request (crate::route_handler), as a
-//! `&'static` reference. Per request that is one small allocation for the monitor's
-//! per-future state, four clock reads and a few atomic additions, plus a
-//! thread-local set and reset per poll for the blocking-call marker.
+//! `&'static` reference. Per request that is one small allocation for the
+//! monitor's per-future state, four clock reads and a few atomic additions,
+//! plus a thread-local set and reset per poll for the blocking-call marker.
 //! `--stall-detector off` builds the router without it, to measure that.
 //!
 //! The twin is crates/blocking-server/src/queue_wait.rs: a blocking server
@@ -62,11 +62,27 @@ use crate::blocking_calls::{self, RouteBlockingCalls};
 #[repr(align(128))]
 struct Shard(TaskMonitorCore);
 
+impl Shard {
+    /// `SHARDS` monitors for one route, leaked: they live as long as the
+    /// server, and handler futures hold them by `&'static` reference.
+    fn leak_all(slow_poll_threshold: Duration) -> &'static [Shard] {
+        let shards: Vec<Shard> = (0..SHARDS)
+            .map(|_| {
+                Shard(
+                    TaskMonitorCore::builder()
+                        .with_slow_poll_threshold(slow_poll_threshold)
+                        .build(),
+                )
+            })
+            .collect();
+        Vec::leak(shards)
+    }
+}
+
 /// One route's share of the detector.
 struct RouteMonitor {
     pattern: &'static str,
-    /// `SHARDS` monitors, leaked like the blocking-call counters (see
-    /// [`RouteWatch`]).
+    /// One monitor per worker ([`Shard::leak_all`]).
     tasks: &'static [Shard],
     blocking_calls: &'static RouteBlockingCalls,
 }
@@ -101,12 +117,9 @@ impl RouteTotals {
 
     /// Mean time from wake-up to poll; zero before the first wake-up.
     pub(crate) fn mean_scheduling_delay(&self) -> Duration {
-        match u32::try_from(self.wakeups) {
-            Ok(0) => Duration::ZERO,
-            Ok(n) => self.scheduling_delay / n,
-            Err(_) => {
-                Duration::from_secs_f64(self.scheduling_delay.as_secs_f64() / self.wakeups as f64)
-            }
+        match self.wakeups {
+            0 => Duration::ZERO,
+            n => Duration::from_secs_f64(self.scheduling_delay.as_secs_f64() / n as f64),
         }
     }
 }
@@ -124,21 +137,10 @@ impl RouteMonitors {
         let monitors = match slow_poll_threshold {
             Some(threshold) => ROUTES
                 .iter()
-                .map(|route| {
-                    let shards: Vec<Shard> = (0..SHARDS)
-                        .map(|_| {
-                            Shard(
-                                TaskMonitorCore::builder()
-                                    .with_slow_poll_threshold(threshold)
-                                    .build(),
-                            )
-                        })
-                        .collect();
-                    RouteMonitor {
-                        pattern: route.pattern,
-                        tasks: Vec::leak(shards),
-                        blocking_calls: RouteBlockingCalls::leak(),
-                    }
+                .map(|route| RouteMonitor {
+                    pattern: route.pattern,
+                    tasks: Shard::leak_all(threshold),
+                    blocking_calls: RouteBlockingCalls::leak(),
                 })
                 .collect(),
             None => Vec::new(),
@@ -246,21 +248,11 @@ mod tests {
 
     /// A route's figures are its monitors' summed: a poll on each of two
     /// monitors (two workers') counts two, slow ones included.
+    /// (`SHARDS` is at least 2.)
     #[tokio::test]
     async fn a_routes_totals_add_up_its_monitors() {
         let threshold = Duration::from_millis(5);
-        // tokio-metrics times a future with a `&'static` monitor.
-        let monitors: &'static [Shard] = Vec::leak(
-            (0..2)
-                .map(|_| {
-                    Shard(
-                        TaskMonitorCore::builder()
-                            .with_slow_poll_threshold(threshold)
-                            .build(),
-                    )
-                })
-                .collect(),
-        );
+        let monitors = Shard::leak_all(threshold);
         monitors[0].0.instrument(async {}).await;
         monitors[1]
             .0

@@ -152,8 +152,8 @@ async fn serve_connection(
     }
 
     // The first head is ours to read and check (crate::first_head), under
-    // the same timeout as later heads (crate::idle_timeout). One small buffer per
-    // new connection, nothing per request.
+    // the same timeout as later heads (crate::idle_timeout). One small
+    // buffer per new connection, nothing per request.
     let mut head = head_buffer();
     let first = tokio::select! {
         // A head already in the socket is taken even if the drain has begun.
