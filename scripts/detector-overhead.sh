@@ -137,23 +137,14 @@ for round in $(seq "$ROUNDS"); do
     if [ "$FRESH" = 1 ]; then stop_servers; fi
 done
 
-median() { printf '%s\n' $@ | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-declare -A MED_RPS MED_US
-for name in "${NAMES[@]}"; do
-    MED_RPS[$name]=$(median ${RPS[$name]})
-    MED_US[$name]=$(median ${US[$name]})
-    printf 'median %-7s %8.0f req/s %5.2f us CPU/req   (rounds: %s req/s)\n' \
-        "$name" "${MED_RPS[$name]}" "${MED_US[$name]}" "$(printf '%.0f ' ${RPS[$name]})"
-done
-
-# The per-round ratios of $1 to $2 (two lists of numbers in round order, as
-# quoted strings): "median low high", where low..high is the 95% confidence
-# interval of the median by order statistics (the k-th smallest and k-th
-# largest ratio, k the largest rank with P(Binomial(n, 1/2) < k) <= 0.025;
-# no assumption about the ratios' distribution). With fewer than 6 rounds
-# there is no such interval and low and high are "-".
-ratios() {
-    paste <(printf '%s\n' $1) <(printf '%s\n' $2) | awk '{print $1 / $2}' | sort -g | awk '
+# Numbers on standard input, one per line: "median low high", where
+# low..high is the 95% confidence interval of the median by order
+# statistics (the k-th smallest and k-th largest number, k the largest rank
+# with P(Binomial(n, 1/2) < k) <= 0.025; no assumption about the numbers'
+# distribution). With fewer than 6 numbers there is no such interval and
+# low and high are "-".
+median_and_interval() {
+    sort -g | awk '
         {x[NR] = $1}
         END {
             n = NR
@@ -168,6 +159,21 @@ ratios() {
             if (k < 1) print median, "-", "-"
             else print median, x[k], x[n + 1 - k]
         }'
+}
+
+median() { printf '%s\n' "$@" | median_and_interval | cut -d' ' -f1; }
+declare -A MED_RPS MED_US
+for name in "${NAMES[@]}"; do
+    MED_RPS[$name]=$(median ${RPS[$name]})
+    MED_US[$name]=$(median ${US[$name]})
+    printf 'median %-7s %8.0f req/s %5.2f us CPU/req   (rounds: %s req/s)\n' \
+        "$name" "${MED_RPS[$name]}" "${MED_US[$name]}" "$(printf '%.0f ' ${RPS[$name]})"
+done
+
+# The per-round ratios of $1 to $2 (two lists of numbers in round order, as
+# quoted strings): their median_and_interval.
+ratios() {
+    paste <(printf '%s\n' $1) <(printf '%s\n' $2) | awk '{print $1 / $2}' | median_and_interval
 }
 
 # "HELD", "NOT HELD" or "INCONCLUSIVE" for a claim that the value is at

@@ -1,7 +1,8 @@
 //! The stall detector's per-route state: tokio-metrics `TaskMonitor`s (one
 //! per worker, see [`Shard`]) and one set of blocking-call counters
-//! (crate::blocking_calls) per route, built once with the state, and [`RouteWatch::watch`], which runs a route's
-//! handler future under both (crate::route_handler calls it).
+//! (crate::blocking_calls) per route, built once with the state, and
+//! [`RouteWatch::watch`], which runs a route's handler future under both
+//! (crate::route_handler calls it).
 //!
 //! Why per route: an event-loop worker runs one poll at a time, and a poll
 //! that does not return for 300 ms (a `std::thread::sleep`, a sync driver
