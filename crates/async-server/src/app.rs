@@ -98,8 +98,8 @@ impl AppState {
 
 /// Every route of the contract, plus the async-only variants.
 ///
-/// `get` also answers HEAD (without a body). Around each handler, outermost
-/// first: the request counter, the panic guard, the size limits, then the
+/// `get` also answers HEAD (without a body). Around each handler, in order:
+/// the request counter, the size limits, then the panic guard and the
 /// route's stall-detector monitor (crate::route_handler).
 pub fn app(state: AppState) -> Router {
     // Each route's handler runs under its own monitor of the stall detector

@@ -1,8 +1,9 @@
 //! What every request goes through besides its handler, in one wrapper
-//! around each route's handler and each fallback ([`Served`]), outermost
-//! first: the request counter (crate::metrics), the panic guard
-//! (crate::panic_guard), the size limits (crate::request_limits), and, when
-//! the stall detector is on, the route's monitor (crate::route_monitors).
+//! around each route's handler and each fallback ([`Served`]), in order: the
+//! request counter (crate::metrics), the size limits
+//! (crate::request_limits), then the handler, called and polled under the
+//! panic guard (crate::panic_guard) and, when the stall detector is on, the
+//! route's monitor (crate::route_monitors).
 //! [`Routes`] adds the contract's routes to an axum `Router`, each handler
 //! wrapped, its pattern written once.
 //!
@@ -12,12 +13,14 @@
 //! request. Measured on `/health` with callgrind
 //! (scripts/instructions-per-request.sh), the three layers cost about 1,800
 //! instructions per request, four times their own work; here the same work
-//! is plain future wrappers around the handler's future, with nothing
+//! is one future around the handler's ([`Answer`]), with nothing
 //! allocated, and the route's label is known without looking it up. The
 //! blocking server does the same around its handler call
 //! (crates/blocking-server/src/handlers.rs).
 
-use std::future::Ready;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use axum::extract::Request;
 use axum::handler::Handler;
@@ -25,10 +28,9 @@ use axum::response::Response;
 use axum::routing::{get, post, MethodRouter};
 use axum::Router;
 use contract::routes::UNMATCHED;
-use futures_util::future::Either;
 
 use crate::metrics::{self, Counted};
-use crate::panic_guard::{self, Guarded};
+use crate::panic_guard;
 use crate::request_limits;
 use crate::route_monitors::{RouteMonitors, RouteWatch, Watched};
 use crate::{handlers, AppState};
@@ -53,17 +55,12 @@ pub(crate) struct Served<H> {
     watch: Option<RouteWatch>,
 }
 
-/// The handler's future: watched or not, behind the limits (whose answer is
-/// ready at once), the panic guard and the counter.
-type ServedFuture<F> =
-    Counted<Either<Ready<Response>, Guarded<Either<Ready<Response>, Either<F, Watched<F>>>>>>;
-
 impl<H, T> Handler<T, AppState> for Served<H>
 where
     H: Handler<T, AppState>,
     T: 'static,
 {
-    type Future = ServedFuture<H::Future>;
+    type Future = Counted<Answer<H::Future>>;
 
     fn call(self, request: Request, state: AppState) -> Self::Future {
         let route = match self.label {
@@ -71,17 +68,51 @@ where
             Label::Matched => metrics::route_label(&request),
         };
         let counters = state.counters;
-        let answer = panic_guard::guard(move || match request_limits::rejection(&request) {
-            Some(rejected) => Either::Left(std::future::ready(rejected)),
-            None => {
-                let future = self.handler.call(request, state);
-                Either::Right(match self.watch {
-                    Some(watch) => Either::Right(watch.watch(future)),
-                    None => Either::Left(future),
-                })
-            }
-        });
+        let answer = match request_limits::rejection(&request) {
+            Some(rejected) => Answer::Ready {
+                response: Some(rejected),
+            },
+            None => match panic_guard::call(|| self.handler.call(request, state)) {
+                Err(panicked) => Answer::Ready {
+                    response: Some(*panicked),
+                },
+                Ok(future) => match self.watch {
+                    None => Answer::Handler { future },
+                    Some(watch) => Answer::Watched {
+                        future: watch.watch(future),
+                    },
+                },
+            },
+        };
         metrics::count(counters, route, answer)
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A request's answer: ready at once (the limits refused the request, or
+    /// the handler panicked as it was called), or the handler's future, under
+    /// the route's monitor when the stall detector is on. One enum rather
+    /// than a wrapper per step: the future is moved several times on its way
+    /// to hyper, and each nested wrapper made it bigger and its drop longer.
+    #[project = AnswerProjection]
+    pub(crate) enum Answer<F> {
+        Ready { response: Option<Response> },
+        Handler { #[pin] future: F },
+        Watched { #[pin] future: Watched<F> },
+    }
+}
+
+impl<F: Future<Output = Response>> Future for Answer<F> {
+    type Output = Response;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Response> {
+        match self.project() {
+            AnswerProjection::Ready { response } => {
+                Poll::Ready(response.take().expect("a ready answer is taken once"))
+            }
+            AnswerProjection::Handler { future } => panic_guard::poll(future, cx),
+            AnswerProjection::Watched { future } => panic_guard::poll(future, cx),
+        }
     }
 }
 
