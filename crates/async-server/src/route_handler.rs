@@ -107,9 +107,11 @@ impl<F: Future<Output = Response>> Future for Answer<F> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Response> {
         match self.project() {
-            AnswerProjection::Ready { response } => {
-                Poll::Ready(response.take().expect("a ready answer is taken once"))
-            }
+            AnswerProjection::Ready { response } => match response.take() {
+                Some(response) => Poll::Ready(response),
+                // Polled again after it was ready: hyper never does.
+                None => Poll::Pending,
+            },
             AnswerProjection::Handler { future } => panic_guard::poll(future, cx),
             AnswerProjection::Watched { future } => panic_guard::poll(future, cx),
         }
