@@ -5,11 +5,15 @@
 //! tower-http's `CatchPanicLayer` does the same as a layer, but boxes every
 //! response body to change its type, and a layer added with `Router::layer`
 //! costs more per request than its own work (issue 9 measured it, see
-//! crate::route_handler); here are two plain functions that keep axum's body,
-//! so a request costs no allocation here. Every route's handler is called
-//! and polled through them (crate::route_handler). The blocking server's twin is the
-//! `catch_unwind` around each handler call in
+//! crate::route_handler); here is one plain function that keeps axum's body,
+//! so a request costs no allocation here. Every route's handler future is
+//! polled through it (crate::route_handler). The blocking server's twin is
+//! the `catch_unwind` around each handler call in
 //! crates/blocking-server/src/handlers.rs.
+//!
+//! Only the polls need guarding: axum's `Handler::call` for an async fn
+//! returns a boxed future that calls the function when first polled, so a
+//! handler that panics before its first await panics inside a poll too.
 
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -19,14 +23,6 @@ use std::task::{Context, Poll};
 use axum::response::Response;
 
 use crate::error::panic_to_response;
-
-/// Calls `call`, which makes a handler's future, inside `catch_unwind`: a
-/// handler may panic before its first await, when it is called, and then the
-/// contract's 500 is the answer (boxed: it is rare, and a `Result` as big as
-/// a response would be copied on every call).
-pub(crate) fn call<F>(call: impl FnOnce() -> F) -> Result<F, Box<Response>> {
-    catch_unwind(AssertUnwindSafe(call)).map_err(|panic| Box::new(panic_to_response(panic)))
-}
 
 /// Polls a handler's future inside `catch_unwind`: a panic while polling it
 /// becomes the contract's 500. hyper never polls a future again once it is
@@ -48,17 +44,10 @@ mod tests {
     use axum::response::IntoResponse as _;
     use http_body_util::BodyExt as _;
 
-    /// Calls and polls `make`'s future under the guard, as crate::route_handler does.
-    async fn answer<F: Future<Output = Response>>(
-        make: impl FnOnce() -> F,
-    ) -> (StatusCode, String) {
-        let response = match call(make) {
-            Ok(future) => {
-                let mut future = std::pin::pin!(future);
-                std::future::poll_fn(|cx| poll(future.as_mut(), cx)).await
-            }
-            Err(response) => *response,
-        };
+    /// Polls `future` under the guard, as crate::route_handler does.
+    async fn answer(future: impl Future<Output = Response>) -> (StatusCode, String) {
+        let mut future = std::pin::pin!(future);
+        let response = std::future::poll_fn(|cx| poll(future.as_mut(), cx)).await;
         let status = response.status();
         let body = response.into_body().collect().await.unwrap().to_bytes();
         (status, String::from_utf8_lossy(&body).into_owned())
@@ -69,15 +58,15 @@ mod tests {
     async fn a_panicking_handler_gets_the_contracts_500_and_others_pass() {
         let internal = r#"{"error":"internal server error"}"#.to_owned();
         assert_eq!(
-            answer(|| async { "fine".into_response() }).await,
+            answer(async { "fine".into_response() }).await,
             (StatusCode::OK, "fine".to_owned())
         );
-        let at_once = || -> std::future::Ready<Response> { panic!("at once") };
+        let at_once = async { panic!("before any await") };
         assert_eq!(
             answer(at_once).await,
             (StatusCode::INTERNAL_SERVER_ERROR, internal.clone())
         );
-        let after_await = || async {
+        let after_await = async {
             tokio::task::yield_now().await;
             panic!("after an await")
         };

@@ -1,7 +1,7 @@
 //! What every request goes through besides its handler, in one wrapper
 //! around each route's handler and each fallback ([`Served`]), in order: the
 //! request counter (crate::metrics), the size limits
-//! (crate::request_limits), then the handler, called and polled under the
+//! (crate::request_limits), then the handler's future, polled under the
 //! panic guard (crate::panic_guard) and, when the stall detector is on, the
 //! route's monitor (crate::route_monitors).
 //! [`Routes`] adds the contract's routes to an axum `Router`, each handler
@@ -72,26 +72,24 @@ where
             Some(rejected) => Answer::Ready {
                 response: Some(rejected),
             },
-            None => match panic_guard::call(|| self.handler.call(request, state)) {
-                Err(panicked) => Answer::Ready {
-                    response: Some(*panicked),
-                },
-                Ok(future) => match self.watch {
+            None => {
+                let future = self.handler.call(request, state);
+                match self.watch {
                     None => Answer::Handler { future },
                     Some(watch) => Answer::Watched {
                         future: watch.watch(future),
                     },
-                },
-            },
+                }
+            }
         };
         metrics::count(counters, route, answer)
     }
 }
 
 pin_project_lite::pin_project! {
-    /// A request's answer: ready at once (the limits refused the request, or
-    /// the handler panicked as it was called), or the handler's future, under
-    /// the route's monitor when the stall detector is on. One enum rather
+    /// A request's answer: ready at once (the limits refused the request), or
+    /// the handler's future, polled under the panic guard, and under the
+    /// route's monitor when the stall detector is on. One enum rather
     /// than a wrapper per step: the future is moved several times on its way
     /// to hyper, and each nested wrapper made it bigger and its drop longer.
     #[project = AnswerProjection]
@@ -188,5 +186,85 @@ impl<'a> Routes<'a> {
             // Must come after the routes: it applies to the routes added so far.
             .method_not_allowed_fallback(fallback(handlers::method_not_allowed, Label::Matched))
             .fallback(fallback(handlers::no_route, Label::Route(UNMATCHED)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::body::Body;
+    use axum::http::{header, StatusCode};
+    use clap::Parser as _;
+    use contract::params::MAX_BODY_BYTES;
+
+    /// `handler` answering `request` the way the router has it answer: served.
+    async fn answer<H, T>(handler: H, request: Request, state: &AppState) -> StatusCode
+    where
+        H: Handler<T, AppState>,
+        T: 'static,
+    {
+        let served = Served {
+            handler,
+            label: Label::Route("/health"),
+            watch: None,
+        };
+        served.call(request, state.clone()).await.status()
+    }
+
+    fn get() -> Request {
+        Request::builder()
+            .uri("/health")
+            .body(Body::empty())
+            .unwrap()
+    }
+
+    async fn fine() -> Response {
+        Response::new(Body::empty())
+    }
+
+    async fn panics_before_any_await() -> Response {
+        panic!("before any await")
+    }
+
+    async fn panics_after_an_await() -> Response {
+        tokio::task::yield_now().await;
+        panic!("after an await")
+    }
+
+    /// Each way a request can be answered without its handler's own response
+    /// (refused by a limit, a panic before the handler's first await, a
+    /// panic after one) gets the contract's status, and the counter counts it under
+    /// the route; none is left in flight.
+    #[tokio::test]
+    async fn every_kind_of_answer_is_given_and_counted() {
+        let settings = crate::Settings::try_parse_from(["async-server"]).unwrap();
+        let state = AppState::new(settings).unwrap();
+        let too_long = Request::builder()
+            .uri("/health")
+            .header(header::CONTENT_LENGTH, (MAX_BODY_BYTES + 1).to_string())
+            .body(Body::empty())
+            .unwrap();
+        assert_eq!(
+            answer(fine, too_long, &state).await,
+            StatusCode::PAYLOAD_TOO_LARGE
+        );
+        assert_eq!(
+            answer(panics_before_any_await, get(), &state).await,
+            StatusCode::INTERNAL_SERVER_ERROR
+        );
+        assert_eq!(
+            answer(panics_after_an_await, get(), &state).await,
+            StatusCode::INTERNAL_SERVER_ERROR
+        );
+        assert_eq!(answer(fine, get(), &state).await, StatusCode::OK);
+        assert_eq!(
+            state.counters.counts(),
+            [
+                ("/health", 200, 1),
+                ("/health", 413, 1),
+                ("/health", 500, 2)
+            ]
+        );
+        assert_eq!(state.counters.in_flight(), 0);
     }
 }
