@@ -22,7 +22,7 @@ pub enum ErrorKind {
     NotFound,
     /// 405: the route exists but not for this method.
     MethodNotAllowed,
-    /// 408: the client did not send its request head in time.
+    /// 408: the client did not send its request head, or its body, in time.
     RequestTimeout,
     /// 413: a body over [`crate::params::MAX_BODY_BYTES`].
     PayloadTooLarge,
@@ -54,6 +54,43 @@ impl ErrorKind {
 }
 
 impl ErrorKind {
+    /// Every kind, in status order.
+    pub const ALL: [ErrorKind; 9] = [
+        ErrorKind::BadRequest,
+        ErrorKind::NotFound,
+        ErrorKind::MethodNotAllowed,
+        ErrorKind::RequestTimeout,
+        ErrorKind::PayloadTooLarge,
+        ErrorKind::UnsupportedMediaType,
+        ErrorKind::HeadersTooLarge,
+        ErrorKind::Internal,
+        ErrorKind::Unavailable,
+    ];
+
+    /// The kind whose status this is, if the contract has one: each kind
+    /// has a status of its own, so an answer's status says which kind of
+    /// error it was.
+    pub fn for_status(status: u16) -> Option<ErrorKind> {
+        Self::ALL.into_iter().find(|kind| kind.status() == status)
+    }
+
+    /// The kind's name as written here (`"NotFound"`): the `error` label of
+    /// `http_server_requests_seconds`, where Spring puts the exception's
+    /// class name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::BadRequest => "BadRequest",
+            ErrorKind::NotFound => "NotFound",
+            ErrorKind::MethodNotAllowed => "MethodNotAllowed",
+            ErrorKind::RequestTimeout => "RequestTimeout",
+            ErrorKind::PayloadTooLarge => "PayloadTooLarge",
+            ErrorKind::UnsupportedMediaType => "UnsupportedMediaType",
+            ErrorKind::HeadersTooLarge => "HeadersTooLarge",
+            ErrorKind::Internal => "Internal",
+            ErrorKind::Unavailable => "Unavailable",
+        }
+    }
+
     /// What a failed database call means for the client, from the error's
     /// SQLSTATE: classes 08 (connection exception), 53 (insufficient
     /// resources: too many connections) and 57 (operator intervention:
@@ -147,6 +184,17 @@ impl ApiError {
         )
     }
 
+    /// A request body that did not arrive whole within the body deadline
+    /// (`--body-read-timeout-ms`, [`crate::settings::CommonSettings::body_read_timeout`]),
+    /// counted from the end of the head: every server and connector answers
+    /// this and closes the connection.
+    pub fn body_timeout() -> Self {
+        Self::new(
+            ErrorKind::RequestTimeout,
+            "request body not received in time",
+        )
+    }
+
     /// A dependency (`"database"` or `"cache"`) could not be reached in time.
     /// The message names the dependency only: the cause goes to the log.
     pub fn unavailable(dependency: &str) -> Self {
@@ -205,6 +253,16 @@ mod tests {
         for (kind, status) in table {
             assert_eq!(kind.status(), status, "{kind:?}");
         }
+    }
+
+    #[test]
+    fn each_status_names_its_one_kind() {
+        for kind in ErrorKind::ALL {
+            assert_eq!(ErrorKind::for_status(kind.status()), Some(kind), "{kind:?}");
+            assert_eq!(format!("{kind:?}"), kind.name());
+        }
+        assert_eq!(ErrorKind::for_status(200), None);
+        assert_eq!(ErrorKind::for_status(499), None);
     }
 
     #[test]

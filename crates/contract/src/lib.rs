@@ -11,10 +11,13 @@
 //! This crate must never open a socket, a file or a connection: that keeps it a
 //! description of the contract rather than a third implementation of it.
 
+pub mod blocking_calls;
 pub mod cache;
 pub mod error;
 pub mod framing;
 pub mod head;
+pub mod lag;
+pub mod logging;
 pub mod metrics;
 pub mod model;
 pub mod params;

@@ -66,6 +66,27 @@ pub struct CommonSettings {
     /// How long a client may take to send its request head, in milliseconds.
     #[arg(long, env = "HEADER_READ_TIMEOUT_MS", default_value_t = 10_000)]
     pub header_read_timeout_ms: u64,
+
+    /// How long a client may take to send a request body, from the end of
+    /// its head to the body's last byte, in milliseconds: one deadline for
+    /// the whole body (a body sent a byte at a time never trips a per-read
+    /// timeout). Past it the request gets 408 and the connection is closed.
+    #[arg(long, env = "BODY_READ_TIMEOUT_MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    pub body_read_timeout_ms: u64,
+
+    /// How the log lines are written: `text` (for people) or `json` (one
+    /// object per line, tracing's JSON formatter, for log collectors).
+    #[arg(long, env = "LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+}
+
+/// The two log formats both servers offer (`--log-format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// tracing-subscriber's human-readable lines.
+    Text,
+    /// tracing-subscriber's JSON lines: timestamp, level, fields, target.
+    Json,
 }
 
 impl CommonSettings {
@@ -87,6 +108,12 @@ impl CommonSettings {
 
     pub fn header_read_timeout(&self) -> Duration {
         Duration::from_millis(self.header_read_timeout_ms)
+    }
+
+    /// The whole-body deadline, from the end of a request's head
+    /// ([`crate::ApiError::body_timeout`] past it).
+    pub fn body_read_timeout(&self) -> Duration {
+        Duration::from_millis(self.body_read_timeout_ms)
     }
 }
 

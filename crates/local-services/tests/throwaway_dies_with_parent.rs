@@ -1,9 +1,17 @@
 //! Throwaway servers die with the process that started them, even when it is
 //! killed outright (no destructor, no `stop_started_services`).
 //!
-//! The test runs this same test binary as a child, which starts both
+//! The test runs this same test binary as a child, the same test in the
+//! child's role (an environment variable says so), which starts both
 //! throwaway servers, prints their URLs and SIGKILLs itself; then it checks
-//! that both ports stop answering.
+//! that both ports stop answering. There is no separate child test that
+//! could pass by doing nothing when run on its own.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code outside #[test] functions: a panic is how it reports a failure"
+)]
 
 use std::net::{SocketAddr, TcpStream};
 use std::process::{Command, Stdio};
@@ -28,12 +36,8 @@ fn port_after(output: &str, label: &str) -> u16 {
         .expect("url has a port")
 }
 
-#[test]
-#[ignore = "the child half of throwaway_servers_die_when_their_parent_is_killed"]
-fn child_starts_servers_then_kills_itself() {
-    if std::env::var_os(CHILD_ROLE).is_none() {
-        return;
-    }
+/// The child's part: start both servers, say where, die by SIGKILL.
+fn start_servers_then_kill_myself() -> ! {
     let pg = local_services::postgres().expect("throwaway postgres");
     let cache = local_services::redis().expect("throwaway redis");
     assert!(pg.started_here() && cache.started_here());
@@ -44,15 +48,22 @@ fn child_starts_servers_then_kills_itself() {
     let me = rustix::process::getpid();
     let _ = rustix::process::kill_process(me, rustix::process::Signal::KILL);
     std::thread::sleep(Duration::from_secs(60));
+    unreachable!("SIGKILL did not end the child");
 }
 
 #[test]
 fn throwaway_servers_die_when_their_parent_is_killed() {
+    if std::env::var_os(CHILD_ROLE).is_some() {
+        start_servers_then_kill_myself();
+    }
     // Arrange / Act: the child starts both and dies by SIGKILL.
     let me = std::env::current_exe().expect("test binary path");
     let child = Command::new(me)
-        .args(["--exact", "child_starts_servers_then_kills_itself"])
-        .args(["--ignored", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "throwaway_servers_die_when_their_parent_is_killed",
+        ])
+        .args(["--nocapture", "--test-threads=1"])
         .env(CHILD_ROLE, "1")
         .env("LOCAL_SERVICES_FORCE_THROWAWAY", "1")
         .stdin(Stdio::null())

@@ -2,6 +2,12 @@
 //! from the installed binaries, answer, and stop on `stop_started_services`.
 //! One test in its own binary, since it sets a process-wide variable.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code outside #[test] functions: a panic is how it reports a failure"
+)]
+
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
 

@@ -52,6 +52,31 @@ pub(crate) fn parse_stat_cpu_ticks(text: &str) -> io::Result<(u64, u64)> {
     Ok((parse_number(utime, "utime")?, parse_number(stime, "stime")?))
 }
 
+/// Reads starttime (field 22: clock ticks after boot when the process
+/// started) from the text of `/proc/<pid>/stat`, counted like
+/// [`parse_stat_cpu_ticks`] from after the last ')'.
+pub(crate) fn parse_stat_start_ticks(text: &str) -> io::Result<u64> {
+    let after_comm = text
+        .rfind(')')
+        .map(|at| &text[at + 1..])
+        .ok_or_else(|| invalid("stat has no ')' closing the command name".to_owned()))?;
+    let start = after_comm
+        .split_ascii_whitespace()
+        .nth(22 - 3)
+        .ok_or_else(|| invalid("stat has no starttime field".to_owned()))?;
+    parse_number(start, "starttime")
+}
+
+/// Reads `btime` (when the machine booted, in seconds since the Unix epoch)
+/// from the text of `/proc/stat`.
+pub(crate) fn parse_boot_time(text: &str) -> io::Result<u64> {
+    let value = text
+        .lines()
+        .find_map(|line| line.strip_prefix("btime "))
+        .ok_or_else(|| invalid("/proc/stat has no btime line".to_owned()))?;
+    parse_number(value.trim(), "btime")
+}
+
 pub(crate) fn parse_number(text: &str, what: &str) -> io::Result<u64> {
     text.parse()
         .map_err(|_| invalid(format!("{what} is not a number: {text:?}")))
@@ -64,6 +89,17 @@ pub(crate) fn invalid(message: String) -> io::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stat_gives_the_start_in_ticks_and_proc_stat_the_boot_time() {
+        // Fields 3..=22 after a command name holding ") (".
+        let stat = "42 (a) (b) S 1 42 42 0 -1 4194560 100 0 0 0 7 3 0 0 20 0 1 0 98765 1000 10";
+        assert_eq!(parse_stat_start_ticks(stat).unwrap(), 98765);
+        assert!(parse_stat_start_ticks("42 (a) S 1").is_err());
+        let proc_stat = "cpu  1 2 3 4\nintr 5\nbtime 1764633600\nprocesses 9\n";
+        assert_eq!(parse_boot_time(proc_stat).unwrap(), 1_764_633_600);
+        assert!(parse_boot_time("cpu 1 2 3\n").is_err());
+    }
 
     const STATUS: &str = "Name:\tblocking-server\nUmask:\t0022\nState:\tS (sleeping)\n\
         Tgid:\t4242\nPid:\t4242\nVmPeak:\t  300000 kB\nVmRSS:\t   12345 kB\n\

@@ -29,7 +29,7 @@ pub fn sample_self() -> io::Result<ProcessSample> {
     sample_dir(Path::new("/proc/self"))
 }
 
-fn sample_dir(dir: &Path) -> io::Result<ProcessSample> {
+pub(crate) fn sample_dir(dir: &Path) -> io::Result<ProcessSample> {
     let status = std::fs::read_to_string(dir.join("status"))?;
     let figures = parse_status(&status)?;
     let cpu = cpu_times_dir(dir)?;

@@ -1,0 +1,19 @@
+//! The network tools bench and the tests share, so neither copies the other
+//! and the tests need not depend on bench.
+//!
+//! - [`proxy`]: a real TCP proxy in front of Postgres or Redis that passes,
+//!   refuses or stalls connections, holds each chunk (a slow dependency), or
+//!   adds a fixed latency per round trip (a database on another host).
+//! - [`cold_start`]: the cold-start fairness probe (many keep-alive
+//!   connections opened at once on a fresh server, each one's first answer).
+//! - [`http_answer`]: reading one whole HTTP/1.1 answer off a socket, which
+//!   the probe and bench's idle connections both need.
+//!
+//! Plain std threads and sockets: a test or a bench group opens at most a
+//! few hundred connections through these.
+
+pub mod cold_start;
+pub mod http_answer;
+pub mod proxy;
+
+pub use proxy::{FaultProxy, Mode};
