@@ -159,10 +159,9 @@ mod tests {
         let _ = Routes::new(&monitors).get("/user/{id}", handlers::user);
     }
 
-    /// Every route runs under its own monitor: after one request to each
-    /// (with a method it does not serve, so nothing connects), each monitor
-    /// counts exactly its own. HEAD is routed to the GET handler, which answers
-    /// 405 for no route, so POST is asked of GET routes and GET of /echo.
+    /// Every route of the table has its own monitor, and a request is timed
+    /// by its route's alone: after one GET /health (which connects to
+    /// nothing), only /health's monitor has counted a poll.
     #[tokio::test]
     async fn each_route_is_timed_by_its_own_monitor() {
         let settings = Settings::try_parse_from(["async-server"]).unwrap();

@@ -15,7 +15,6 @@ use std::time::Duration;
 use crate::{build_runtime, run, Settings};
 use anyhow::Context as _;
 use clap::Parser as _;
-use tracing_subscriber::EnvFilter;
 
 /// Runs the server from command-line arguments (`args[0]` is the program name).
 pub fn main_with_args<I, T>(args: I) -> ExitCode
@@ -23,12 +22,12 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
-        )
-        .init();
     let settings = Settings::parse_from(args);
+    // `--log-format text|json`, written once in contract::logging.
+    let subscriber = contract::logging::subscriber(settings.common.log_format);
+    if tracing::subscriber::set_global_default(subscriber).is_err() {
+        eprintln!("async-server: a log subscriber was already installed; keeping it");
+    }
 
     // A 10,000-connection burst needs 10,000 descriptors; the usual soft
     // limit is 1,024. Raise it to the hard limit and say what we got.

@@ -210,7 +210,15 @@ pub(crate) async fn post_blocking(uri: Uri) -> Answer {
 /// writes JSON (seed 003). Order of checks, as on the twin `echo`: a declared
 /// length over the limit was refused before routing (413, `request_limits`),
 /// then Content-Type (415), the length while reading (413), the JSON (400).
-pub(crate) async fn echo(request: Request) -> Answer {
+///
+/// The whole body must arrive within `--body-read-timeout-ms` of the
+/// request reaching this handler (the end of its head): a client that
+/// drips it a byte at a time gets the contract's 408 and the connection is
+/// closed, and the task lets go of it, as the blocking server's handler
+/// thread does at the same deadline (crates/blocking-server/src/http/read.rs).
+/// hyper's own timers do not cover a request in flight, nor does
+/// crate::idle_timeout, which waits between requests.
+pub(crate) async fn echo(State(state): State<AppState>, request: Request) -> Answer {
     let json_body = request
         .headers()
         .get(header::CONTENT_TYPE)
@@ -220,20 +228,36 @@ pub(crate) async fn echo(request: Request) -> Answer {
         return Err(ApiError::unsupported_media_type().into());
     }
     let body: Body = request.into_body();
-    let bytes = match Limited::new(body, MAX_BODY_BYTES).collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => {
+    let read = Limited::new(body, MAX_BODY_BYTES).collect();
+    let bytes = match tokio::time::timeout(state.settings.common.body_read_timeout(), read).await {
+        Ok(Ok(collected)) => collected.to_bytes(),
+        Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => {
             return Err(ApiError::payload_too_large().into())
         }
         // The client went away or sent a broken chunked body.
-        Err(e) => {
+        Ok(Err(e)) => {
             return Err(
                 ApiError::bad_request(format!("could not read the request body: {e}")).into(),
             )
         }
+        Err(_deadline) => {
+            state.counters.body_timed_out();
+            return Ok(body_timeout());
+        }
     };
     let answer = EchoRequest::from_json(&bytes)?.answer()?;
     Ok(json(&answer))
+}
+
+/// The contract's 408 for a body past its deadline, with `Connection:
+/// close`: hyper then closes the connection once the answer is written
+/// instead of waiting for the rest of a body nobody will read.
+fn body_timeout() -> Response {
+    let mut response = AppError::from(ApiError::body_timeout()).into_response();
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
 }
 
 /// Unknown path: the contract's 404.

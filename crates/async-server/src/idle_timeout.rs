@@ -6,14 +6,14 @@
 //! before hyper sees it, by crate::first_head.
 //!
 //! hyper has this timeout built in (`http1::Builder::header_read_timeout`),
-//! and this server used it until issue 9 measured what it costs per request:
-//! hyper arms it each time it starts waiting for a head, and to do that it
-//! goes round its whole read-write loop a second time after every answer
-//! (one more read attempt, one more write and flush check), asks its timer
-//! for a new boxed sleep, reads the clock, and drops the sleep when the head
-//! arrives. Together that was about 900 instructions of a `/health` request's
-//! 18,000, the largest single cost separating this server from a bare axum
-//! app, which has no timeout at all (the README's overhead table).
+//! but it costs per request: hyper arms it each time it starts waiting for a
+//! head, and to do that it goes round its whole read-write loop a second time
+//! after every answer (one more read attempt, one more write and flush
+//! check), asks its timer for a new boxed sleep, reads the clock, and drops
+//! the sleep when the head arrives: about 900 instructions per `/health`
+//! request under callgrind (scripts/instructions-per-request.sh), the
+//! largest single cost separating a server from a bare axum app, which has
+//! no timeout at all.
 //!
 //! Here the connection's own task watches instead. Each connection has an
 //! [`Activity`]: how many requests are in flight, and when the last one

@@ -1,47 +1,56 @@
-//! `/metrics` and the layer that counts requests by route and status.
+//! `/metrics`, and the wrapper that counts and times each request by route,
+//! method and status (`http_requests_total` and the histogram
+//! `http_server_requests_seconds`, both from `contract::metrics`).
 //!
-//! The route label is the matched route's pattern from axum's `MatchedPath`
-//! ("/users/{id}", as in `contract::routes::ROUTES`), or `unmatched`, so a
-//! scan of random ids does not create one series per id. The twin is
+//! The route label is the route's pattern ("/users/{id}", as in
+//! `contract::routes::ROUTES`), or `unmatched`, so a scan of random ids
+//! does not create one series per id. The twin is
 //! crates/blocking-server/src/metrics.rs.
 //!
 //! Besides the contract's figures, the stall detector's: per route, its
-//! polls, slow polls, time in slow polls and scheduling delay (counters since
-//! start-up, from crate::route_monitors), its blocking calls made on an
-//! event-loop worker (crate::blocking_calls), and the event-loop lag probe's
-//! summary (crate::lag_probe). With `--stall-detector off` they are absent.
+//! polls, slow polls, time in slow polls, wake-ups and scheduling delay
+//! (counters since start-up, from crate::route_monitors), its blocking calls
+//! made on an event-loop worker (crate::blocking_calls), and the event-loop
+//! lag probe's summary (crate::lag_probe). With `--stall-detector off` they
+//! are absent.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use std::time::Instant;
 
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use contract::metrics::{
     append_summaries, render, seconds, write_family_header, MetricsSnapshot, PoolGauges,
-    ProcessGauges, RequestCounters, SummarySeries, CONTENT_TYPE,
+    ProcessGauges, RequestCounters, SummarySeries, CLIENT_CLOSED_REQUEST, CONTENT_TYPE,
 };
 use contract::routes::{ROUTES, UNMATCHED};
 
 use crate::route_monitors::RouteTotals;
 use crate::AppState;
 
-/// The status recorded for a request whose client went away before the
-/// answer was ready (nginx's convention), so `in_flight` still comes back down.
-const CLIENT_CLOSED_REQUEST: u16 = 499;
-
-/// Decrements `in_flight` exactly once, even if the request future is dropped.
+/// Counts the request's answer exactly once, even if the request future is
+/// dropped first (then with [`CLIENT_CLOSED_REQUEST`], so `in_flight` still
+/// comes back down).
 struct InFlight {
     counters: &'static RequestCounters,
     route: &'static str,
+    method: &'static str,
+    /// When the request reached its handler: the end of its head.
+    began: Instant,
     status: Option<u16>,
 }
 
 impl Drop for InFlight {
     fn drop(&mut self) {
-        self.counters
-            .finished(self.route, self.status.unwrap_or(CLIENT_CLOSED_REQUEST));
+        self.counters.finished(
+            self.route,
+            self.method,
+            self.status.unwrap_or(CLIENT_CLOSED_REQUEST),
+            self.began.elapsed(),
+        );
     }
 }
 
@@ -56,14 +65,17 @@ pub(crate) fn route_label(request: &Request) -> &'static str {
         .map_or(UNMATCHED, |r| r.pattern)
 }
 
-/// Counts a request that has begun on `route` ([`RequestCounters`]): in
-/// flight now, and by status once `future` has answered (499 if it is
-/// dropped first). Three atomic additions; the counters are held by a
-/// `&'static` reference, because an `Arc` clone per request would be two
-/// more atomic writes, to a count that every worker shares.
+/// Counts a request that has begun on `route` with `method` at `began`
+/// ([`RequestCounters`]): in flight now, and by status once `future` has
+/// answered (499 if it is dropped first), timed from `began`. Three atomic
+/// additions and, with the caller's, two clock reads; the counters are held
+/// by a `&'static` reference, because an `Arc` clone per request would be
+/// two more atomic writes, to a count that every worker shares.
 pub(crate) fn count<F>(
     counters: &'static RequestCounters,
     route: &'static str,
+    method: &'static str,
+    began: Instant,
     future: F,
 ) -> Counted<F> {
     counters.started();
@@ -72,8 +84,22 @@ pub(crate) fn count<F>(
         in_flight: InFlight {
             counters,
             route,
+            method,
+            began,
             status: None,
         },
+    }
+}
+
+/// The histogram's `method` label, without a string comparison for the
+/// usual three.
+pub(crate) fn method_label(method: &axum::http::Method) -> &'static str {
+    use axum::http::Method;
+    match *method {
+        Method::GET => "GET",
+        Method::HEAD => "HEAD",
+        Method::POST => "POST",
+        _ => contract::metrics::request_histogram::method_label(method.as_str()),
     }
 }
 
@@ -128,8 +154,8 @@ fn append_runtime_gauges(out: &mut String) {
     }
 }
 
-/// The stall detector's figures: each route's poll and blocking-call
-/// counters (only routes polled at least once), the threshold, and the lag
+/// The stall detector's figures: the threshold, each route's poll and
+/// blocking-call counters (only routes polled at least once), and the lag
 /// probe's summary.
 fn append_stall_detector(out: &mut String, state: &AppState) {
     use std::fmt::Write as _;
@@ -154,68 +180,7 @@ fn append_stall_detector(out: &mut String, state: &AppState) {
         .map(|((route, totals), (_, calls))| (route, totals, calls.total()))
         .filter(|(_, totals, _)| totals.polls > 0)
         .collect();
-    type Figure = fn(&RouteTotals) -> String;
-    let families: [(&str, &str, &str, Figure); 6] = [
-        (
-            "route_polls_total",
-            "Polls of the route's handler futures by an event-loop worker.",
-            "counter",
-            |t| t.polls.to_string(),
-        ),
-        (
-            "route_slow_polls_total",
-            "Polls at or over the slow-poll threshold: the handler held its worker that long.",
-            "counter",
-            |t| t.slow_polls.to_string(),
-        ),
-        (
-            "route_slow_poll_seconds_total",
-            "Time spent in slow polls.",
-            "counter",
-            |t| seconds(t.slow_poll_time),
-        ),
-        (
-            "route_wakeups_total",
-            "Times a handler future was woken and then polled.",
-            "counter",
-            |t| t.wakeups.to_string(),
-        ),
-        (
-            "route_scheduling_delay_seconds_total",
-            "Time from wake-up to poll, summed: the event-loop lag this route waited through.",
-            "counter",
-            |t| seconds(t.scheduling_delay),
-        ),
-        (
-            "route_mean_scheduling_delay_seconds",
-            "Mean time from wake-up to poll since start-up (0 before the first wake-up).",
-            "gauge",
-            |t| seconds(t.mean_scheduling_delay()),
-        ),
-    ];
-    for (name, help, kind, figure) in families {
-        write_family_header(out, name, help, kind);
-        for (route, totals, _) in &routes {
-            let _ = writeln!(
-                out,
-                "{name}{{server=\"async\",route=\"{route}\"}} {}",
-                figure(totals)
-            );
-        }
-    }
-    write_family_header(
-        out,
-        "route_blocking_calls_total",
-        "Blocking calls (sync Postgres query, sync Redis GET or SET, thread sleep) made while \
-         an event-loop worker polled the route's handler, however short each was.",
-        "counter",
-    );
-    for (route, _, calls) in &routes {
-        let _ = writeln!(
-            out,
-            "route_blocking_calls_total{{server=\"async\",route=\"{route}\"}} {calls}"
-        );
-    }
+    append_route_counters(out, &routes);
     if let Some(probe) = &state.lag_probe {
         append_summaries(
             out,
@@ -231,27 +196,88 @@ fn append_stall_detector(out: &mut String, state: &AppState) {
     }
 }
 
-/// GET /metrics — the worker reads /proc and the counters (a few syscalls).
-/// Twin: `metrics` in crates/blocking-server/src/handlers.rs.
-pub(crate) async fn metrics(State(state): State<AppState>) -> Response {
-    // Without /proc the answer is still 200, minus the process gauges (the
-    // contract's rule, contract::metrics), as on the blocking server.
-    let process = process_stats::sample_self()
+/// Per route: the monitor's counters and the blocking calls.
+fn append_route_counters(out: &mut String, routes: &[(&'static str, RouteTotals, u64)]) {
+    use std::fmt::Write as _;
+    type Figure = fn(&RouteTotals, u64) -> String;
+    let families: [(&str, &str, Figure); 6] = [
+        (
+            "route_polls_total",
+            "Polls of the route's handler futures by an event-loop worker.",
+            |t, _| t.polls.to_string(),
+        ),
+        (
+            "route_slow_polls_total",
+            "Polls at or over the slow-poll threshold: the handler held its worker that long.",
+            |t, _| t.slow_polls.to_string(),
+        ),
+        (
+            "route_slow_poll_seconds_total",
+            "Time spent in slow polls.",
+            |t, _| seconds(t.slow_poll_time),
+        ),
+        (
+            "route_wakeups_total",
+            "Times a handler future was woken and then polled.",
+            |t, _| t.wakeups.to_string(),
+        ),
+        (
+            "route_scheduling_delay_seconds_total",
+            "Time from wake-up to poll, summed: the event-loop lag this route waited through \
+             (divided by route_wakeups_total: the mean).",
+            |t, _| seconds(t.scheduling_delay),
+        ),
+        (
+            "route_blocking_calls_total",
+            "Blocking calls (sync Postgres query, sync Redis GET or SET, thread sleep) made while \
+             an event-loop worker polled the route's handler, however short each was.",
+            |_, calls| calls.to_string(),
+        ),
+    ];
+    for (name, help, figure) in families {
+        write_family_header(out, name, help, "counter");
+        for (route, totals, calls) in routes {
+            let _ = writeln!(
+                out,
+                "{name}{{server=\"async\",route=\"{route}\"}} {}",
+                figure(totals, *calls)
+            );
+        }
+    }
+}
+
+/// The standard process metrics, from /proc; `None` (and a warning) when
+/// /proc cannot be read. Twin: `process_gauges` in
+/// crates/blocking-server/src/metrics.rs.
+fn process_gauges() -> Option<ProcessGauges> {
+    let figures = process_stats::standard_figures_self()
         .inspect_err(|e| tracing::warn!(error = %e, "reading /proc/self for /metrics failed"))
-        .ok()
-        .map(|p| ProcessGauges::new(p.threads, p.rss_bytes, p.cpu_seconds));
+        .ok()?;
+    Some(ProcessGauges {
+        os_threads: figures.threads,
+        rss_bytes: figures.rss_bytes,
+        cpu_seconds: figures.cpu_seconds,
+        open_fds: figures.open_fds,
+        max_fds: figures.max_fds,
+        start_time_seconds: figures.start_time_seconds,
+    })
+}
+
+/// The four pools' gauges: sqlx's, the async Redis client's, and the sync
+/// driver's and sync Redis's behind the blocking variants.
+fn pool_gauges(state: &AppState) -> Vec<PoolGauges> {
     let sqlx_pool = &state.db;
     let redis = state.cache.gauges();
     let sync_db = state.sync_db.pool().state();
     let sync_cache = state.sync_cache.state();
-    let common = &state.settings.common;
-    let pools = vec![
+    vec![
         PoolGauges {
             pool: "postgres",
-            max_size: u64::from(common.db_pool_size),
+            max_size: u64::from(state.settings.common.db_pool_size),
             size: u64::from(sqlx_pool.size()),
             idle: sqlx_pool.num_idle() as u64,
             waiters: None,
+            waits: None,
         },
         PoolGauges {
             pool: "redis",
@@ -259,6 +285,7 @@ pub(crate) async fn metrics(State(state): State<AppState>) -> Response {
             size: redis.size,
             idle: redis.idle,
             waiters: redis.waiters,
+            waits: None,
         },
         PoolGauges {
             pool: "postgres_sync",
@@ -266,6 +293,7 @@ pub(crate) async fn metrics(State(state): State<AppState>) -> Response {
             size: u64::from(sync_db.connections),
             idle: u64::from(sync_db.idle_connections),
             waiters: None,
+            waits: None,
         },
         PoolGauges {
             pool: "redis_sync",
@@ -273,14 +301,21 @@ pub(crate) async fn metrics(State(state): State<AppState>) -> Response {
             size: u64::from(sync_cache.connections),
             idle: u64::from(sync_cache.idle_connections),
             waiters: None,
+            waits: None,
         },
-    ];
+    ]
+}
+
+/// GET /metrics — the worker reads /proc and the counters (a few syscalls).
+/// Twin: `metrics` in crates/blocking-server/src/handlers.rs.
+pub(crate) async fn metrics(State(state): State<AppState>) -> Response {
+    // Without /proc the answer is still 200, minus the process metrics (the
+    // contract's rule, contract::metrics), as on the blocking server.
     let mut text = render(&MetricsSnapshot {
         server: "async",
-        process,
-        in_flight: state.counters.in_flight(),
-        requests: state.counters.counts(),
-        pools,
+        process: process_gauges(),
+        requests: state.counters.read(),
+        pools: pool_gauges(&state),
     });
     append_runtime_gauges(&mut text);
     append_stall_detector(&mut text, &state);

@@ -1,6 +1,6 @@
 //! What every request goes through besides its handler, in one wrapper
 //! around each route's handler and each fallback ([`Served`]), in order: the
-//! request counter (crate::metrics), the size limits
+//! request counter and its clock (crate::metrics), the size limits
 //! (crate::request_limits), then the handler's future, polled under the
 //! panic guard (crate::panic_guard) and, when the stall detector is on, the
 //! route's monitor (crate::route_monitors).
@@ -63,6 +63,9 @@ where
     type Future = Counted<Answer<H::Future>>;
 
     fn call(self, request: Request, state: AppState) -> Self::Future {
+        // The head is in: the request's time starts here.
+        let began = std::time::Instant::now();
+        let method = metrics::method_label(request.method());
         let route = match self.label {
             Label::Route(pattern) => pattern,
             Label::Matched => metrics::route_label(&request),
@@ -82,7 +85,7 @@ where
                 }
             }
         };
-        metrics::count(counters, route, answer)
+        metrics::count(counters, route, method, began, answer)
     }
 }
 

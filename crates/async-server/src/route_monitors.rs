@@ -115,14 +115,6 @@ impl RouteTotals {
                 }
             })
     }
-
-    /// Mean time from wake-up to poll; zero before the first wake-up.
-    pub(crate) fn mean_scheduling_delay(&self) -> Duration {
-        match self.wakeups {
-            0 => Duration::ZERO,
-            n => Duration::from_secs_f64(self.scheduling_delay.as_secs_f64() / n as f64),
-        }
-    }
 }
 
 /// Every route's monitor, in the order of `contract::routes::ROUTES`.

@@ -282,5 +282,7 @@ async fn answer_and_close(mut stream: TcpStream, error: ApiError, counters: &Req
             "sending an error answer timed out"
         ),
     }
-    counters.finished(UNMATCHED, error.status());
+    // Refused before its head was complete: no method known, no time
+    // taken (the contract's rule for the histogram).
+    counters.finished(UNMATCHED, "", error.status(), Duration::ZERO);
 }

@@ -10,6 +10,10 @@ use std::net::SocketAddr;
 use clap::Parser;
 use contract::settings::{cores, parse_bind, CommonSettings, DEFAULT_ASYNC_BIND};
 
+/// `--slow-poll-ms` unless told otherwise: the contract's slow threshold,
+/// shared with the blocking server's carrier stalls.
+const SLOW_POLL_DEFAULT_MS: u64 = contract::blocking_calls::SLOW_DEFAULT.as_millis() as u64;
+
 /// Everything `async-server` can be told, from defaults, the environment and flags.
 #[derive(Debug, Clone, Parser)]
 // A flag given twice takes its last value, so a test harness can append
@@ -51,7 +55,7 @@ pub struct Settings {
 
     /// A handler poll at least this long is a slow poll: the worker ran it
     /// without serving anyone else for that long.
-    #[arg(long, env = "SLOW_POLL_MS", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=60_000))]
+    #[arg(long, env = "SLOW_POLL_MS", default_value_t = SLOW_POLL_DEFAULT_MS, value_parser = clap::value_parser!(u64).range(1..=60_000))]
     pub slow_poll_ms: u64,
 
     #[command(flatten)]

@@ -25,8 +25,9 @@ use crate::route_monitors::RouteMonitors;
 
 /// How often the monitors are read.
 const CHECK_EVERY: Duration = Duration::from_secs(1);
-/// At most one warning per route this often.
-pub(crate) const WARN_EVERY: Duration = Duration::from_secs(5);
+/// At most one warning per route this often (the contract's, shared with
+/// the blocking server's pinning detector).
+pub(crate) const WARN_EVERY: Duration = contract::blocking_calls::WARN_EVERY;
 
 /// What was last reported for one route.
 #[derive(Clone, Copy, Default)]

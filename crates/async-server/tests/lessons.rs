@@ -15,12 +15,18 @@
 //! events wait. That is a lesson of its own (blocking a worker can stall more
 //! than that worker), but not one to assert on with timing margins.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code outside #[test] functions: a panic is how it reports a failure"
+)]
+
 use std::net::SocketAddr;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use contract::workload::{n_taking, MAX_CPU_N};
-use tests::{http, spawn_app_with, AppOptions, Server, TestApp};
+use harness::{http, spawn_app_with, AppOptions, Server, TestApp};
 
 fn one_worker_server() -> TestApp {
     spawn_app_with(
