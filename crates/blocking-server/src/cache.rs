@@ -6,12 +6,14 @@
 //! and each command (socket read and write timeouts), so a Redis that is down
 //! or stalled gives a 503, never a hang.
 //!
-//! The twin is crates/async-server/src/cache.rs (deadpool-redis), where the
+//! The twin is crates/async-server/src/cache.rs (one shared multiplexed
+//! connection by default, or a pool), where the
 //! two GETs of `/users/{id}/cache` go out at once; here they go one after the
 //! other, each holding the thread for a round trip.
 
 use std::time::Duration;
 
+use contract::blocking_calls::{mark, BlockingCall};
 use contract::cache::{email_key, name_key};
 use contract::settings::CommonSettings;
 use redis::{Commands, ConnectionLike, RedisResult};
@@ -75,7 +77,10 @@ pub(crate) fn get_user_fields(
     prefix: &str,
     id: i64,
 ) -> RedisResult<(Option<String>, Option<String>)> {
+    // Each counted only on a carrier (crate::virtual_threads::pinning).
+    mark(BlockingCall::SyncRedisGet);
     let name: Option<String> = conn.get(name_key(prefix, id))?;
+    mark(BlockingCall::SyncRedisGet);
     let email: Option<String> = conn.get(email_key(prefix, id))?;
     Ok((name, email))
 }
@@ -88,6 +93,7 @@ pub(crate) fn set_user_fields(
     name: &str,
     email: &str,
 ) -> RedisResult<()> {
+    mark(BlockingCall::SyncRedisSet);
     redis::pipe()
         .set(name_key(prefix, id), name)
         .ignore()

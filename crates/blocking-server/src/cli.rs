@@ -25,13 +25,12 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .init();
     let settings = Settings::parse_from(args);
+    // `--log-format text|json`, written once in contract::logging.
+    let subscriber = contract::logging::subscriber(settings.common.log_format);
+    if tracing::subscriber::set_global_default(subscriber).is_err() {
+        eprintln!("blocking-server: a log subscriber was already installed; keeping it");
+    }
     match serve(settings) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

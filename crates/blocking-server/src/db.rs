@@ -145,6 +145,9 @@ impl PgConnection {
         let Some(statement) = self.select_user.clone() else {
             return Err(DbError::Internal("user statement not prepared".into()));
         };
+        // Counted only where blocking harms others: on a carrier (virtual
+        // threads, crate::virtual_threads::pinning); never on a handler thread.
+        contract::blocking_calls::mark(contract::blocking_calls::BlockingCall::SyncPostgresQuery);
         let row = self.call(|client| async move { client.query_opt(&statement, &[&id]).await })?;
         row.map(|row| user_from_row(&row)).transpose()
     }

@@ -1,11 +1,22 @@
 //! The handlers of the blocking server: each runs on a handler thread and
 //! blocks it until its answer is ready. [`respond`] routes a request, runs its
-//! handler, counts it, and turns errors into the contract's error answer.
+//! handler, counts and times it, and turns errors into the contract's error
+//! answer.
 //!
 //! Each handler names its twin in crates/async-server/src/handlers.rs and says
 //! what this thread does while it waits; that is the whole lesson.
+//!
+//! The same handlers run on virtual threads (`--threads virtual`,
+//! crate::virtual_threads): a coroutine instead of a handler thread. Two
+//! things are their seam, and nothing else here changes: the clients behind
+//! `state.driver` (crate::driver: `pinning` blocks the carrier, `yielding`
+//! parks the coroutine) and the 300-ms wait of `/posts/{id}`, may's sleep,
+//! which parks a coroutine and sleeps a platform thread. `/cpu`'s loop runs
+//! on whatever thread runs the handler; on a carrier it is marked for the
+//! pinning detector (coroutines are not preempted: it holds the carrier).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::Duration;
 
 use contract::model::{to_json, CachedUser, CpuResult, EchoRequest, Health};
 use contract::params::{is_json_content_type, parse_cpu_n, parse_path_id};
@@ -13,27 +24,28 @@ use contract::posts::{post_after_delay, POST_DELAY};
 use contract::routes::UNMATCHED;
 use contract::ApiError;
 
+use contract::blocking_calls::{mark, BlockingCall};
+
 use crate::db::DbError;
-use crate::http::{Request, Response};
+use crate::http::{Refused, Request, Response};
 use crate::router::{route, Route, Routing};
+use crate::virtual_threads::pinning;
 use crate::AppState;
 
-/// One request in, one response out, on the calling handler thread.
-pub(crate) fn respond(state: &AppState, incoming: Result<&Request, ApiError>) -> Response {
+/// One request in, one response out, on the calling handler thread; the
+/// answer is counted under its route, method and status, and timed from
+/// the end of the head (`http_server_requests_seconds`).
+pub(crate) fn respond(state: &AppState, incoming: Result<&Request, Refused>) -> Response {
     state.counters.started();
     let request = match incoming {
         Ok(request) => request,
-        Err(refused) => {
-            // Refused while reading (431, 413, 408, 400): no route was matched.
-            state.counters.finished(UNMATCHED, refused.status());
-            return Response::error(&refused);
-        }
+        Err(refused) => return refuse(state, &refused),
     };
     let (label, result) = match route(&request.method, &request.path) {
         Routing::Matched { route, pattern } => {
             // A bug in a handler answers 500 and keeps the thread, as Tomcat
             // does with an exception, instead of shrinking the pool by one.
-            let outcome = catch_unwind(AssertUnwindSafe(|| run(state, route, request)));
+            let outcome = catch_unwind(AssertUnwindSafe(|| serve(state, route, pattern, request)));
             let result = outcome.unwrap_or_else(|_| {
                 tracing::error!(route = pattern, "handler panicked");
                 Err(ApiError::internal())
@@ -48,11 +60,53 @@ pub(crate) fn respond(state: &AppState, incoming: Result<&Request, ApiError>) ->
         Routing::NoRoute => (UNMATCHED, Err(ApiError::no_route())),
     };
     let response = result.unwrap_or_else(|e| Response::error(&e));
-    state.counters.finished(label, response.status);
+    let elapsed = request.head_at.elapsed();
+    state
+        .counters
+        .finished(label, &request.method, response.status, elapsed);
     if let (Some(pool), Some(wait)) = (&state.handler_pool, request.queue_wait) {
         pool.queue_waits.record(label, wait);
     }
     response
+}
+
+/// A request refused while it was being read (431, 413, 408, 400): counted
+/// under its route when its head had been read (a refused body), else as
+/// unmatched with no time taken; a body past its deadline is counted apart
+/// too. Twin: the async server counts its 408 in `echo`
+/// (crates/async-server/src/handlers.rs).
+fn refuse(state: &AppState, refused: &Refused) -> Response {
+    let (label, method, elapsed) = match &refused.head {
+        Some(head) => {
+            let label = match route(&head.method, &head.path) {
+                Routing::Matched { pattern, .. } | Routing::WrongMethod { pattern, .. } => pattern,
+                Routing::NoRoute => UNMATCHED,
+            };
+            (label, head.method.as_str(), head.at.elapsed())
+        }
+        None => (UNMATCHED, "", Duration::ZERO),
+    };
+    if refused.is_body_timeout() {
+        state.counters.body_timed_out();
+    }
+    state
+        .counters
+        .finished(label, method, refused.error.status(), elapsed);
+    Response::error(&refused.error)
+}
+
+/// Runs the handler; on virtual threads with the request's route known to
+/// the pinning detector for as long as it runs.
+fn serve(
+    state: &AppState,
+    route: Route,
+    pattern: &'static str,
+    request: &Request,
+) -> Result<Response, ApiError> {
+    match state.pins.as_ref().and_then(|pins| pins.route(pattern)) {
+        Some(pins) => pinning::serving(pins, || run(state, route, request)),
+        None => run(state, route, request),
+    }
 }
 
 fn run(state: &AppState, route: Route, request: &Request) -> Result<Response, ApiError> {
@@ -73,11 +127,15 @@ fn health() -> Response {
 }
 
 /// `GET /cpu`: the thread computes the sum itself, busy until done (Spring
-/// MVC's CPU-bound test). Twins: `cpu` (on the event-loop worker),
+/// MVC's CPU-bound test); on virtual threads, the carrier, which runs no
+/// other coroutine meanwhile. Twins: `cpu` (on the event-loop worker),
 /// `cpu_spawn_blocking`, `cpu_rayon`.
 fn cpu(query: Option<&str>) -> Result<Response, ApiError> {
     let n = parse_cpu_n(query)?;
-    let result = contract::workload::sqrt_sum(n);
+    let result = pinning::on_carrier(|| {
+        mark(BlockingCall::CpuLoop);
+        contract::workload::sqrt_sum(n)
+    });
     Ok(Response::json(to_json(&CpuResult { n, result })))
 }
 
@@ -96,15 +154,16 @@ fn user(state: &AppState, raw_id: &str) -> Result<Response, ApiError> {
 fn user_cache(state: &AppState, raw_id: &str) -> Result<Response, ApiError> {
     let id = parse_path_id(raw_id)?;
     let prefix = state.key_prefix.as_str();
-    let mut conn = state.cache.get().map_err(|e| cache_unavailable(&e))?;
-    let (name, email) =
-        crate::cache::get_user_fields(&mut conn, prefix, id).map_err(|e| cache_unavailable(&e))?;
+    let mut conn = state.driver.cache().map_err(|e| cache_unavailable(&e))?;
+    let (name, email) = conn
+        .get_user_fields(prefix, id)
+        .map_err(|e| cache_unavailable(&e))?;
     if let (Some(name), Some(email)) = (name, email) {
         return Ok(Response::json(to_json(&CachedUser { name, email })));
     }
     // A miss: the database is the source of truth, and it heals the cache.
     let user = load_user(state, id)?.ok_or_else(|| ApiError::user_not_found(id))?;
-    crate::cache::set_user_fields(&mut conn, prefix, id, &user.name, &user.email)
+    conn.set_user_fields(prefix, id, (&user.name, &user.email))
         .map_err(|e| cache_unavailable(&e))?;
     Ok(Response::json(to_json(&CachedUser {
         name: user.name,
@@ -113,10 +172,14 @@ fn user_cache(state: &AppState, raw_id: &str) -> Result<Response, ApiError> {
 }
 
 /// `GET /posts/{id}`: the thread sleeps 300 ms (a slow downstream call), held
-/// the whole time (MVC's Thread.sleep). Twin: `post` (a timer; the worker is free).
+/// the whole time (MVC's Thread.sleep). On virtual threads the coroutine
+/// parks for 300 ms and its carrier serves others (Thread.sleep on a
+/// virtual thread). Twin: `post` (a timer; the worker is free).
 fn post(raw_id: &str) -> Result<Response, ApiError> {
     let id = parse_path_id(raw_id)?;
-    std::thread::sleep(POST_DELAY);
+    // may's sleep parks a coroutine; outside one it is `std::thread::sleep`.
+    // `parks` tells the pinning detector that the carrier is free meanwhile.
+    pinning::parks(|| may::coroutine::sleep(POST_DELAY));
     let post = post_after_delay(id)?;
     Ok(Response::json(to_json(&post)))
 }
@@ -149,7 +212,7 @@ fn metrics(state: &AppState) -> Response {
 /// statement. Waits at most the acquire timeout for a connection, and as long
 /// again for the answer.
 fn load_user(state: &AppState, id: i64) -> Result<Option<contract::model::User>, ApiError> {
-    let mut conn = state.db.get().map_err(|e| {
+    let mut conn = state.driver.db().map_err(|e| {
         tracing::warn!(error = %e, "no database connection within the acquire timeout");
         ApiError::unavailable("database")
     })?;

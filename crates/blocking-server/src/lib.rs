@@ -33,6 +33,7 @@ mod cache;
 mod cli;
 mod connector;
 mod db;
+mod driver;
 mod handlers;
 mod http;
 mod metrics;
@@ -41,6 +42,8 @@ mod router;
 mod settings;
 mod startup;
 mod tiny_http_connector;
+mod virtual_threads;
+mod yielding;
 
 use std::net::TcpListener;
 use std::sync::Arc;
@@ -50,12 +53,16 @@ use contract::metrics::RequestCounters;
 use crossbeam_channel::Receiver;
 
 pub use cli::main_with_args;
-pub use settings::{Connector, Settings};
+pub use settings::{Connector, DriverKind, Settings, Threads, DEFAULT_COROUTINE_STACK_KIB};
 
-/// What every handler can reach: the two pools, the key prefix and the counters.
+/// What every handler can reach: the driver (the two pools), the key
+/// prefix and the counters.
 pub(crate) struct AppState {
-    pub(crate) db: db::DbPool,
-    pub(crate) cache: cache::CachePool,
+    /// The `server` label of `/metrics`: `blocking`, or `virtual` on virtual threads.
+    pub(crate) server: &'static str,
+    pub(crate) driver: driver::Driver,
+    /// The pinning detector, on virtual threads only.
+    pub(crate) pins: Option<Arc<virtual_threads::pinning::Pins>>,
     pub(crate) key_prefix: String,
     pub(crate) counters: RequestCounters,
     /// Each route's wait for a free handler thread, and how many are busy;
@@ -80,6 +87,7 @@ pub fn run(
     shutdown: Receiver<()>,
 ) -> anyhow::Result<()> {
     let addr = listener.local_addr()?;
+    settings.check().map_err(|e| anyhow::anyhow!(e))?;
     tracing::info!(%addr, "blocking server starting");
     let common = &settings.common;
     if startup::prepare(common, &shutdown)? == startup::Startup::ShutdownRequested {
@@ -90,16 +98,37 @@ pub fn run(
         settings.handler_threads as usize,
         Duration::from_millis(settings.all_busy_warn_ms),
     ));
-    let handler_pool = match settings.connector {
-        settings::Connector::Nio => Some(HandlerPool {
+    let handler_pool = match (settings.threads, settings.connector) {
+        (Threads::Virtual, _) | (_, settings::Connector::TinyHttp) => None,
+        (Threads::Platform, settings::Connector::Nio) => Some(HandlerPool {
             queue_waits: queue_wait::QueueWaits::new()?,
             busy: busy.clone(),
         }),
-        settings::Connector::TinyHttp => None,
+    };
+    let pins = match settings.threads {
+        Threads::Platform => None,
+        Threads::Virtual => {
+            virtual_threads::configure(
+                settings.carrier_count(),
+                settings.coroutine_stack_kib,
+                settings.report_stack_use,
+            );
+            Some(virtual_threads::pinning::Pins::start(
+                &router::PATTERNS,
+                settings.carrier_count(),
+            )?)
+        }
     };
     let state = Arc::new(AppState {
-        db: db::pool(common)?,
-        cache: cache::pool(common)?,
+        server: match settings.threads {
+            Threads::Platform => "blocking",
+            Threads::Virtual => "virtual",
+        },
+        driver: match settings.driver {
+            DriverKind::Pinning => driver::Driver::pinning(common)?,
+            DriverKind::Yielding => driver::Driver::yielding(common)?,
+        },
+        pins,
         key_prefix: common.redis_key_prefix.clone(),
         counters: RequestCounters::default(),
         handler_pool,
@@ -109,12 +138,27 @@ pub fn run(
     let config = connector::ConnectorConfig {
         handler_threads: settings.handler_threads as usize,
         header_read_timeout: common.header_read_timeout(),
+        body_read_timeout: common.body_read_timeout(),
         // One timeout for "a request head must arrive", between requests on a
         // keep-alive connection too: hyper's rule on the async server, and
         // Tomcat's (its keepAliveTimeout defaults to its connectionTimeout).
         keep_alive_timeout: common.header_read_timeout(),
         drain_timeout: common.drain_timeout(),
     };
+    if settings.threads == Threads::Virtual {
+        let config = virtual_threads::VirtualConfig {
+            carriers: settings.carrier_count(),
+            stack_kib: settings.coroutine_stack_kib,
+            report_stack_use: settings.report_stack_use,
+            max_connections: settings.max_connections as usize,
+            header_read_timeout: config.header_read_timeout,
+            body_read_timeout: config.body_read_timeout,
+            keep_alive_timeout: config.keep_alive_timeout,
+            drain_timeout: config.drain_timeout,
+        };
+        tracing::info!(%addr, threads = "virtual", driver = ?settings.driver, "blocking server ready");
+        return virtual_threads::serve(listener, config, handler, &shutdown);
+    }
     tracing::info!(%addr, connector = ?settings.connector, "blocking server ready");
     match settings.connector {
         settings::Connector::Nio => connector::serve(listener, config, handler, busy, &shutdown),

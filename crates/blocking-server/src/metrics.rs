@@ -1,5 +1,9 @@
-//! `GET /metrics` of the blocking server: live thread count and RSS from
-//! `/proc`, request counters, and the gauges of both r2d2 pools.
+//! `GET /metrics` of the blocking server: the contract's figures (the
+//! standard process metrics from `/proc`, the request counters and the
+//! request-latency histogram, `contract::metrics`), the gauges and checkout
+//! totals of both pools (crate::driver), and on virtual threads the pinning
+//! detector's figures (crate::virtual_threads::pinning), under the server
+//! label `virtual`.
 //!
 //! The thread count is the number to watch: it stays at the handler threads
 //! plus a few, whatever the load (the async twin, crates/async-server/src/metrics.rs,
@@ -13,45 +17,41 @@
 use std::fmt::Write as _;
 
 use contract::metrics::{
-    append_summaries, render, write_family_header, MetricsSnapshot, PoolGauges, ProcessGauges,
-    SummarySeries,
+    append_summaries, render, write_family_header, MetricsSnapshot, ProcessGauges, SummarySeries,
 };
 
 use crate::AppState;
 
-pub(crate) fn render_metrics(state: &AppState) -> String {
-    // Without /proc the answer is still 200, minus the process gauges (the
-    // contract's rule, contract::metrics). Twin: crates/async-server/src/metrics.rs.
-    let process = process_stats::sample_self()
+/// The standard process metrics, from /proc; `None` (and a warning) when
+/// /proc cannot be read. Twin: `process_gauges` in
+/// crates/async-server/src/metrics.rs.
+fn process_gauges() -> Option<ProcessGauges> {
+    let figures = process_stats::standard_figures_self()
         .inspect_err(|e| tracing::warn!(error = %e, "reading /proc/self for /metrics failed"))
-        .ok()
-        .map(|p| ProcessGauges::new(p.threads, p.rss_bytes, p.cpu_seconds));
-    let db = state.db.state();
-    let cache = state.cache.state();
+        .ok()?;
+    Some(ProcessGauges {
+        os_threads: figures.threads,
+        rss_bytes: figures.rss_bytes,
+        cpu_seconds: figures.cpu_seconds,
+        open_fds: figures.open_fds,
+        max_fds: figures.max_fds,
+        start_time_seconds: figures.start_time_seconds,
+    })
+}
+
+pub(crate) fn render_metrics(state: &AppState) -> String {
+    // Without /proc the answer is still 200, minus the process metrics (the
+    // contract's rule, contract::metrics). Twin: crates/async-server/src/metrics.rs.
     let mut text = render(&MetricsSnapshot {
-        server: "blocking",
-        process,
-        in_flight: state.counters.in_flight(),
-        requests: state.counters.counts(),
-        pools: vec![
-            PoolGauges {
-                pool: "postgres",
-                max_size: u64::from(state.db.max_size()),
-                size: u64::from(db.connections),
-                idle: u64::from(db.idle_connections),
-                // r2d2 does not say how many threads wait for a connection.
-                waiters: None,
-            },
-            PoolGauges {
-                pool: "redis",
-                max_size: u64::from(state.cache.max_size()),
-                size: u64::from(cache.connections),
-                idle: u64::from(cache.idle_connections),
-                waiters: None,
-            },
-        ],
+        server: state.server,
+        process: process_gauges(),
+        requests: state.counters.read(),
+        pools: state.driver.pool_gauges(),
     });
     append_handler_pool(&mut text, state);
+    if let Some(pins) = &state.pins {
+        pins.render(&mut text, state.server);
+    }
     text
 }
 

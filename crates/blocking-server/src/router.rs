@@ -31,6 +31,19 @@ pub(crate) enum Routing {
     NoRoute,
 }
 
+/// Every pattern [`route`] matches, and the `route` label of requests that
+/// matched none: the labels this server's per-route figures use.
+pub(crate) const PATTERNS: [&str; 8] = [
+    "/health",
+    "/cpu",
+    "/users/{id}",
+    "/users/{id}/cache",
+    "/posts/{id}",
+    "/echo",
+    "/metrics",
+    contract::routes::UNMATCHED,
+];
+
 const GET_ALLOW: &str = "GET,HEAD";
 const POST_ALLOW: &str = "POST";
 
@@ -106,6 +119,28 @@ mod tests {
                 "{method} {path}"
             );
         }
+    }
+
+    #[test]
+    fn every_pattern_is_listed_and_served_by_both_servers() {
+        for pattern in PATTERNS
+            .iter()
+            .filter(|p| **p != contract::routes::UNMATCHED)
+        {
+            let row = contract::routes::ROUTES
+                .iter()
+                .find(|r| r.pattern == *pattern);
+            assert_eq!(
+                row.map(|r| r.servers),
+                Some(contract::routes::Servers::Both),
+                "{pattern}"
+            );
+        }
+        let served = contract::routes::ROUTES
+            .iter()
+            .filter(|r| r.servers == contract::routes::Servers::Both)
+            .count();
+        assert_eq!(served + 1, PATTERNS.len());
     }
 
     #[test]

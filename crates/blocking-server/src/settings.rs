@@ -1,6 +1,7 @@
 //! The blocking server's settings: the shared ones from the contract, plus the
-//! address to bind, the size of the handler thread pool and the connection
-//! layer in front of the handlers.
+//! address to bind, the size of the handler thread pool, the connection
+//! layer in front of the handlers, and what runs them: platform threads or
+//! virtual threads (coroutines), with the driver they call.
 
 use std::net::SocketAddr;
 
@@ -25,7 +26,7 @@ pub struct Settings {
 
     /// The connection layer: `nio` (ours, in the shape of Tomcat's NIO
     /// connector) or `tiny-http` (the design card's tiny_http 0.12, one reader
-    /// thread per open connection; see the README for what it does differently).
+    /// thread per open connection; docs/servers.md says what it does differently).
     #[arg(long, env = "CONNECTOR", value_enum, default_value_t = Connector::Nio)]
     pub connector: Connector,
 
@@ -34,8 +35,86 @@ pub struct Settings {
     #[arg(long, env = "ALL_BUSY_WARN_MS", default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..=600_000))]
     pub all_busy_warn_ms: u64,
 
+    /// What runs the handlers: `platform` (the pool of `--handler-threads` OS
+    /// threads) or `virtual` (a coroutine per connection on `--carriers`
+    /// threads: the same handlers, as Spring Boot's
+    /// `spring.threads.virtual.enabled=true` runs the same controllers).
+    #[arg(long, env = "THREAD_MODEL", value_enum, default_value_t = Threads::Platform)]
+    pub threads: Threads,
+
+    /// Virtual threads: how many carrier threads run the coroutines; 0 means
+    /// one per core (Loom's default parallelism).
+    #[arg(long, env = "CARRIERS", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=1024))]
+    pub carriers: u32,
+
+    /// Virtual threads: each coroutine's stack, in KiB. It is fixed (may
+    /// does not grow stacks) and an overflow ends the process, so it is the
+    /// deepest route's measured use with a margin (docs/servers.md).
+    #[arg(long, env = "COROUTINE_STACK_KIB", default_value_t = DEFAULT_COROUTINE_STACK_KIB, value_parser = clap::value_parser!(u32).range(16..=65_536))]
+    pub coroutine_stack_kib: u32,
+
+    /// Virtual threads: print each coroutine's stack use when it ends (may
+    /// reports it when the stack size in words is odd, so this adds one
+    /// word). For measuring the deepest route; not for production.
+    #[arg(long, env = "REPORT_STACK_USE")]
+    pub report_stack_use: bool,
+
+    /// Virtual threads: the most connections open at once (Tomcat's
+    /// `maxConnections`); past it new connections wait in the listen backlog.
+    #[arg(long, env = "MAX_CONNECTIONS", default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub max_connections: u32,
+
+    /// The Postgres and Redis clients: `pinning` (r2d2 and the sync clients:
+    /// each call blocks the thread that makes it, a carrier on virtual
+    /// threads) or `yielding` (coroutine-aware clients whose waits park the
+    /// coroutine, not the carrier; needs `--threads virtual`).
+    #[arg(long, env = "DRIVER", value_enum, default_value_t = DriverKind::Pinning)]
+    pub driver: DriverKind,
+
     #[command(flatten)]
     pub common: CommonSettings,
+}
+
+/// The coroutine stack of `--threads virtual` unless told otherwise, in KiB.
+pub const DEFAULT_COROUTINE_STACK_KIB: u32 = 64;
+
+/// What runs the handlers (`--threads`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Threads {
+    /// A fixed pool of OS threads behind the connector (src/connector).
+    Platform,
+    /// A coroutine per connection on a few carrier threads (src/virtual_threads).
+    Virtual,
+}
+
+/// Which Postgres and Redis clients the handlers call (`--driver`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DriverKind {
+    /// r2d2 pools of the sync clients (src/db.rs, src/cache.rs).
+    Pinning,
+    /// Coroutine-aware clients on may's sockets (src/virtual_threads).
+    Yielding,
+}
+
+impl Settings {
+    /// The combinations that cannot run, in one line each.
+    pub fn check(&self) -> Result<(), String> {
+        if self.threads == Threads::Platform && self.driver == DriverKind::Yielding {
+            return Err("--driver yielding needs --threads virtual: its clients park a coroutine, and a platform thread has none".into());
+        }
+        if self.threads == Threads::Virtual && self.connector == Connector::TinyHttp {
+            return Err("--connector tiny-http runs on platform threads; --threads virtual has its own connector".into());
+        }
+        Ok(())
+    }
+
+    /// Carrier threads for `--threads virtual`: `--carriers`, or the cores.
+    pub fn carrier_count(&self) -> usize {
+        match self.carriers {
+            0 => std::thread::available_parallelism().map_or(1, usize::from),
+            n => n as usize,
+        }
+    }
 }
 
 /// Which connection layer reads requests and writes answers; the handlers,
@@ -75,10 +154,52 @@ mod tests {
             "--handler-threads",
             "32",
             "--handler-threads",
-            "200",
+            "48",
         ])
         .unwrap();
-        assert_eq!(s.handler_threads, 200);
+        // Neither is the default (200), so the last one is what was read.
+        assert_eq!(s.handler_threads, 48);
+    }
+
+    #[test]
+    fn virtual_threads_are_one_flag_and_the_driver_another() {
+        let s = Settings::try_parse_from(["blocking-server", "--threads", "virtual"]).unwrap();
+        assert_eq!(s.threads, Threads::Virtual);
+        assert_eq!(s.driver, DriverKind::Pinning);
+        assert_eq!(s.check(), Ok(()));
+        let s = Settings::try_parse_from([
+            "blocking-server",
+            "--threads",
+            "virtual",
+            "--driver",
+            "yielding",
+            "--carriers",
+            "1",
+        ])
+        .unwrap();
+        assert_eq!((s.driver, s.carrier_count()), (DriverKind::Yielding, 1));
+        assert_eq!(s.check(), Ok(()));
+    }
+
+    #[test]
+    fn combinations_that_cannot_run_are_refused_in_one_line() {
+        for args in [
+            &["blocking-server", "--driver", "yielding"][..],
+            &[
+                "blocking-server",
+                "--threads",
+                "virtual",
+                "--connector",
+                "tiny-http",
+            ][..],
+        ] {
+            let s = Settings::try_parse_from(args).unwrap();
+            let error = s.check().unwrap_err();
+            assert!(
+                !error.contains('\n') && error.starts_with("--"),
+                "{args:?}: {error}"
+            );
+        }
     }
 
     #[test]

@@ -7,8 +7,8 @@
 
 use std::time::Duration;
 
-use tests::cold_start_probe::probe;
-use tests::{spawn_app_with, AppOptions, Server};
+use harness::{spawn_app_with, AppOptions, Server};
+use net_tools::cold_start::probe;
 
 const CONNECTIONS: usize = 64;
 const RUN_FOR: Duration = Duration::from_millis(1500);

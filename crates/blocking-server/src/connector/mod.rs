@@ -20,7 +20,7 @@
 //! the same few idle threads, so only those few connections are served and the
 //! rest wait until one closes: a load tool's 64 keep-alive connections opened
 //! back to back leave some of them with no answer for the whole run
-//! (bench's cold-start probe, `bench::cold_start`, measures it). That pool is internal to
+//! (the cold-start probe, `net_tools::cold_start`, measures it). That pool is internal to
 //! tiny_http and cannot be fixed from outside, so the connection layer is ours.
 //!
 //! As in Tomcat's NIO connector, a request head is read only from bytes that
@@ -30,8 +30,9 @@
 //! sending their head a byte a second left `/health` at p50 0.36 ms, max 3.6
 //! ms, and each got 408 after the 10 s header timeout; when heads were read
 //! with blocking reads, the same load held every handler thread and `/health`
-//! waited 15 s. A slow *body* still holds a thread (blocking reads, bounded by
-//! the same timeout), as a servlet's `InputStream` does.
+//! waited 15 s. A slow *body* still holds a thread (blocking reads, as a
+//! servlet's `InputStream` does), up to the body deadline
+//! (`--body-read-timeout-ms` after the head), then 408.
 //!
 //! What stays the same is the lesson: it is thread-per-request. A handler
 //! thread that blocks in a handler serves nobody else until it returns; with
@@ -53,23 +54,24 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use contract::ApiError;
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 
-use crate::http::{Request, Response};
+use crate::http::{Refused, Request, Response};
 use busy_threads::BusyThreads;
 use poller::Poller;
 
 /// What the connector calls for every request, on the handler thread that
 /// read it: route it and run the handler. A request refused while it was
 /// being read (431, 413, 408, 400) comes as `Err`, to be counted and answered.
-pub(crate) type Handler = dyn Fn(Result<&Request, ApiError>) -> Response + Send + Sync;
+pub(crate) type Handler = dyn Fn(Result<&Request, Refused>) -> Response + Send + Sync;
 
 /// The connector's knobs.
 #[derive(Debug, Clone)]
 pub(crate) struct ConnectorConfig {
     pub(crate) handler_threads: usize,
     pub(crate) header_read_timeout: Duration,
+    /// The whole-body deadline after the head (`--body-read-timeout-ms`).
+    pub(crate) body_read_timeout: Duration,
     pub(crate) keep_alive_timeout: Duration,
     pub(crate) drain_timeout: Duration,
 }

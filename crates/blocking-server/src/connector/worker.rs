@@ -12,7 +12,7 @@
 
 use crossbeam_channel::{Receiver, TryRecvError};
 
-use crate::http::read::{read_request, ReadOutcome};
+use crate::http::read::{read_request, ReadOutcome, ReadTimeouts};
 use crate::http::write::{linger_close, write_response, Persistence};
 
 use super::poller::Poller;
@@ -50,13 +50,16 @@ pub(super) fn run(
 fn serve(mut connection: Connection, poller: &Poller, shared: &Shared, handler: &Handler) {
     // Only the first request read here waited in the queue for this thread.
     let mut queue_wait = connection.queued_at.take().map(|at| at.elapsed());
+    let timeouts = ReadTimeouts {
+        head: shared.config.header_read_timeout,
+        body: shared.config.body_read_timeout,
+    };
     loop {
-        let timeout = shared.config.header_read_timeout;
         let read = read_request(
             &mut connection.stream,
             &mut connection.buf,
             &mut connection.head_deadline,
-            timeout,
+            timeouts,
         );
         let request = match read {
             ReadOutcome::Request(mut request) => {
@@ -70,9 +73,9 @@ fn serve(mut connection: Connection, poller: &Poller, shared: &Shared, handler: 
                 poller.park(connection);
                 return;
             }
-            ReadOutcome::Reject(error) => {
-                let timed_out = error.kind == contract::error::ErrorKind::RequestTimeout;
-                let response = handler(Err(error));
+            ReadOutcome::Reject(refused) => {
+                let timed_out = refused.error.kind == contract::error::ErrorKind::RequestTimeout;
+                let response = handler(Err(refused));
                 let _ =
                     write_response(&mut connection.stream, &response, false, Persistence::Close);
                 // A slow client is not sending a large body: no need to hold
@@ -88,11 +91,7 @@ fn serve(mut connection: Connection, poller: &Poller, shared: &Shared, handler: 
         let response = handler(Ok(&request));
 
         let keep_alive = request.keep_alive && !shared.shutting_down();
-        let persistence = match (keep_alive, request.http10) {
-            (false, _) => Persistence::Close,
-            (true, true) => Persistence::KeepAlive,
-            (true, false) => Persistence::KeepAliveImplied,
-        };
+        let persistence = Persistence::of_answer(keep_alive, request.http10);
         let head_only = request.method == "HEAD";
         if write_response(&mut connection.stream, &response, head_only, persistence).is_err() {
             return;

@@ -3,10 +3,18 @@
 //! chunked) and write one response.
 //!
 //! The reading side is in [`read`], the writing side in [`write`]; this file
-//! holds the two types that travel between the connector and the handlers.
+//! holds the types that travel between the connector and the handlers, and
+//! [`Socket`], what both sides need of a connection's socket.
 
 pub(crate) mod read;
 pub(crate) mod write;
+
+use std::io::{self, Read, Write};
+use std::net::Shutdown;
+use std::time::{Duration, Instant};
+
+use contract::error::ErrorKind;
+use contract::ApiError;
 
 /// One request, fully read: the handlers never touch the socket.
 #[derive(Debug, Clone)]
@@ -26,6 +34,40 @@ pub(crate) struct Request {
     /// (crate::queue_wait); `None` when it did not come through the queue
     /// (a pipelined request) or the connector cannot tell (tiny-http).
     pub(crate) queue_wait: Option<std::time::Duration>,
+    /// When its head was complete: the request's time in
+    /// `http_server_requests_seconds` counts from here.
+    pub(crate) head_at: Instant,
+}
+
+/// A request refused while it was being read (431, 413, 408, 400), to be
+/// counted and answered.
+#[derive(Debug, Clone)]
+pub(crate) struct Refused {
+    pub(crate) error: ApiError,
+    /// The head, when it had been read: the refusal was of the body (too
+    /// large, malformed, or past its deadline), and the route is known.
+    pub(crate) head: Option<HeadSeen>,
+}
+
+/// What a refused request's head said, for counting it under its route.
+#[derive(Debug, Clone)]
+pub(crate) struct HeadSeen {
+    pub(crate) method: String,
+    pub(crate) path: String,
+    pub(crate) at: Instant,
+}
+
+impl Refused {
+    /// Refused before the head was complete: no route, no time taken.
+    pub(crate) fn in_head(error: ApiError) -> Self {
+        Refused { error, head: None }
+    }
+
+    /// Whether this is a body that missed its deadline (a 408 after the
+    /// head was in: a head that misses its own has no head to show).
+    pub(crate) fn is_body_timeout(&self) -> bool {
+        self.head.is_some() && self.error.kind == ErrorKind::RequestTimeout
+    }
 }
 
 /// One answer. The connector adds the framing headers (`content-length`,
@@ -53,12 +95,57 @@ impl Response {
     }
 
     /// The contract's error shape: the status of the error and `{"error":..}`.
-    pub(crate) fn error(error: &contract::ApiError) -> Self {
+    pub(crate) fn error(error: &ApiError) -> Self {
         Response {
             status: error.status(),
             content_type: Self::JSON,
             body: error.body_json(),
             allow: None,
         }
+    }
+}
+
+/// How much later than its deadline a coroutine's read may end (see the
+/// `Socket` impl for may's `TcpStream`).
+const TIMEOUT_SLACK: Duration = Duration::from_millis(5);
+
+/// What reading a request and writing its answer need of a socket: a std
+/// `TcpStream` on platform threads, where a read blocks the thread, or
+/// may's on virtual threads (crate::virtual_threads), where the same read
+/// parks the coroutine and frees its carrier.
+pub(crate) trait Socket: Read + Write {
+    fn set_read_timeout(&mut self, timeout: Option<Duration>) -> io::Result<()>;
+    fn shutdown(&mut self, how: Shutdown) -> io::Result<()>;
+}
+
+impl Socket for std::net::TcpStream {
+    fn set_read_timeout(&mut self, timeout: Option<Duration>) -> io::Result<()> {
+        std::net::TcpStream::set_read_timeout(self, timeout)
+    }
+
+    fn shutdown(&mut self, how: Shutdown) -> io::Result<()> {
+        std::net::TcpStream::shutdown(self, how)
+    }
+}
+
+impl Socket for may::net::TcpStream {
+    /// may keeps the timeout itself (its sockets are non-blocking and each
+    /// read arms a timer) but also sets `SO_RCVTIMEO`, one system call per
+    /// read. A timeout already set no more than [`TIMEOUT_SLACK`] above the
+    /// one asked for is kept: a read then ends at most that much after its
+    /// deadline, and a keep-alive connection's next request usually needs
+    /// no call at all.
+    fn set_read_timeout(&mut self, timeout: Option<Duration>) -> io::Result<()> {
+        let current = may::net::TcpStream::read_timeout(self)?;
+        if let (Some(current), Some(wanted)) = (current, timeout) {
+            if current >= wanted && current - wanted <= TIMEOUT_SLACK {
+                return Ok(());
+            }
+        }
+        may::net::TcpStream::set_read_timeout(self, timeout)
+    }
+
+    fn shutdown(&mut self, how: Shutdown) -> io::Result<()> {
+        may::net::TcpStream::shutdown(self, how)
     }
 }

@@ -9,10 +9,14 @@
 //!
 //! The body, once the head is in, is read with blocking reads (as a servlet's
 //! `InputStream` does on Tomcat): the thread waits in `read(2)`, each read
-//! bounded by the time left before the same timeout. So a slow upload does
-//! hold a handler thread, for at most that long.
+//! bounded by the time left before one deadline for the whole body,
+//! `--body-read-timeout-ms` after the end of the head (Tomcat's
+//! `connectionUploadTimeout` is the nearest; a per-read timeout such as
+//! nginx's `client_body_timeout` never trips on a body dripped a byte at a
+//! time). Past it the request gets 408 and the connection is closed. So a
+//! slow upload does hold a handler thread, for at most that long.
 
-use std::io::{self, Read, Write};
+use std::io;
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
@@ -21,12 +25,21 @@ use contract::head::header_slots;
 use contract::params::{MAX_BODY_BYTES, MAX_HEADER_BYTES};
 use contract::ApiError;
 
-use super::Request;
+use super::{HeadSeen, Refused, Request, Socket};
 
 /// How much one `read(2)` asks for.
 const READ_CHUNK: usize = 8 * 1024;
 /// A chunk-size line longer than this is malformed.
 const MAX_CHUNK_LINE: usize = 1024;
+
+/// The two deadlines of reading a request.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ReadTimeouts {
+    /// From the head's first byte to its end (`--header-read-timeout-ms`).
+    pub(crate) head: Duration,
+    /// From the head's end to the body's last byte (`--body-read-timeout-ms`).
+    pub(crate) body: Duration,
+}
 
 /// What reading one request gave.
 #[derive(Debug)]
@@ -36,7 +49,7 @@ pub(crate) enum ReadOutcome {
     /// idle keep-alive connection, or a read failed): close without answering.
     Closed,
     /// Answer this error, then close: the rest of the input cannot be trusted.
-    Reject(ApiError),
+    Reject(Refused),
     /// The head is not complete and no more bytes are there yet: wait for
     /// them in the poller (the bytes so far stay in the connection's buffer).
     NeedMore,
@@ -49,11 +62,12 @@ enum Stop {
     NeedMore,
 }
 
-impl From<Stop> for ReadOutcome {
-    fn from(stop: Stop) -> Self {
-        match stop {
+impl Stop {
+    /// The outcome of stopping here; `head` is the head already read, if any.
+    fn outcome(self, head: Option<HeadSeen>) -> ReadOutcome {
+        match self {
             Stop::Closed => ReadOutcome::Closed,
-            Stop::Reject(error) => ReadOutcome::Reject(error),
+            Stop::Reject(error) => ReadOutcome::Reject(Refused { error, head }),
             Stop::NeedMore => ReadOutcome::NeedMore,
         }
     }
@@ -76,24 +90,85 @@ pub(crate) fn read_request(
     stream: &mut TcpStream,
     buf: &mut Vec<u8>,
     head_deadline: &mut Option<Instant>,
-    timeout: Duration,
+    timeouts: ReadTimeouts,
 ) -> ReadOutcome {
     if head_deadline.is_some_and(|deadline| Instant::now() >= deadline) {
-        return ReadOutcome::Reject(ApiError::request_timeout());
+        return ReadOutcome::Reject(Refused::in_head(ApiError::request_timeout()));
     }
     let head = match read_head(stream, buf) {
         Ok(head) => head,
         Err(stop) => {
             if matches!(stop, Stop::NeedMore) && !buf.is_empty() {
-                head_deadline.get_or_insert_with(|| Instant::now() + timeout);
+                head_deadline.get_or_insert_with(|| Instant::now() + timeouts.head);
             }
-            return stop.into();
+            return stop.outcome(None);
         }
     };
     *head_deadline = None;
-    let body = match read_body(stream, buf, &head, timeout) {
+    finish_request(stream, buf, head, timeouts)
+}
+
+/// Reads the next request on a socket whose reads wait: may's, on virtual
+/// threads (crate::virtual_threads), where the wait parks the coroutine and
+/// its carrier runs others. Before the first byte of a head it waits until
+/// `idle_until` (the keep-alive timeout), then says [`ReadOutcome::Closed`]
+/// to close quietly; from the head's first byte the head must be complete
+/// within `timeouts.head`, else 408; the body is read as [`read_request`]
+/// reads it. The checks are the same as there, in the same order.
+/// `at_head` is called once the head is in (the request is in progress
+/// from there: a drain lets it finish).
+pub(crate) fn read_request_waiting<S: Socket>(
+    stream: &mut S,
+    buf: &mut Vec<u8>,
+    (timeouts, idle_until): (ReadTimeouts, Instant),
+    at_head: impl FnOnce(),
+) -> ReadOutcome {
+    let mut head_deadline = None;
+    let head = loop {
+        if !buf.is_empty() {
+            match parse_head(buf) {
+                Ok(Some((head, head_len))) => {
+                    buf.drain(..head_len);
+                    break head;
+                }
+                Ok(None) => {
+                    head_deadline.get_or_insert_with(|| Instant::now() + timeouts.head);
+                }
+                Err(stop) => return stop.outcome(None),
+            }
+        }
+        match read_more(stream, buf, head_deadline.unwrap_or(idle_until)) {
+            Ok(()) => {}
+            Err(ReadFailure::Gone) => return ReadOutcome::Closed,
+            Err(ReadFailure::TimedOut) if head_deadline.is_some() => {
+                return ReadOutcome::Reject(Refused::in_head(ApiError::request_timeout()));
+            }
+            // An idle keep-alive connection past its timeout: closed quietly.
+            Err(ReadFailure::TimedOut) => return ReadOutcome::Closed,
+        }
+    };
+    at_head();
+    finish_request(stream, buf, head, timeouts)
+}
+
+/// The rest of a request once its head is in: the body, by its deadline.
+fn finish_request<S: Socket>(
+    stream: &mut S,
+    buf: &mut Vec<u8>,
+    head: Head,
+    timeouts: ReadTimeouts,
+) -> ReadOutcome {
+    let head_at = Instant::now();
+    let body = match read_body(stream, buf, &head, head_at + timeouts.body) {
         Ok(body) => body,
-        Err(stop) => return stop.into(),
+        Err(stop) => {
+            let seen = HeadSeen {
+                method: head.method,
+                path: head.path,
+                at: head_at,
+            };
+            return stop.outcome(Some(seen));
+        }
     };
     ReadOutcome::Request(Request {
         method: head.method,
@@ -105,6 +180,7 @@ pub(crate) fn read_request(
         http10: head.http10,
         // Known to the connector, which sets it.
         queue_wait: None,
+        head_at,
     })
 }
 
@@ -207,13 +283,13 @@ fn parse_head(buf: &[u8]) -> Result<Option<(Head, usize)>, Stop> {
     Ok(Some((head, parsed.len)))
 }
 
-fn read_body(
-    stream: &mut TcpStream,
+/// Reads the body the head announced, all of it by `deadline`.
+fn read_body<S: Socket>(
+    stream: &mut S,
     buf: &mut Vec<u8>,
     head: &Head,
-    timeout: Duration,
+    deadline: Instant,
 ) -> Result<Vec<u8>, Stop> {
-    let deadline = Instant::now() + timeout;
     let needs_bytes = match head.framing {
         BodyFraming::None => return Ok(Vec::new()),
         BodyFraming::Length(n) => buf.len() < n,
@@ -224,7 +300,7 @@ fn read_body(
         let _ = stream.write_all(b"HTTP/1.1 100 Continue\r\n\r\n");
     }
     let failed = |failure| match failure {
-        ReadFailure::TimedOut => Stop::Reject(ApiError::request_timeout()),
+        ReadFailure::TimedOut => Stop::Reject(ApiError::body_timeout()),
         ReadFailure::Gone => Stop::Closed,
     };
     match head.framing {
@@ -254,8 +330,8 @@ impl From<ReadFailure> for ChunkedError {
 }
 
 /// Decodes a chunked body, refusing it as soon as it grows past the limit.
-fn read_chunked(
-    stream: &mut TcpStream,
+fn read_chunked<S: Socket>(
+    stream: &mut S,
     buf: &mut Vec<u8>,
     deadline: Instant,
 ) -> Result<Vec<u8>, ChunkedError> {
@@ -318,8 +394,8 @@ fn read_chunked(
 
 /// Blocks until some bytes arrive (appended to `buf`), the peer closes, or
 /// the deadline passes.
-fn read_more(
-    stream: &mut TcpStream,
+fn read_more<S: Socket>(
+    stream: &mut S,
     buf: &mut Vec<u8>,
     deadline: Instant,
 ) -> Result<(), ReadFailure> {

@@ -3,11 +3,11 @@
 //! The head and body go out in one `write(2)` where the kernel takes it all
 //! (bodies here are small), so a keep-alive client sees one segment per answer.
 
-use std::io::{self, Read, Write};
-use std::net::{Shutdown, TcpStream};
+use std::io::{self, Write};
+use std::net::Shutdown;
 use std::time::{Duration, Instant};
 
-use super::Response;
+use super::{Response, Socket};
 
 /// What the `Connection` header of an answer says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,10 +19,23 @@ pub(crate) enum Persistence {
     Close,
 }
 
+impl Persistence {
+    /// What an answer says when the connection is to be kept (`keep_alive`):
+    /// nothing on HTTP/1.1, where it is the default, and `keep-alive` to an
+    /// HTTP/1.0 client, which otherwise waits for the close.
+    pub(crate) fn of_answer(keep_alive: bool, http10: bool) -> Self {
+        match (keep_alive, http10) {
+            (false, _) => Persistence::Close,
+            (true, true) => Persistence::KeepAlive,
+            (true, false) => Persistence::KeepAliveImplied,
+        }
+    }
+}
+
 /// Writes `response`; for a `HEAD` request (`head_only`) the body is left out
 /// but its length still announced, as for the `GET` it stands for.
 pub(crate) fn write_response(
-    stream: &mut TcpStream,
+    stream: &mut impl Write,
     response: &Response,
     head_only: bool,
     persistence: Persistence,
@@ -60,7 +73,7 @@ pub(crate) fn write_response(
 /// and a reset can reach the client before it has read our answer. So we stop
 /// writing, read and throw away what is still coming for a short while, then
 /// close (the "lingering close" of Apache and nginx).
-pub(crate) fn linger_close(mut stream: TcpStream) {
+pub(crate) fn linger_close(mut stream: impl Socket) {
     const LINGER_FOR: Duration = Duration::from_secs(2);
     const LINGER_MAX_BYTES: usize = 1024 * 1024;
     let _ = stream.shutdown(Shutdown::Write);

@@ -1,0 +1,246 @@
+//! The seam between the handlers and the Postgres and Redis clients they
+//! call, named so that a reader can see it is the only one: `--driver`
+//! picks what is behind it, and the handlers read the same either way
+//! (Spring's switch to virtual threads changes the executor, not the
+//! controllers).
+//!
+//! - `pinning`: the r2d2 pools of the sync clients (crate::db,
+//!   crate::cache). Each call blocks the thread that makes it until the
+//!   answer comes: a platform handler thread, as in Spring MVC with JDBC;
+//!   on virtual threads, the carrier, as a JDBC driver inside `synchronized`
+//!   pinned its carrier before JDK 24. On a carrier each call is marked
+//!   (crate::virtual_threads::pinning), for the pinning detector.
+//! - `yielding` (virtual threads only): coroutine-aware clients on may's
+//!   sockets, in a pool whose waiting checkouts park too
+//!   (crate::yielding). Each wait parks the coroutine and frees the
+//!   carrier, so these calls are not marked.
+//!
+//! Every checkout is timed here, for `pool_acquires_total` and
+//! `pool_acquire_wait_seconds_total`.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use contract::metrics::{PoolGauges, PoolWaitTotals};
+use contract::model::User;
+use contract::settings::CommonSettings;
+
+use crate::db::DbError;
+use crate::virtual_threads::pinning::on_carrier;
+use crate::yielding::pool::{Pool, PoolState, Pooled};
+use crate::yielding::postgres::PgConn;
+use crate::yielding::resp::RedisConn;
+
+/// The clients behind `AppState`.
+pub(crate) struct Driver {
+    clients: Clients,
+    db_waits: PoolWaits,
+    cache_waits: PoolWaits,
+}
+
+enum Clients {
+    Pinning {
+        db: crate::db::DbPool,
+        cache: crate::cache::CachePool,
+    },
+    Yielding {
+        db: Pool<PgConn>,
+        cache: Pool<RedisConn>,
+    },
+}
+
+/// A pooled Postgres connection, checked out for one request.
+// It lives on the request's stack for one request; boxing the larger
+// (pinning) variant would cost an allocation per checkout instead.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum DbConn {
+    Pinning(r2d2::PooledConnection<crate::db::PgManager>),
+    Yielding(Pooled<PgConn>),
+}
+
+/// A pooled Redis connection, checked out for one request.
+pub(crate) enum CacheConn {
+    Pinning(r2d2::PooledConnection<crate::cache::RedisManager>),
+    Yielding(Pooled<RedisConn>),
+}
+
+/// Why a checkout or a Redis command failed (the handler answers 503).
+#[derive(Debug)]
+pub(crate) struct Unavailable(String);
+
+impl std::fmt::Display for Unavailable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Driver {
+    /// The pinning driver: r2d2 pools of the sync clients, built without
+    /// connecting (connections open on first use).
+    pub(crate) fn pinning(settings: &CommonSettings) -> anyhow::Result<Driver> {
+        Ok(Driver {
+            clients: Clients::Pinning {
+                db: crate::db::pool(settings)?,
+                cache: crate::cache::pool(settings)?,
+            },
+            db_waits: PoolWaits::default(),
+            cache_waits: PoolWaits::default(),
+        })
+    }
+
+    /// The yielding driver: the coroutine-aware clients' pools, with the
+    /// same sizes and timeouts, built without connecting.
+    pub(crate) fn yielding(settings: &CommonSettings) -> anyhow::Result<Driver> {
+        Ok(Driver {
+            clients: Clients::Yielding {
+                db: crate::yielding::postgres::pool(settings)?,
+                cache: crate::yielding::resp::pool(settings)?,
+            },
+            db_waits: PoolWaits::default(),
+            cache_waits: PoolWaits::default(),
+        })
+    }
+
+    /// A Postgres connection within the acquire timeout.
+    pub(crate) fn db(&self) -> Result<DbConn, Unavailable> {
+        let started = Instant::now();
+        let conn = match &self.clients {
+            Clients::Pinning { db, .. } => db
+                .get()
+                .map(DbConn::Pinning)
+                .map_err(|e| Unavailable(e.to_string())),
+            Clients::Yielding { db, .. } => db.get().map(DbConn::Yielding).map_err(Unavailable),
+        };
+        self.db_waits.record(started.elapsed());
+        conn
+    }
+
+    /// A Redis connection within the acquire timeout.
+    pub(crate) fn cache(&self) -> Result<CacheConn, Unavailable> {
+        let started = Instant::now();
+        let conn = match &self.clients {
+            Clients::Pinning { cache, .. } => cache
+                .get()
+                .map(CacheConn::Pinning)
+                .map_err(|e| Unavailable(e.to_string())),
+            Clients::Yielding { cache, .. } => {
+                cache.get().map(CacheConn::Yielding).map_err(Unavailable)
+            }
+        };
+        self.cache_waits.record(started.elapsed());
+        conn
+    }
+
+    /// Both pools' gauges and checkout totals, for `/metrics`.
+    pub(crate) fn pool_gauges(&self) -> Vec<PoolGauges> {
+        match &self.clients {
+            Clients::Pinning { db, cache } => {
+                let (d, c) = (db.state(), cache.state());
+                vec![
+                    PoolGauges {
+                        pool: "postgres",
+                        max_size: u64::from(db.max_size()),
+                        size: u64::from(d.connections),
+                        idle: u64::from(d.idle_connections),
+                        // r2d2 does not say how many threads wait for a connection.
+                        waiters: None,
+                        waits: Some(self.db_waits.totals()),
+                    },
+                    PoolGauges {
+                        pool: "redis",
+                        max_size: u64::from(cache.max_size()),
+                        size: u64::from(c.connections),
+                        idle: u64::from(c.idle_connections),
+                        waiters: None,
+                        waits: Some(self.cache_waits.totals()),
+                    },
+                ]
+            }
+            Clients::Yielding { db, cache } => vec![
+                yielding_gauges("postgres", db.state(), &self.db_waits),
+                yielding_gauges("redis", cache.state(), &self.cache_waits),
+            ],
+        }
+    }
+}
+
+/// A yielding pool's gauges; it counts its parked checkouts, so `waiters`
+/// is known.
+fn yielding_gauges(pool: &'static str, state: PoolState, waits: &PoolWaits) -> PoolGauges {
+    PoolGauges {
+        pool,
+        max_size: state.max_size as u64,
+        size: state.open as u64,
+        idle: state.idle as u64,
+        waiters: Some(state.waiters as u64),
+        waits: Some(waits.totals()),
+    }
+}
+
+impl DbConn {
+    /// `GET /users/{id}`'s query.
+    pub(crate) fn user_by_id(&mut self, id: i64) -> Result<Option<User>, DbError> {
+        match self {
+            DbConn::Pinning(conn) => on_carrier(|| conn.user_by_id(id)),
+            // Parks the coroutine while Postgres answers: not a pinning call.
+            DbConn::Yielding(conn) => conn.user_by_id(id),
+        }
+    }
+}
+
+impl CacheConn {
+    /// The two cached fields of a user: two GETs, one after the other.
+    pub(crate) fn get_user_fields(
+        &mut self,
+        prefix: &str,
+        id: i64,
+    ) -> Result<(Option<String>, Option<String>), Unavailable> {
+        match self {
+            CacheConn::Pinning(conn) => {
+                on_carrier(|| crate::cache::get_user_fields(conn, prefix, id))
+                    .map_err(|e| Unavailable(e.to_string()))
+            }
+            CacheConn::Yielding(conn) => conn.get_user_fields(prefix, id).map_err(Unavailable),
+        }
+    }
+
+    /// Sets both cached fields of a user in one pipelined round trip.
+    pub(crate) fn set_user_fields(
+        &mut self,
+        prefix: &str,
+        id: i64,
+        (name, email): (&str, &str),
+    ) -> Result<(), Unavailable> {
+        match self {
+            CacheConn::Pinning(conn) => {
+                on_carrier(|| crate::cache::set_user_fields(conn, prefix, id, name, email))
+                    .map_err(|e| Unavailable(e.to_string()))
+            }
+            CacheConn::Yielding(conn) => conn
+                .set_user_fields(prefix, id, name, email)
+                .map_err(Unavailable),
+        }
+    }
+}
+
+/// A pool's checkouts and the time they waited.
+#[derive(Debug, Default)]
+struct PoolWaits {
+    acquires: AtomicU64,
+    waited_ns: AtomicU64,
+}
+
+impl PoolWaits {
+    fn record(&self, waited: Duration) {
+        self.acquires.fetch_add(1, Ordering::Relaxed);
+        let ns = u64::try_from(waited.as_nanos()).unwrap_or(u64::MAX);
+        self.waited_ns.fetch_add(ns, Ordering::Relaxed);
+    }
+
+    fn totals(&self) -> PoolWaitTotals {
+        PoolWaitTotals {
+            acquires: self.acquires.load(Ordering::Relaxed),
+            waited: Duration::from_nanos(self.waited_ns.load(Ordering::Relaxed)),
+        }
+    }
+}
