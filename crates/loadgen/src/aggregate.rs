@@ -30,6 +30,9 @@ pub(crate) struct Counts {
     pub(crate) timeout: u64,
     pub(crate) other: u64,
     pub(crate) late_sends: u64,
+    /// Bytes written and read on the connections (wrk's Transfer/sec).
+    pub(crate) sent_bytes: u64,
+    pub(crate) received_bytes: u64,
     /// Responses by status code (errors and successes).
     pub(crate) statuses: BTreeMap<u16, u64>,
 }
@@ -42,6 +45,8 @@ impl Counts {
         self.timeout += other.timeout;
         self.other += other.other;
         self.late_sends += other.late_sends;
+        self.sent_bytes += other.sent_bytes;
+        self.received_bytes += other.received_bytes;
         for (status, count) in &other.statuses {
             *self.statuses.entry(*status).or_default() += count;
         }
@@ -138,6 +143,8 @@ impl Aggregator {
         let mut shard = shard.lock().unwrap_or_else(|e| e.into_inner());
         let shard = &mut *shard;
         shard.counts.total += 1;
+        shard.counts.sent_bytes += record.sent_bytes;
+        shard.counts.received_bytes += record.received_bytes;
         if late {
             shard.counts.late_sends += 1;
         }
@@ -329,6 +336,8 @@ mod tests {
             started,
             finished: started + Duration::from_millis(took_ms),
             outcome,
+            sent_bytes: 40,
+            received_bytes: 100,
         }
     }
 
@@ -361,6 +370,10 @@ mod tests {
         assert_eq!(totals.counts.statuses.get(&200), Some(&2));
         assert_eq!(totals.counts.statuses.get(&503), Some(&1));
         assert_eq!(totals.latency.len(), 3, "only responses carry a latency");
+        assert_eq!(
+            (totals.counts.sent_bytes, totals.counts.received_bytes),
+            (6 * 40, 6 * 100)
+        );
 
         let mut timeline = TimelineBuilder::default();
         aggregator.drain_seconds(u64::MAX, &mut timeline);
@@ -384,6 +397,8 @@ mod tests {
             started: origin + Duration::from_millis(300),
             finished: origin + Duration::from_millis(310),
             outcome: Outcome::Status(200),
+            sent_bytes: 0,
+            received_bytes: 0,
         };
         aggregator.record(0, &record);
         let totals = aggregator.totals();

@@ -9,7 +9,9 @@
 //! intended send time; records are folded into fixed-size state (HDR
 //! histograms, error counts, a per-second timeline); the result is a
 //! [`Report`], which [`render_text`] prints for people and `serde_json`
-//! prints for programs. The library never prints.
+//! prints for programs. The library never prints. An [`Interrupt`] stops a
+//! run early and still gives its report ([`run_blocking_interruptible`]);
+//! [`main_with_args`] is the whole binary.
 //! [`Report::no_success_cause`] says, in one line, why a run in which no
 //! request succeeded failed (the CLI exits 3 with it), and
 //! [`parse_duration`] is the duration syntax every tool of the workspace
@@ -37,6 +39,7 @@
 //!
 //! ```text
 //! schema_version           integer, 2 (1 had user_ms and system_ms as the split of the CPU time)
+//! interrupted              bool, stopped early (an Interrupt: the CLI's Ctrl-C or SIGTERM)
 //! target.url               string, as given (placeholders included)
 //! target.method            string
 //! target.keep_alive        bool
@@ -54,6 +57,8 @@
 //! throughput_rps           float, requests.total / elapsed
 //! successful_throughput_rps  float, requests.ok / elapsed (status < 400 only)
 //! error_rate_percent       float, 0..100
+//! transfer.{sent_bytes,received_bytes}  integer, bytes written and read
+//! transfer.{sent_bytes_per_second,received_bytes_per_second}  float
 //! errors.status            integer, responses with status >= 400
 //! errors.by_status         {"503": n, ...}
 //! errors.connect|timeout|other  integer
@@ -84,15 +89,19 @@
 mod aggregate;
 mod chunked;
 pub mod cli;
+mod command;
+mod drive;
 mod duration_text;
 mod fd_limit;
 mod http1;
+mod interrupt;
 mod latency_stats;
 mod no_success;
 mod plan;
 mod print_text;
 mod record;
 mod report;
+mod report_assembly;
 mod request_bytes;
 mod runner;
 mod stages;
@@ -102,18 +111,21 @@ mod ticket_queue;
 mod worker;
 
 pub use aggregate::LATE_SEND_THRESHOLD;
+pub use command::main_with_args;
 pub use duration_text::parse_duration;
 pub use fd_limit::{ensure_fd_capacity, FdLimitError, RESERVED_FDS};
+pub use interrupt::{Interrupt, INTERRUPT_GRACE};
 pub use latency_stats::{error_rate_percent, summarize, LatencySummary};
 pub use plan::{default_threads, LoadModel, Plan, PlanBuilder, PlanError, StopAt};
 pub use print_text::render_text;
 pub use report::{
-    BurstInfo, ClientCpu, ErrorCounts, LoadInfo, OpenLoopInfo, Report, RequestCounts, StageInfo,
-    TargetInfo, ThresholdResult, TimelineRow, SCHEMA_VERSION,
+    BurstInfo, ClientCpu, ErrorCounts, LoadInfo, ModelName, OpenLoopInfo, Report, RequestCounts,
+    StageInfo, TargetInfo, ThresholdResult, TimelineRow, TransferInfo, SCHEMA_VERSION,
 };
 pub use request_bytes::RequestSpec;
 pub use runner::{
-    run, run_blocking, run_blocking_with_progress, run_with_progress, Progress, RunError,
+    run, run_blocking, run_blocking_interruptible, run_blocking_with_progress, run_interruptible,
+    run_with_progress, Progress, RunError,
 };
 pub use stages::{active_connections_at, parse_stages, peak_connections, total_duration, Stage};
 pub use target::Target;

@@ -107,7 +107,8 @@ mod tests {
     use super::*;
     use crate::latency_stats::{summarize, Precisions};
     use crate::report::{
-        ClientCpu, ErrorCounts, LoadInfo, RequestCounts, TargetInfo, SCHEMA_VERSION,
+        ClientCpu, ErrorCounts, LoadInfo, ModelName, RequestCounts, TargetInfo, TransferInfo,
+        SCHEMA_VERSION,
     };
 
     /// A closed-loop report of `total` requests to 127.0.0.1:9 with a 2 s
@@ -119,6 +120,7 @@ mod tests {
         let errors = total - ok;
         Report {
             schema_version: SCHEMA_VERSION,
+            interrupted: false,
             target: TargetInfo {
                 url: "http://127.0.0.1:9/health".into(),
                 method: "GET".into(),
@@ -126,7 +128,7 @@ mod tests {
                 timeout_ms: 2000.0,
             },
             load: LoadInfo {
-                model: "closed".into(),
+                model: ModelName::Closed,
                 connections: 10,
                 duration_ms: Some(2000.0),
                 requests: None,
@@ -140,6 +142,7 @@ mod tests {
             throughput_rps: total as f64 / 2.0,
             successful_throughput_rps: ok as f64 / 2.0,
             error_rate_percent: 0.0,
+            transfer: TransferInfo::default(),
             errors: ErrorCounts {
                 status,
                 by_status,

@@ -1,5 +1,6 @@
 //! One record per request, as the worker loop produces it: when the request
-//! was due, when it actually started, when it finished, and how it ended.
+//! was due, when it actually started, when it finished, how it ended, and
+//! the bytes it moved.
 //! Carrying the intended time makes coordinated-omission correction a matter
 //! of subtraction in the aggregator.
 
@@ -46,4 +47,8 @@ pub(crate) struct RequestRecord {
     /// When the last byte of the response arrived, or the failure happened.
     pub(crate) finished: Instant,
     pub(crate) outcome: Outcome,
+    /// Bytes written for this request (a retry's included).
+    pub(crate) sent_bytes: u64,
+    /// Bytes read for its answer, head and body.
+    pub(crate) received_bytes: u64,
 }

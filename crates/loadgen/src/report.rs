@@ -18,6 +18,10 @@ pub const SCHEMA_VERSION: u32 = 2;
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
     pub schema_version: u32,
+    /// True when the run was stopped early (the CLI: Ctrl-C or SIGTERM):
+    /// every figure is of the requests that ended before the stop.
+    #[serde(default)]
+    pub interrupted: bool,
     pub target: TargetInfo,
     pub load: LoadInfo,
     /// Client runtime worker threads.
@@ -33,6 +37,9 @@ pub struct Report {
     #[serde(default)]
     pub successful_throughput_rps: f64,
     pub error_rate_percent: f64,
+    /// Bytes written and read, in all and per second of `elapsed_ms`.
+    #[serde(default)]
+    pub transfer: TransferInfo,
     pub errors: ErrorCounts,
     /// Responses by status code, as strings (`"200"`), errors included.
     pub status_codes: BTreeMap<String, u64>,
@@ -76,11 +83,26 @@ pub struct TargetInfo {
     pub timeout_ms: f64,
 }
 
+/// The load model a report was made under, spelled in the JSON as
+/// `closed`, `burst`, `stages` or `open`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ModelName {
+    /// A fixed number of connections, each sending its next request when
+    /// its answer arrives.
+    Closed,
+    /// Every connection opened, then one request on each at once.
+    Burst,
+    /// A closed loop whose connections follow k6-style stages.
+    Stages,
+    /// Requests sent at a fixed rate whatever the answers do.
+    Open,
+}
+
 /// How it was loaded; fields that do not apply to the model are `null`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LoadInfo {
-    /// `closed`, `burst`, `stages` or `open`.
-    pub model: String,
+    pub model: ModelName,
     /// Closed and burst: connections; stages: the peak; open: the initial pool.
     pub connections: usize,
     pub duration_ms: Option<f64>,
@@ -104,6 +126,16 @@ pub struct RequestCounts {
     /// Responses with a status below 400.
     pub ok: u64,
     pub errors: u64,
+}
+
+/// Bytes on the wire, as wrk's `Transfer/sec` counts them: every byte
+/// written (requests, retries included) and read (heads and bodies).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct TransferInfo {
+    pub sent_bytes: u64,
+    pub received_bytes: u64,
+    pub sent_bytes_per_second: f64,
+    pub received_bytes_per_second: f64,
 }
 
 /// Errors split by kind; `status` is the sum of `by_status`.

@@ -1,32 +1,24 @@
-//! Running a plan: check the open-file limit, start the workers the load
-//! model asks for, drive the model's clock (deadline, burst release, stage
-//! controller, arrival clock), collect the timeline while it runs, and turn
-//! the aggregate into a [`Report`]. Nothing here prints.
+//! Running a plan: check the open-file limit, set up the workers' shared
+//! state, drive the load model (crate::drive) until it ends or an
+//! [`Interrupt`] stops it, collect the timeline while it runs, and turn the
+//! aggregate into a [`Report`] (crate::report_assembly). Nothing here prints.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio::sync::{mpsc, watch};
-use tokio::task::JoinHandle;
+use tokio::sync::watch;
 
-use crate::aggregate::{Aggregator, TimelineBuilder, LATE_SEND_THRESHOLD};
+use crate::aggregate::{Aggregator, TimelineBuilder};
+use crate::drive::{drive_abandoning, drive_load, LoadPhase};
 use crate::fd_limit::{ensure_fd_capacity, FdLimitError};
-use crate::latency_stats::{error_rate_percent, record_micros, summarize};
-use crate::plan::{LoadModel, Plan, StopAt};
-use crate::report::{
-    ms, BurstInfo, ClientCpu, ErrorCounts, LoadInfo, OpenLoopInfo, Report, RequestCounts,
-    StageInfo, TargetInfo, SCHEMA_VERSION,
-};
+use crate::interrupt::{Interrupt, INTERRUPT_GRACE};
+use crate::plan::{LoadModel, Plan};
+use crate::report::Report;
+use crate::report_assembly::{build_report, Measured};
 use crate::request_bytes::RequestTemplate;
-use crate::stages::{active_connections_at, total_duration};
-use crate::ticket_queue::TicketQueue;
-use crate::worker::{Pacing, Shared};
+use crate::worker::Shared;
 
-/// How often the stage controller adjusts the active connection count.
-const STAGE_TICK: Duration = Duration::from_millis(100);
-/// Shortest sleep of the open-mode arrival clock.
-const CLOCK_QUANTUM: Duration = Duration::from_micros(250);
 /// How often finished seconds are folded and progress is published.
 const COLLECT_TICK: Duration = Duration::from_millis(250);
 
@@ -70,6 +62,14 @@ pub fn run_blocking(plan: &Plan) -> Result<Report, RunError> {
 }
 
 /// [`run_blocking`], publishing live counts into `progress`.
+pub fn run_blocking_with_progress(plan: &Plan, progress: &Progress) -> Result<Report, RunError> {
+    run_blocking_interruptible(plan, progress, &Interrupt::new())
+}
+
+/// [`run_blocking_with_progress`], stopped early when `interrupt` is
+/// triggered: no request starts after it, those in flight get
+/// [`INTERRUPT_GRACE`] to land, and the report (marked `interrupted`)
+/// counts what ended by then.
 ///
 /// Each client thread runs its own single-threaded tokio runtime with its
 /// own epoll instance, and connections are dealt out to them round-robin,
@@ -79,7 +79,11 @@ pub fn run_blocking(plan: &Plan) -> Result<Report, RunError> {
 /// work-stealing runtime on this 2-core machine, CPU per request was the
 /// same within noise; this layout is the one whose cost is easiest to
 /// reason about next to wrk's.)
-pub fn run_blocking_with_progress(plan: &Plan, progress: &Progress) -> Result<Report, RunError> {
+pub fn run_blocking_interruptible(
+    plan: &Plan,
+    progress: &Progress,
+    interrupt: &Interrupt,
+) -> Result<Report, RunError> {
     let (release_tx, release_rx) = watch::channel(false);
     let mut runtimes = Vec::with_capacity(plan.threads);
     let mut threads = Vec::with_capacity(plan.threads);
@@ -104,7 +108,7 @@ pub fn run_blocking_with_progress(plan: &Plan, progress: &Progress) -> Result<Re
         .enable_all()
         .build()
         .map_err(RunError::Runtime)?;
-    let result = driver.block_on(run_on(plan, progress, runtimes));
+    let result = driver.block_on(run_on(plan, progress, interrupt, runtimes));
     let _ = release_tx.send(true);
     for thread in threads {
         let _ = thread.join();
@@ -120,18 +124,18 @@ pub async fn run(plan: &Plan) -> Result<Report, RunError> {
 
 /// [`run`], publishing live counts into `progress`.
 pub async fn run_with_progress(plan: &Plan, progress: &Progress) -> Result<Report, RunError> {
-    run_on(plan, progress, vec![tokio::runtime::Handle::current()]).await
+    run_interruptible(plan, progress, &Interrupt::new()).await
 }
 
-/// What driving the load model produced besides the records.
-struct LoadPhase {
-    start: Instant,
-    end: Instant,
-    open_loop: Option<OpenLoopInfo>,
-    burst: Option<BurstInfo>,
-    /// Requests abandoned in flight at the deadline ([`Plan::abandon_in_flight`]),
-    /// each with how long it had been in flight then.
-    unfinished_ages: Vec<Duration>,
+/// [`run_with_progress`], stopped early when `interrupt` is triggered (as
+/// [`run_blocking_interruptible`] is).
+pub async fn run_interruptible(
+    plan: &Plan,
+    progress: &Progress,
+    interrupt: &Interrupt,
+) -> Result<Report, RunError> {
+    let runtimes = vec![tokio::runtime::Handle::current()];
+    run_on(plan, progress, interrupt, runtimes).await
 }
 
 /// Runs `plan` with workers spread over `runtimes`; the caller's task
@@ -139,15 +143,47 @@ struct LoadPhase {
 async fn run_on(
     plan: &Plan,
     progress: &Progress,
+    interrupt: &Interrupt,
     runtimes: Vec<tokio::runtime::Handle>,
 ) -> Result<Report, RunError> {
     ensure_fd_capacity(plan.load.peak_connections())?;
     let cpu_before = own_cpu_seconds();
     // Second zero of the timeline and of recording: after the unrecorded lead.
     let origin = Instant::now() + plan.unrecorded_lead;
+    let shared = Arc::new(shared_state(plan, origin, runtimes)?);
+
+    let (done_tx, done_rx) = watch::channel(false);
+    let drive = async {
+        let phase = drive_until_interrupted(&shared, plan, origin, interrupt).await;
+        let _ = done_tx.send(true);
+        phase
+    };
+    let ((phase, interrupted), mut timeline) =
+        tokio::join!(drive, collect_timeline(&shared, progress, done_rx));
+    let cpu_seconds = (own_cpu_seconds() - cpu_before).max(0.0);
+
+    shared.aggregator.drain_seconds(u64::MAX, &mut timeline);
+    let totals = shared.aggregator.totals();
+    publish(&shared.aggregator, progress);
+    let measured = Measured {
+        phase,
+        totals,
+        timeline: timeline.finish(),
+        cpu_seconds,
+        wall: origin.elapsed() + plan.unrecorded_lead,
+        interrupted,
+    };
+    Ok(build_report(plan, measured))
+}
+
+/// What every worker of the run shares.
+fn shared_state(
+    plan: &Plan,
+    origin: Instant,
+    runtimes: Vec<tokio::runtime::Handle>,
+) -> Result<Shared, RunError> {
     let open = matches!(plan.load, LoadModel::Open { .. });
-    let clock_base = Instant::now();
-    let shared = Arc::new(Shared {
+    Ok(Shared {
         addr: plan.target.addr,
         template: RequestTemplate::new(&plan.target, &plan.request),
         keep_alive: plan.request.keep_alive,
@@ -160,102 +196,43 @@ async fn run_on(
                 .map(|_| AtomicU64::new(0))
                 .collect()
         }),
-        clock_base,
+        clock_base: Instant::now(),
         runtimes,
-    });
+    })
+}
 
-    let (done_tx, done_rx) = watch::channel(false);
+/// Drives the load model to its end, or until `interrupt`: then no request
+/// starts any more (`stop`), the model's clock ends, and what is in flight
+/// gets [`INTERRUPT_GRACE`] to land. Returns the phase and whether it was
+/// interrupted.
+async fn drive_until_interrupted(
+    shared: &Arc<Shared>,
+    plan: &Plan,
+    origin: Instant,
+    interrupt: &Interrupt,
+) -> (LoadPhase, bool) {
     let drive = async {
-        let phase = if plan.abandon_in_flight {
-            drive_abandoning(&shared, &plan.load, origin, plan.unrecorded_lead).await
+        if plan.abandon_in_flight {
+            drive_abandoning(shared, &plan.load, origin, plan.unrecorded_lead).await
         } else {
-            drive_load(&shared, &plan.load, origin).await
-        };
-        let _ = done_tx.send(true);
-        phase
-    };
-    let (phase, mut timeline) = tokio::join!(drive, collect_timeline(&shared, progress, done_rx));
-    let cpu_seconds = (own_cpu_seconds() - cpu_before).max(0.0);
-
-    shared.aggregator.drain_seconds(u64::MAX, &mut timeline);
-    let totals = shared.aggregator.totals();
-    let unfinished = phase.unfinished_ages.len() as u64;
-    let latency_lower_bound_ms = totals.bounded.map(|mut h| {
-        for age in &phase.unfinished_ages {
-            record_micros(&mut h, u64::try_from(age.as_micros()).unwrap_or(u64::MAX));
+            drive_load(shared, &plan.load, origin).await
         }
-        summarize(&h)
-    });
-    publish(&shared.aggregator, progress);
-
-    let elapsed = phase.end.saturating_duration_since(phase.start);
-    let elapsed_s = elapsed.as_secs_f64().max(1e-9);
-    let counts = &totals.counts;
-    let by_status: std::collections::BTreeMap<String, u64> = counts
-        .statuses
-        .iter()
-        .filter(|(code, _)| **code >= 400)
-        .map(|(code, n)| (code.to_string(), *n))
-        .collect();
-    let mut report = Report {
-        schema_version: SCHEMA_VERSION,
-        target: TargetInfo {
-            url: plan.target.url.clone(),
-            method: plan.request.method.clone(),
-            keep_alive: plan.request.keep_alive,
-            timeout_ms: ms(plan.timeout),
-        },
-        load: load_info(&plan.load),
-        threads: plan.threads,
-        elapsed_ms: ms(elapsed),
-        requests: RequestCounts {
-            total: counts.total + unfinished,
-            ok: counts.total - counts.errors,
-            errors: counts.errors + unfinished,
-        },
-        throughput_rps: (counts.total + unfinished) as f64 / elapsed_s,
-        successful_throughput_rps: (counts.total - counts.errors) as f64 / elapsed_s,
-        error_rate_percent: error_rate_percent(
-            counts.errors + unfinished,
-            counts.total + unfinished,
-        ),
-        errors: ErrorCounts {
-            status: by_status.values().sum(),
-            by_status,
-            connect: counts.connect,
-            timeout: counts.timeout,
-            other: counts.other,
-            unfinished,
-        },
-        status_codes: counts
-            .statuses
-            .iter()
-            .map(|(code, n)| (code.to_string(), *n))
-            .collect(),
-        latency_ms: summarize(&totals.latency),
-        latency_uncorrected_ms: totals.uncorrected.as_ref().map(summarize),
-        latency_lower_bound_ms,
-        open_loop: phase.open_loop.map(|info| OpenLoopInfo {
-            late_sends: counts.late_sends,
-            ..info
-        }),
-        burst: phase.burst,
-        timeline: timeline.finish(),
-        client_cpu: ClientCpu {
-            cpu_ms: cpu_seconds * 1000.0,
-            cores_used: cpu_seconds
-                / (origin.elapsed() + plan.unrecorded_lead)
-                    .as_secs_f64()
-                    .max(1e-9),
-        },
-        thresholds: Vec::new(),
     };
-    report.thresholds = plan
-        .thresholds
-        .iter()
-        .map(|t| t.evaluate(&report))
-        .collect();
-    Ok(report)
+    tokio::pin!(drive);
+    tokio::select! {
+        phase = &mut drive => (phase, false),
+        () = interrupt.triggered() => {
+            shared.stop.store(true, Ordering::Relaxed);
+            let stopped = Instant::now();
+            match tokio::time::timeout(INTERRUPT_GRACE, &mut drive).await {
+                Ok(phase) => (phase, true),
+                // Still going (a burst still connecting, a request that will
+                // not land): the phase ends at the interrupt; the workers left
+                // are dropped with their runtimes.
+                Err(_) => (LoadPhase { end: stopped, ..LoadPhase::plain(origin) }, true),
+            }
+        }
+    }
 }
 
 /// CPU time (user + system, all threads) this process has used so far, from
@@ -296,370 +273,6 @@ async fn collect_timeline(
         // that were timed just before the boundary but locked just after.
         timeline.fold_before(current.saturating_sub(1));
         publish(&shared.aggregator, progress);
-    }
-}
-
-fn spawn(shared: &Arc<Shared>, worker: usize, pacing: Pacing) -> JoinHandle<()> {
-    shared.spawn_worker(worker, pacing)
-}
-
-async fn join_all(handles: Vec<JoinHandle<()>>) {
-    for handle in handles {
-        // A worker that panicked has lost only its own in-flight request.
-        let _ = handle.await;
-    }
-}
-
-/// A closed loop that ends at its deadline sharp ([`Plan::abandon_in_flight`]):
-/// every worker is aborted there, closing its connection, and the requests
-/// still in flight are counted as unfinished instead of waited for. A
-/// response that lands in the microseconds between the deadline and the
-/// abort is still recorded. The workers start `lead` before `origin`
-/// ([`Plan::unrecorded_lead`]).
-async fn drive_abandoning(
-    shared: &Arc<Shared>,
-    load: &LoadModel,
-    origin: Instant,
-    lead: Duration,
-) -> LoadPhase {
-    let (connections, duration) = match load {
-        LoadModel::Closed {
-            connections,
-            stop: StopAt::Duration(d),
-        } => (*connections, *d),
-        // The plan builder allows nothing else with abandon_in_flight.
-        other => return drive_load(shared, other, origin - lead).await,
-    };
-    let handles: Vec<_> = (0..connections)
-        .map(|i| spawn(shared, i, Pacing::Closed { budget: None }))
-        .collect();
-    tokio::time::sleep_until((origin + duration).into()).await;
-    let end = Instant::now();
-    shared.stop.store(true, Ordering::Relaxed);
-    for handle in &handles {
-        handle.abort();
-    }
-    join_all(handles).await;
-    LoadPhase {
-        start: origin,
-        end,
-        open_loop: None,
-        burst: None,
-        unfinished_ages: shared
-            .in_flight_since
-            .iter()
-            .flatten()
-            .map(|slot| slot.load(Ordering::Relaxed))
-            .filter(|&since| since > 0)
-            .map(|since| {
-                let started = shared.clock_base + Duration::from_nanos(since - 1);
-                end.saturating_duration_since(started)
-            })
-            .collect(),
-    }
-}
-
-/// Starts the workers for the model and drives its clock to the end.
-async fn drive_load(shared: &Arc<Shared>, load: &LoadModel, origin: Instant) -> LoadPhase {
-    match load {
-        LoadModel::Closed { connections, stop } => {
-            let budget = match stop {
-                StopAt::Requests(n) => Some((Arc::new(AtomicU64::new(0)), *n)),
-                StopAt::Duration(_) => None,
-            };
-            let handles: Vec<_> = (0..*connections)
-                .map(|i| {
-                    spawn(
-                        shared,
-                        i,
-                        Pacing::Closed {
-                            budget: budget.clone(),
-                        },
-                    )
-                })
-                .collect();
-            let deadline = match stop {
-                StopAt::Duration(d) => {
-                    let shared = Arc::clone(shared);
-                    let d = *d;
-                    Some(tokio::spawn(async move {
-                        tokio::time::sleep(d).await;
-                        shared.stop.store(true, Ordering::Relaxed);
-                    }))
-                }
-                StopAt::Requests(_) => None,
-            };
-            join_all(handles).await;
-            if let Some(deadline) = deadline {
-                deadline.abort();
-            }
-            LoadPhase {
-                start: origin,
-                end: Instant::now(),
-                open_loop: None,
-                burst: None,
-                unfinished_ages: Vec::new(),
-            }
-        }
-        LoadModel::Burst { connections } => {
-            let (ready_tx, mut ready_rx) = mpsc::channel(1024);
-            let (release_tx, release_rx) = watch::channel(None);
-            let handles: Vec<_> = (0..*connections)
-                .map(|i| {
-                    let pacing = Pacing::Burst {
-                        ready: ready_tx.clone(),
-                        release: release_rx.clone(),
-                    };
-                    spawn(shared, i, pacing)
-                })
-                .collect();
-            drop(ready_tx);
-            let mut reported = 0;
-            let mut connected = 0;
-            while reported < *connections {
-                match ready_rx.recv().await {
-                    Some(ok) => {
-                        reported += 1;
-                        connected += usize::from(ok);
-                    }
-                    None => break,
-                }
-            }
-            let release = Instant::now();
-            let _ = release_tx.send(Some(release));
-            join_all(handles).await;
-            LoadPhase {
-                start: release,
-                end: Instant::now(),
-                open_loop: None,
-                burst: Some(BurstInfo {
-                    connections: *connections,
-                    connected_before_release: connected,
-                    connect_phase_ms: ms(release - origin),
-                }),
-                unfinished_ages: Vec::new(),
-            }
-        }
-        LoadModel::Stages { stages } => {
-            let total = total_duration(stages);
-            let (active_tx, active_rx) =
-                watch::channel(active_connections_at(stages, Duration::ZERO));
-            let handles: Vec<_> = (0..load.peak_connections())
-                .map(|index| {
-                    let pacing = Pacing::Staged {
-                        index,
-                        active: active_rx.clone(),
-                    };
-                    spawn(shared, index, pacing)
-                })
-                .collect();
-            drop(active_rx);
-            loop {
-                let elapsed = origin.elapsed();
-                if elapsed >= total {
-                    break;
-                }
-                let target = active_connections_at(stages, elapsed);
-                active_tx.send_if_modified(|active| {
-                    let changed = *active != target;
-                    *active = target;
-                    changed
-                });
-                tokio::time::sleep(STAGE_TICK.min(total - elapsed)).await;
-            }
-            shared.stop.store(true, Ordering::Relaxed);
-            // Dropping the sender wakes parked workers so that they exit.
-            drop(active_tx);
-            join_all(handles).await;
-            LoadPhase {
-                start: origin,
-                end: Instant::now(),
-                open_loop: None,
-                burst: None,
-                unfinished_ages: Vec::new(),
-            }
-        }
-        LoadModel::Open {
-            rate_rps,
-            stop,
-            initial_connections,
-            max_connections,
-        } => {
-            drive_open(
-                shared,
-                *rate_rps,
-                *stop,
-                *initial_connections,
-                *max_connections,
-            )
-            .await
-        }
-    }
-}
-
-/// The arrival clock of open mode: request `i` is due at `start + i / rate`,
-/// whether or not earlier ones have answered. The pool grows when no worker
-/// is free so that arrivals do not wait on responses, up to the cap.
-///
-/// The clock runs on a blocking thread with `std::thread::sleep`, not on a
-/// tokio timer: tokio's timer wheel has millisecond granularity and would
-/// make most sends leave up to a millisecond late, which the corrected
-/// latency would then (rightly) charge to the server.
-async fn drive_open(
-    shared: &Arc<Shared>,
-    rate_rps: f64,
-    stop: StopAt,
-    initial_connections: usize,
-    max_connections: usize,
-) -> LoadPhase {
-    let shared_for_clock = Arc::clone(shared);
-    let start = Instant::now();
-    let clock = tokio::task::spawn_blocking(move || {
-        arrival_clock(
-            &shared_for_clock,
-            start,
-            rate_rps,
-            stop,
-            initial_connections.min(max_connections),
-            max_connections,
-        )
-    })
-    .await;
-    let (handles, scheduled, pool_cap_hits) = clock.unwrap_or_default();
-    let connections_used = handles.len();
-    join_all(handles).await;
-    LoadPhase {
-        start,
-        end: Instant::now(),
-        open_loop: Some(OpenLoopInfo {
-            rate_rps,
-            scheduled,
-            late_sends: 0,
-            late_threshold_ms: ms(LATE_SEND_THRESHOLD),
-            pool_cap_hits,
-            connections_used,
-        }),
-        burst: None,
-        unfinished_ages: Vec::new(),
-    }
-}
-
-/// Hands out tickets on schedule; returns the workers it started, the
-/// tickets scheduled and how often the pool cap was hit.
-fn arrival_clock(
-    shared: &Arc<Shared>,
-    start: Instant,
-    rate_rps: f64,
-    stop: StopAt,
-    initial_connections: usize,
-    max_connections: usize,
-) -> (Vec<JoinHandle<()>>, u64, u64) {
-    let tickets = Arc::new(TicketQueue::default());
-    let start_worker = |index: usize| {
-        tickets.count_new_worker();
-        let pacing = Pacing::Open {
-            tickets: Arc::clone(&tickets),
-            counted_as_spare: true,
-        };
-        shared.spawn_worker(index, pacing)
-    };
-    let mut handles: Vec<_> = (0..initial_connections).map(start_worker).collect();
-    let mut scheduled: u64 = 0;
-    let mut pool_cap_hits: u64 = 0;
-    let mut last_wake = start;
-    loop {
-        let intended = start + Duration::from_secs_f64(scheduled as f64 / rate_rps);
-        let over = match stop {
-            StopAt::Duration(d) => intended >= start + d,
-            StopAt::Requests(n) => scheduled >= n,
-        };
-        if over {
-            break;
-        }
-        let now = Instant::now();
-        if intended > now {
-            // Wake at most once per quantum and send everything due then:
-            // at high rates this trades up to a quarter millisecond of
-            // lateness for far fewer thread wake-ups per request.
-            let wake = intended.max(last_wake + CLOCK_QUANTUM);
-            std::thread::sleep(wake - now);
-            last_wake = Instant::now();
-        }
-        if tickets.spare() <= 0 {
-            if handles.len() < max_connections {
-                handles.push(start_worker(handles.len()));
-            } else {
-                pool_cap_hits += 1;
-            }
-        }
-        tickets.push(intended);
-        scheduled += 1;
-    }
-    tickets.close();
-    (handles, scheduled, pool_cap_hits)
-}
-
-fn load_info(load: &LoadModel) -> LoadInfo {
-    let split = |stop: &StopAt| match stop {
-        StopAt::Duration(d) => (Some(ms(*d)), None),
-        StopAt::Requests(n) => (None, Some(*n)),
-    };
-    match load {
-        LoadModel::Closed { connections, stop } => {
-            let (duration_ms, requests) = split(stop);
-            LoadInfo {
-                model: "closed".into(),
-                connections: *connections,
-                duration_ms,
-                requests,
-                rate_rps: None,
-                max_connections: None,
-                stages: None,
-            }
-        }
-        LoadModel::Burst { connections } => LoadInfo {
-            model: "burst".into(),
-            connections: *connections,
-            duration_ms: None,
-            requests: Some(*connections as u64),
-            rate_rps: None,
-            max_connections: None,
-            stages: None,
-        },
-        LoadModel::Stages { stages } => LoadInfo {
-            model: "stages".into(),
-            connections: load.peak_connections(),
-            duration_ms: Some(ms(total_duration(stages))),
-            requests: None,
-            rate_rps: None,
-            max_connections: None,
-            stages: Some(
-                stages
-                    .iter()
-                    .map(|s| StageInfo {
-                        duration_ms: ms(s.duration),
-                        target: s.target,
-                    })
-                    .collect(),
-            ),
-        },
-        LoadModel::Open {
-            rate_rps,
-            stop,
-            initial_connections,
-            max_connections,
-        } => {
-            let (duration_ms, requests) = split(stop);
-            LoadInfo {
-                model: "open".into(),
-                connections: *initial_connections,
-                duration_ms,
-                requests,
-                rate_rps: Some(*rate_rps),
-                max_connections: Some(*max_connections),
-                stages: None,
-            }
-        }
     }
 }
 

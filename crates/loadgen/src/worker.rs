@@ -1,6 +1,6 @@
 //! The one worker loop every load model uses: take the next ticket (the
 //! instant a request is due) from the model's pacing, send the request on
-//! this worker's connection, record how it ended. The models differ only in
+//! this worker's connection, record how it ended and the bytes it moved. The models differ only in
 //! where tickets come from and when they run out.
 
 use std::net::SocketAddr;
@@ -133,6 +133,7 @@ pub(crate) async fn run_worker(shared: Arc<Shared>, worker: usize, mut pacing: P
                 Ordering::Relaxed,
             );
         }
+        let mut transferred = Transferred::default();
         let outcome = if started.saturating_duration_since(intended) >= shared.timeout {
             // An open-mode ticket that waited in the client longer than the
             // timeout has already failed by the user's own definition.
@@ -140,8 +141,11 @@ pub(crate) async fn run_worker(shared: Arc<Shared>, worker: usize, mut pacing: P
             // of the run by one timeout per queued ticket.
             Outcome::Failed(FailureKind::Timeout)
         } else {
-            exchange(&shared, &mut connection).await
+            exchange(&shared, &mut connection, &mut transferred).await
         };
+        if let Some(conn) = connection.as_mut() {
+            transferred.add(conn);
+        }
         let finished = Instant::now();
         shared.aggregator.record(
             worker,
@@ -150,6 +154,8 @@ pub(crate) async fn run_worker(shared: Arc<Shared>, worker: usize, mut pacing: P
                 started,
                 finished,
                 outcome,
+                sent_bytes: transferred.sent,
+                received_bytes: transferred.received,
             },
         );
         // No await between recording and this: a worker aborted at the
@@ -209,11 +215,40 @@ async fn next_ticket(
     }
 }
 
+/// Bytes one request moved, gathered from each connection it used before
+/// that connection is dropped.
+#[derive(Debug, Default)]
+struct Transferred {
+    sent: u64,
+    received: u64,
+}
+
+impl Transferred {
+    fn add(&mut self, connection: &mut Connection) {
+        let (sent, received) = connection.take_transferred();
+        self.sent += sent;
+        self.received += received;
+    }
+
+    /// Drops the connection, keeping its count.
+    fn close(&mut self, connection: &mut Option<Connection>) {
+        if let Some(mut conn) = connection.take() {
+            self.add(&mut conn);
+        }
+    }
+}
+
 /// Sends one request and reads its response, within the timeout. A request
 /// that finds its kept-alive connection closed by the server before any
 /// response byte is retried once on a new connection: that is the server
-/// reaping an idle connection, not a failed request.
-async fn exchange(shared: &Shared, connection: &mut Option<Connection>) -> Outcome {
+/// reaping an idle connection, not a failed request. The bytes it moved are
+/// added to `transferred`, except those of a connection still open at the
+/// end, which the caller takes.
+async fn exchange(
+    shared: &Shared,
+    connection: &mut Option<Connection>,
+    transferred: &mut Transferred,
+) -> Outcome {
     let built;
     let request: &[u8] = match shared.template.fixed_bytes() {
         Some(bytes) => bytes,
@@ -242,12 +277,12 @@ async fn exchange(shared: &Shared, connection: &mut Option<Connection>) -> Outco
             match result {
                 Ok(info) => {
                     if !info.reusable || !shared.keep_alive {
-                        *connection = None;
+                        transferred.close(connection);
                     }
                     return Outcome::Status(info.status);
                 }
                 Err(error) => {
-                    *connection = None;
+                    transferred.close(connection);
                     let stale = matches!(error, ReadError::ClosedBeforeResponse)
                         || matches!(&error, ReadError::Io(e) if matches!(
                             e.kind(),
@@ -267,7 +302,7 @@ async fn exchange(shared: &Shared, connection: &mut Option<Connection>) -> Outco
         Ok(outcome) => outcome,
         Err(_) => {
             // Whatever is still on the wire belongs to the abandoned request.
-            *connection = None;
+            transferred.close(connection);
             Outcome::Failed(FailureKind::Timeout)
         }
     }

@@ -1,6 +1,12 @@
 //! Bad input through the built binary: each case exits with code 2, prints
 //! one line naming what is wrong, and opens no connection to the target.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code outside #[test] functions: a panic is how it reports a failure"
+)]
+
 mod common;
 
 use std::net::TcpListener;
@@ -38,15 +44,11 @@ impl SilentListener {
     }
 }
 
-#[test]
-fn bad_input_exits_2_with_one_line_and_sends_nothing() {
-    let target = SilentListener::bind();
-    let url = target.url();
-    let port = url
-        .trim_start_matches("http://127.0.0.1:")
-        .trim_end_matches("/health")
-        .to_string();
-    let cases: Vec<(&str, Vec<String>, &str)> = vec![
+/// Every bad input against `url` (whose port is `port`): (name, arguments,
+/// a word the one error line must contain).
+fn bad_inputs(url: &str, port: &str) -> Vec<(&'static str, Vec<String>, &'static str)> {
+    let url = url.to_owned();
+    vec![
         (
             "malformed URL",
             vec![format!("http//127.0.0.1:{port}/health")],
@@ -118,8 +120,18 @@ fn bad_input_exits_2_with_one_line_and_sends_nothing() {
             ],
             "body file",
         ),
-    ];
-    for (name, args, needle) in cases {
+    ]
+}
+
+#[test]
+fn bad_input_exits_2_with_one_line_and_sends_nothing() {
+    let target = SilentListener::bind();
+    let url = target.url();
+    let port = url
+        .trim_start_matches("http://127.0.0.1:")
+        .trim_end_matches("/health")
+        .to_string();
+    for (name, args, needle) in bad_inputs(&url, &port) {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let (code, stdout, stderr) = run_loadgen(&args);
         assert_eq!(code, Some(2), "{name}: exit code; stderr: {stderr}");

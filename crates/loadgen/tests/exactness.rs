@@ -29,6 +29,18 @@ fn n_1000_on_10_connections_sends_exactly_1000_requests() {
     assert_eq!(report.no_success_cause(), None);
     assert_eq!(report.status_codes.get("200"), Some(&1000));
     assert_eq!(report.latency_ms.count, 1000);
+    // Every answer is the test server's fixed 200: its bytes, 1000 times.
+    let answer = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{\"ok\":true}";
+    assert_eq!(report.transfer.received_bytes, 1000 * answer.len() as u64);
+    // Each request at least its request line, at most a few headers more.
+    let shortest = "GET /items/1 HTTP/1.1\r\n\r\n".len() as u64;
+    let sent = report.transfer.sent_bytes;
+    assert!(
+        (1000 * shortest..1000 * 256).contains(&sent),
+        "{:?}",
+        report.transfer
+    );
+    assert!(report.transfer.received_bytes_per_second > 0.0);
     assert!(
         server.connections() <= 10,
         "keep-alive reuses connections: {}",

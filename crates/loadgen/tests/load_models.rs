@@ -52,7 +52,7 @@ fn stages_ramp_the_connection_count_up_and_down() {
 
     let report = loadgen::run_blocking(&plan).expect("run");
 
-    assert_eq!(report.load.model, "stages");
+    assert_eq!(report.load.model, loadgen::ModelName::Stages);
     assert_eq!(
         server.peak_open_connections(),
         6,

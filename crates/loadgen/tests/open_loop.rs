@@ -2,6 +2,12 @@
 //! and latency measured from the intended send time exposes a server stall
 //! that latency from the actual send time hides (coordinated omission).
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code outside #[test] functions: a panic is how it reports a failure"
+)]
+
 mod common;
 
 use std::time::Duration;
