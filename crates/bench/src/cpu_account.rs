@@ -1,6 +1,7 @@
 //! Where the machine's CPU went during one measured window: the server, bench
-//! (which runs the load generator), Postgres, Redis, and everything else,
-//! from two [`CpuSnapshot`]s taken around the window.
+//! (which runs the load generator), Postgres, Redis, the proxies in front of
+//! them when a group has any, and everything else, from two
+//! [`CpuSnapshot`]s taken around the window.
 //!
 //! "Everything else" is the machine's busy time minus the four named parts:
 //! other programs, kernel threads, a build someone started. It is what tells
@@ -13,11 +14,13 @@ use crate::model::CpuUse;
 
 /// The processes a window's CPU is split among.
 #[derive(Debug, Clone, Copy)]
-pub struct Parts {
+pub struct Parts<'a> {
     /// The measured server, when bench started it.
     pub server_pid: Option<u32>,
     /// bench itself.
     pub bench_pid: u32,
+    /// The proxies in front of Postgres and Redis (`bench proxy` children).
+    pub proxy_pids: &'a [u32],
 }
 
 /// Command names (as /proc/<pid>/stat spells them) of the databases.
@@ -47,7 +50,7 @@ fn delta_named(before: &CpuSnapshot, after: &CpuSnapshot, name: &str) -> u64 {
 pub fn account(
     before: &CpuSnapshot,
     after: &CpuSnapshot,
-    parts: Parts,
+    parts: Parts<'_>,
     window_seconds: f64,
 ) -> CpuUse {
     let hz = after.ticks_per_second.max(1) as f64;
@@ -55,16 +58,22 @@ pub fn account(
     let bench = delta(before, after, parts.bench_pid);
     let postgres = delta_named(before, after, POSTGRES);
     let redis = delta_named(before, after, REDIS);
+    let proxies: u64 = parts
+        .proxy_pids
+        .iter()
+        .map(|&pid| delta(before, after, pid))
+        .sum();
     let busy = after.busy_ticks.saturating_sub(before.busy_ticks);
     // Per-process and machine ticks are read at slightly different instants,
     // so the remainder can dip below zero by a tick or two: clamp it.
-    let other = busy.saturating_sub(server + bench + postgres + redis);
+    let other = busy.saturating_sub(server + bench + postgres + redis + proxies);
     CpuUse {
         window_seconds,
         server_seconds: server as f64 / hz,
         load_generator_seconds: bench as f64 / hz,
         postgres_seconds: postgres as f64 / hz,
         redis_seconds: redis as f64 / hz,
+        proxy_seconds: proxies as f64 / hz,
         other_seconds: other as f64 / hz,
     }
 }
@@ -99,6 +108,7 @@ mod tests {
             stat_line(21, "postgres", 7, 0),
             stat_line(30, "redis-server", 3, 3),
             stat_line(40, "cc1plus", 1000, 0),
+            stat_line(50, "bench", 0, 0),
         ];
         let after_lines = [
             stat_line(10, "bench", 160, 20),     // bench: +80
@@ -107,6 +117,7 @@ mod tests {
             stat_line(22, "postgres", 4, 1),     // a new backend: +5 from zero
             stat_line(30, "redis-server", 4, 3), // +1
             stat_line(40, "cc1plus", 1090, 0),   // a compiler: lands in "else"
+            stat_line(50, "bench", 12, 8),       // the proxy: +20
         ];
         let pairs = |lines: &[String]| -> Vec<(u32, String)> {
             lines
@@ -119,14 +130,15 @@ mod tests {
             v.iter().map(|(p, s)| (*p, s.as_str())).collect()
         }
         let before = snapshot("cpu  1000 0 500 90000 10 0 0 0 0 0\n", &refs(&b));
-        // Busy +340 ticks: user +300, system +30, softirq +10; idle and iowait do not count.
-        let after = snapshot("cpu  1300 0 530 90400 99 0 10 0 0 0\n", &refs(&a));
+        // Busy +360 ticks: user +320, system +30, softirq +10; idle and iowait do not count.
+        let after = snapshot("cpu  1320 0 530 90400 99 0 10 0 0 0\n", &refs(&a));
         let use_ = account(
             &before,
             &after,
             Parts {
                 server_pid: Some(11),
                 bench_pid: 10,
+                proxy_pids: &[50],
             },
             2.0,
         );
@@ -138,6 +150,7 @@ mod tests {
                 load_generator_seconds: 0.80,
                 postgres_seconds: 0.15,
                 redis_seconds: 0.01,
+                proxy_seconds: 0.20,
                 other_seconds: 0.99,
             }
         );
@@ -156,6 +169,7 @@ mod tests {
             Parts {
                 server_pid: None,
                 bench_pid: 10,
+                proxy_pids: &[],
             },
             1.0,
         );

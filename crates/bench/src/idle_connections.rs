@@ -9,7 +9,7 @@
 //! thread whenever one of its threads counts as idle, and several arriving
 //! together all queue for that one thread; the rest wait behind keep-alive
 //! connections that never end (the cold-start unfairness,
-//! [`crate::cold_start`]). Opened in parallel, most never got an answer
+//! `net_tools::cold_start`). Opened in parallel, most never got an answer
 //! here, and the group would measure that instead of what an idle
 //! connection costs. One at a time also keeps far below any listen backlog;
 //! a refused connect is still retried briefly.
@@ -18,7 +18,7 @@ use std::io::{ErrorKind, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use crate::cold_start::read_answer;
+use net_tools::http_answer::read_answer;
 
 /// How long a refused or would-block connect is retried.
 const CONNECT_RETRY_FOR: Duration = Duration::from_secs(2);

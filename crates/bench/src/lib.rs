@@ -10,9 +10,11 @@
 //! under `results/<timestamp>/`.
 
 pub mod cli;
-pub mod cold_start;
+pub mod commands;
+pub mod compare;
 pub mod cpu_account;
 pub mod detector;
+pub mod doc_tables;
 pub mod export;
 pub mod findings;
 pub mod idle_connections;
@@ -25,9 +27,9 @@ pub mod plan;
 pub mod remote_metrics;
 pub mod report;
 pub mod run;
+pub mod saved;
 pub mod servers;
 pub mod stats;
 pub mod sweep;
-pub mod tool_commands;
 pub mod watch;
 pub mod write;

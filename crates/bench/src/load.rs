@@ -8,15 +8,16 @@ use std::time::Duration;
 use anyhow::Context;
 use loadgen::{LoadModel, Plan, StopAt};
 
-use crate::model::{Latency, LoadStats, Second};
-use crate::plan::{Column, Load};
+use crate::model::{ErrorKind, Latency, LoadStats, Second};
+use crate::plan::{Column, Load, PathValues};
 
 /// Everything about a run that is not the column.
 #[derive(Debug, Clone, Copy)]
 pub struct LoadOptions {
     pub timeout: Duration,
     pub threads: usize,
-    pub cpu_n: u64,
+    /// What the columns' paths name (`/cpu?n=`).
+    pub paths: PathValues,
     /// Mixed group: how long the background load runs alone before the
     /// /health probe starts (the group's warm-up, [`crate::plan::Load::warm_up`]).
     pub mixed_lead: Duration,
@@ -28,11 +29,8 @@ impl LoadOptions {
     pub const MIN_MIXED_LEAD: Duration = Duration::from_millis(100);
 }
 
-fn url(addr: SocketAddr, path: &str, cpu_n: u64) -> String {
-    format!(
-        "http://{addr}{}",
-        path.replace("{cpu_n}", &cpu_n.to_string())
-    )
+fn url(addr: SocketAddr, path: &str, paths: PathValues) -> String {
+    format!("http://{addr}{}", paths.fill(path))
 }
 
 fn plan(
@@ -43,11 +41,33 @@ fn plan(
     o: &LoadOptions,
     threads: usize,
 ) -> anyhow::Result<Plan> {
-    let mut b = Plan::builder(url(addr, path, o.cpu_n))
+    plan_with(addr, column, path, model, o, (threads, false))
+}
+
+/// [`plan`], with `abandon`: requests in flight at the end of a closed loop
+/// stopped by duration are abandoned instead of waited for.
+fn plan_with(
+    addr: SocketAddr,
+    column: &Column,
+    path: &str,
+    model: LoadModel,
+    o: &LoadOptions,
+    (threads, abandon): (usize, bool),
+) -> anyhow::Result<Plan> {
+    let abandon = abandon
+        && matches!(
+            model,
+            LoadModel::Closed {
+                stop: StopAt::Duration(_),
+                ..
+            }
+        );
+    let mut b = Plan::builder(url(addr, path, o.paths))
         .method(column.method)
         .load(model)
         .timeout(o.timeout)
-        .threads(threads);
+        .threads(threads)
+        .abandon_in_flight(abandon);
     if let Some(body) = column.body {
         b = b
             .header("Content-Type: application/json")
@@ -147,6 +167,10 @@ pub fn run_column(
                 body: None,
                 ..column.clone()
             };
+            // The background's requests in flight at its end are waited for,
+            // not abandoned: the stall detector's reading after the window
+            // must come after every poll of the background route, and a
+            // request abandoned behind a blocked event loop is still polled.
             let bg_plan = plan(addr, &bg_column, bg_path, bg_model, o, 1)?;
             let bg = std::thread::spawn(move || loadgen::run_blocking(&bg_plan));
             std::thread::sleep(lead);
@@ -181,6 +205,29 @@ pub fn run_column(
     }
 }
 
+/// The unrecorded warm-up before a column's window ([`Load::warm_up`]). A
+/// warm-up that is a closed loop stopped by duration abandons its requests
+/// still in flight at its end instead of waiting for them: nothing of it is
+/// recorded, and the window then starts on a server still busy with them,
+/// as it would be under a load that went on. Such a warm-up judges nothing:
+/// one shorter than a request's latency (a 300-ms sleep behind a blocked
+/// event loop) may have no answer at all, and the window says what the
+/// server does.
+pub fn run_warm_up(
+    addr: SocketAddr,
+    column: &Column,
+    load: &Load,
+    o: &LoadOptions,
+) -> Result<(), ColumnError> {
+    let Load::Closed { .. } = load else {
+        return run_column(addr, column, load, o, &mut || {}).map(|_| ());
+    };
+    let warm_up_plan = plan_with(addr, column, column.path, model(load), o, (o.threads, true))?;
+    loadgen::run_blocking(&warm_up_plan)
+        .with_context(|| format!("{}: warm-up failed", column.id.as_str()))?;
+    Ok(())
+}
+
 /// One sweep step against `addr`: a closed loop at `connections` for
 /// `warm_up` (unrecorded) then `window` on the same connections, cut at the
 /// window's end ([`crate::plan::Sweep`]). `at_window` runs on this thread
@@ -192,8 +239,7 @@ pub fn run_sweep_step(
     addr: SocketAddr,
     column: &Column,
     connections: usize,
-    warm_up: Duration,
-    window: Duration,
+    (warm_up, window): (Duration, Duration),
     o: &LoadOptions,
     at_window: impl FnOnce(),
 ) -> Result<(LoadStats, crate::model::SweepStep), ColumnError> {
@@ -201,7 +247,7 @@ pub fn run_sweep_step(
         connections,
         stop: StopAt::Duration(window),
     };
-    let mut b = Plan::builder(url(addr, column.path, o.cpu_n))
+    let mut b = Plan::builder(url(addr, column.path, o.paths))
         .method(column.method)
         .load(model)
         .timeout(o.timeout)
@@ -261,16 +307,18 @@ fn latency(l: &loadgen::LatencySummary) -> Latency {
 pub fn stats(r: &loadgen::Report) -> LoadStats {
     let mut errors_by_kind = std::collections::BTreeMap::new();
     for (status, n) in &r.errors.by_status {
-        errors_by_kind.insert(format!("status_{status}"), *n);
+        // loadgen keys statuses by their digits; anything else is not a status.
+        let kind = status.parse().map_or(ErrorKind::Other, ErrorKind::Status);
+        *errors_by_kind.entry(kind).or_insert(0) += *n;
     }
     for (kind, n) in [
-        ("connect", r.errors.connect),
-        ("timeout", r.errors.timeout),
-        ("other", r.errors.other),
-        ("unfinished", r.errors.unfinished),
+        (ErrorKind::Connect, r.errors.connect),
+        (ErrorKind::Timeout, r.errors.timeout),
+        (ErrorKind::Other, r.errors.other),
+        (ErrorKind::Unfinished, r.errors.unfinished),
     ] {
         if n > 0 {
-            errors_by_kind.insert(kind.to_owned(), n);
+            *errors_by_kind.entry(kind).or_insert(0) += n;
         }
     }
     LoadStats {

@@ -1,6 +1,33 @@
-//! The machine a run happened on, read from /proc, so two reports can be compared.
+//! The machine a run happened on, read from /proc, and the source it was
+//! built from, read from git, so two reports can be compared.
 
-use crate::model::Machine;
+use std::process::Command;
+
+use crate::model::{Machine, Source};
+
+/// The commit of the checkout bench was built from, and whether it had
+/// uncommitted changes to tracked files; `None` without git or a checkout
+/// (a binary copied elsewhere).
+pub fn source() -> Option<Source> {
+    let dir = env!("CARGO_MANIFEST_DIR");
+    let git = |args: &[&str]| -> Option<String> {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .output()
+            .ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    };
+    let commit = git(&["rev-parse", "HEAD"]).filter(|c| !c.is_empty())?;
+    let changes = git(&["status", "--porcelain", "--untracked-files=no"])?;
+    Some(Source {
+        commit,
+        uncommitted_changes: !changes.is_empty(),
+    })
+}
 
 pub fn describe() -> Machine {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();

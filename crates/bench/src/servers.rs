@@ -2,7 +2,7 @@
 //!
 //! `cargo run -p bench` builds only bench, so bench links both server
 //! libraries and starts each as `bench serve blocking|async ...` (a hidden
-//! subcommand). The child asks the kernel to send it SIGTERM when bench dies,
+//! subcommand); virtual threads are `bench serve blocking --threads virtual`. The child asks the kernel to send it SIGTERM when bench dies,
 //! so Ctrl-C or a crash of bench never leaves a server running.
 
 use std::fs::File;
@@ -18,6 +18,27 @@ use crate::plan::Target;
 
 /// How long a server may take to apply migrations, seed and answer /health.
 const READY_WITHIN: Duration = Duration::from_secs(120);
+
+/// A server that exited before it answered /health: its arguments are ones
+/// it refuses (say, a driver this build of it does not have), which fails
+/// the column that asked for them rather than the run.
+#[derive(Debug)]
+pub struct ExitedAtStart(pub String);
+
+impl std::fmt::Display for ExitedAtStart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ExitedAtStart {}
+
+/// The last non-empty line of a log, trimmed, for an error message.
+fn last_line(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let line = text.lines().rev().find(|l| !l.trim().is_empty())?;
+    Some(line.trim().chars().take(300).collect())
+}
 
 pub struct OwnedServer {
     target: Target,
@@ -58,7 +79,7 @@ impl OwnedServer {
             .with_context(|| format!("cannot open {}", log_path.display()))?;
         let child = Command::new(exe)
             .arg("serve")
-            .arg(target.name())
+            .arg(target.binary())
             .arg("--bind")
             .arg(addr.to_string())
             .args(&args)
@@ -81,11 +102,12 @@ impl OwnedServer {
         let deadline = Instant::now() + READY_WITHIN;
         loop {
             if let Some(status) = self.child.try_wait()? {
-                bail!(
-                    "the {} server exited during start-up ({status}); its log: {}",
+                return Err(anyhow::Error::new(ExitedAtStart(format!(
+                    "the {} server exited during start-up ({status}){}; its log: {}",
                     self.target.name(),
+                    last_line(&self.log_path).map_or(String::new(), |l| format!(": {l}")),
                     self.log_path.display()
-                );
+                ))));
             }
             if matches!(http_get(self.addr, "/health"), Ok((200, _))) {
                 return Ok(());

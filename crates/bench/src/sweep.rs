@@ -223,11 +223,7 @@ mod tests {
             server_process: ServerStats::default(),
             cpu: CpuUse {
                 window_seconds: 1.0,
-                server_seconds: 0.0,
-                load_generator_seconds: 0.0,
-                postgres_seconds: 0.0,
-                redis_seconds: 0.0,
-                other_seconds: 0.0,
+                ..CpuUse::default()
             },
             server_counted_requests: None,
             machine_cpu_measured: true,
@@ -246,9 +242,9 @@ mod tests {
     /// A sweep column: `rps[round][step]` at steps 50, 100, 200.
     fn column(rps: &[[f64; 3]]) -> ColumnResult {
         ColumnResult {
-            id: "c".into(),
+            id: crate::plan::ColumnId::BlockingPostsSweep,
             label: "c".into(),
-            server: "blocking".into(),
+            server: crate::plan::Target::Blocking,
             method: "GET".into(),
             path: "/posts/1".into(),
             background_path: None,

@@ -1,4 +1,4 @@
-//! Writes a run's files: report.md, results.json (with the findings) and the charts.
+//! Writes a run's files: results.json (with the findings), report.md and the charts.
 
 use std::path::Path;
 
@@ -18,24 +18,40 @@ pub struct ResultsFile<'a> {
     pub findings: &'a [Finding],
 }
 
+/// Every file of a run: results.json, then the report files.
 pub fn write_all(
     dir: &Path,
     results: &RunResults,
     findings: &[Finding],
     t: &Thresholds,
 ) -> anyhow::Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let write = |name: &str, text: &str| {
-        let path = dir.join(name);
-        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))
-    };
-    write("report.md", &report::markdown::render(results, findings, t))?;
     let json = serde_json::to_string_pretty(&ResultsFile {
         results,
         thresholds: t,
         findings,
     })?;
-    write("results.json", &json)?;
+    write_file(dir, "results.json", &json)?;
+    write_report(dir, results, findings, t)
+}
+
+/// `text` into `dir/name`, the folder made if missing.
+fn write_file(dir: &Path, name: &str, text: &str) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let path = dir.join(name);
+    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// The report files of a run (report.md and the charts), without its
+/// results.json: what `bench render` writes for a saved run.
+pub fn write_report(
+    dir: &Path,
+    results: &RunResults,
+    findings: &[Finding],
+    t: &Thresholds,
+) -> anyhow::Result<()> {
+    let write = |name: &str, text: &str| write_file(dir, name, text);
+    write("report.md", &report::markdown::render(results, findings, t))?;
+    write("report.html", &report::html::render(results, findings, t))?;
     for (name, svg) in report::charts::all(results) {
         write(&name, &svg)?;
     }

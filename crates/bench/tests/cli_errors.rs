@@ -1,5 +1,11 @@
 //! Bad input: one clear line on stderr, a non-zero exit, nothing started.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code outside #[test] functions: a panic is how it reports a failure"
+)]
+
 use std::net::TcpListener;
 use std::process::Command;
 
@@ -25,7 +31,17 @@ fn bench(args: &[&str]) -> (i32, String) {
 fn unknown_group_is_named() {
     let (code, err) = bench(&["--groups", "cpu,gpu"]);
     assert_eq!(code, 2);
-    assert_eq!(err.trim(), "bench: unknown group \"gpu\"; expected one of cpu, database, cache, slow, baseline, json, ramp, mixed, idle, sweep-posts, sweep-users");
+    let all: Vec<&str> = bench::plan::GroupId::ALL
+        .iter()
+        .map(|g| g.as_str())
+        .collect();
+    assert_eq!(
+        err.trim(),
+        format!(
+            "bench: unknown group \"gpu\"; expected one of {}",
+            all.join(", ")
+        )
+    );
 }
 
 #[test]

@@ -1,80 +1,74 @@
-//! bench's cold-start fairness probe, end to end: on enough fresh servers,
-//! tiny_http 0.12 leaves some of 64 connections opened at once without an
-//! answer for over 1 s at least once, and our connector (nio) never does.
+//! The cold-start fairness probe of the baseline group, on real servers
+//! (`bench serve`, fresh per start): tiny_http 0.12 leaves some of 64
+//! connections opened at once without an answer for over 1 s on some cold
+//! start, and our connector (nio) on none; bench's verdict on those counts
+//! is HELD.
 //!
-//! How many starts: how often tiny_http starves depends on the machine's
-//! load: 5 to 7 of 8 cold starts in the README's measurement, 10 of 12 with
-//! a build running beside bench, but only 1 of 4 in one quiet quick run.
-//! Taking 1 in 4 as the floor, 20 starts all clean would happen with odds of
-//! (3/4)^20, about 0.3%. nio's promise is every connection
-//! answered within 1 s on every start (crates/blocking-server/tests/cold_start.rs);
-//! its first answers come within milliseconds, so 1 s is a wide margin on a
-//! busy 2-core machine.
+//! How many starts: tiny_http starves on a start by a race between its
+//! accept loop and its idle threads waking (see README), so whether one
+//! start starves is chance: 5 to 7 of 8 in docs/results/tiny-http-2026-12-01/, 1 of 4
+//! in the quietest run seen. The test cold-starts tiny_http until one start
+//! starves, at most 40 times: with 1 in 4 as the floor, 40 clean starts in
+//! a row happen with odds of (3/4)^40, about 1 in 100,000, and a typical
+//! run needs one or two starts. nio's promise is every connection answered
+//! within 1 s on every start; its first answers come within milliseconds,
+//! so 1 s is a wide margin on a busy 2-core machine, and it gets 8 starts.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code outside #[test] functions: a panic is how it reports a failure"
+)]
 
 mod common;
 
-use std::process::Command;
+use std::time::Duration;
 
-const COLD_STARTS: usize = 20;
+use bench::findings::{cold_start_verdict, THRESHOLDS};
+use bench::stats::Verdict;
+
+const CONNECTIONS: usize = 64;
+const MAX_TINY_HTTP_STARTS: usize = 40;
+const NIO_STARTS: usize = 8;
+
+/// One cold start: a fresh server with `args`, probed at once; how many
+/// connections had no answer within the finding's line.
+fn unanswered_on_a_cold_start(args: &[&str]) -> usize {
+    let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+    let server = common::start_server("blocking", &args);
+    let report =
+        net_tools::cold_start::probe(server.addr(), CONNECTIONS, Duration::from_millis(1500))
+            .expect("probe");
+    assert_eq!(report.first_answer.len(), CONNECTIONS);
+    report.late(Duration::from_secs_f64(
+        THRESHOLDS.cold_start_answer_within_ms / 1000.0,
+    ))
+}
 
 #[test]
 fn tiny_http_starves_connections_on_some_cold_start_and_nio_on_none() {
-    let out_dir = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_bench"))
-        .args(["--profile", "tiny", "--groups", "baseline", "--rounds", "1"])
-        .args(["--cold-starts", &COLD_STARTS.to_string(), "--out"])
-        .arg(out_dir.path())
-        .output()
-        .expect("run bench");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
-    let (_, json) = common::run_folder(out_dir.path(), &stderr);
-
-    // Per probed server, the connections without an answer within 1 s on each start.
-    let late_per_start = |id: &str| -> Vec<usize> {
-        let server = json["groups"][0]["cold_start"]["servers"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["id"] == id)
-            .unwrap_or_else(|| panic!("{id} was not probed"));
-        assert!(server["failure"].is_null(), "{id}: {}", server["failure"]);
-        server["starts"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|start| {
-                let firsts = start.as_array().unwrap();
-                assert_eq!(firsts.len(), 64, "{id}");
-                firsts
-                    .iter()
-                    .filter(|f| f.as_f64().is_none_or(|ms| ms > 1000.0))
-                    .count()
-            })
-            .collect()
-    };
-    let tiny = late_per_start("blocking-health-tiny-http");
-    let nio = late_per_start("blocking-health");
-    eprintln!("late connections per cold start: tiny_http {tiny:?}, nio {nio:?}");
-    assert_eq!(tiny.len(), COLD_STARTS);
-    assert_eq!(nio.len(), COLD_STARTS);
+    let mut tiny_http = Vec::new();
+    while tiny_http.len() < MAX_TINY_HTTP_STARTS {
+        let late = unanswered_on_a_cold_start(&["--skip-setup", "--connector", "tiny-http"]);
+        tiny_http.push(late);
+        if late > 0 {
+            break;
+        }
+    }
+    let nio: Vec<usize> = (0..NIO_STARTS)
+        .map(|_| unanswered_on_a_cold_start(&["--skip-setup"]))
+        .collect();
+    eprintln!("late connections per cold start: tiny_http {tiny_http:?}, nio {nio:?}");
     assert!(
-        tiny.iter().any(|&n| n > 0),
-        "tiny_http answered every connection within 1 s on all {COLD_STARTS} cold starts: {tiny:?}"
+        tiny_http.iter().any(|&n| n > 0),
+        "tiny_http answered every connection within 1 s on all {MAX_TINY_HTTP_STARTS} cold starts"
     );
     assert!(
         nio.iter().all(|&n| n == 0),
         "our connector left connections unanswered for over 1 s: {nio:?}"
     );
-
-    // The finding says the same, and the report shows the probe.
-    let finding = json["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["id"] == "tiny-http-cold-start-unfair")
-        .unwrap();
-    assert_eq!(finding["verdict"], "HELD", "{finding}");
-    assert!(stdout.contains("Starts with any unanswered"), "{stdout}");
+    assert_eq!(
+        cold_start_verdict(&tiny_http, &nio, THRESHOLDS.cold_start_refute_starts),
+        Verdict::Held
+    );
 }

@@ -4,6 +4,12 @@
 //! event loop's not at all; every connection is really held by the server
 //! while open (its open files rise with them) and really closed after.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code outside #[test] functions: a panic is how it reports a failure"
+)]
+
 mod common;
 
 use std::time::{Duration, Instant};
@@ -35,7 +41,10 @@ fn one_round(column: ColumnId) -> (IdleRound, common::ServerProcess) {
     let options = LoadOptions {
         timeout: Duration::from_secs(10),
         threads: 1,
-        cpu_n: 1,
+        paths: bench::plan::PathValues {
+            cpu_n: 1,
+            stall_cpu_n: 1,
+        },
         mixed_lead: LoadOptions::MIN_MIXED_LEAD,
     };
     let round = measure_round(

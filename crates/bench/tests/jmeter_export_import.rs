@@ -5,6 +5,12 @@
 //! compared with what the export meant; the import reads a small CSV JTL in
 //! JMeter's documented default format, checked in under fixtures/jmeter.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code outside #[test] functions: a panic is how it reports a failure"
+)]
+
 use std::path::Path;
 use std::process::{Command, Output};
 

@@ -7,6 +7,12 @@
 //! `.venv-locust/bin/locust`, installed by this test from PyPI when missing.
 //! If neither can be had the test fails: it must not pass without having run.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code outside #[test] functions: a panic is how it reports a failure"
+)]
+
 mod common;
 
 use common::{free_port, start_server};

@@ -4,6 +4,12 @@
 //! from a run of the exported database group with a master and two workers)
 //! come back as the same figures, mapped to their columns.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code outside #[test] functions: a panic is how it reports a failure"
+)]
+
 mod common;
 
 use std::path::{Path, PathBuf};
@@ -41,30 +47,31 @@ fn export_names_every_test_after_its_column_with_the_profiles_load() {
 
     let file =
         |id: &str| std::fs::read_to_string(out.path().join(format!("locust/{id}.py"))).unwrap();
-    // Closed loop, 32 connections for 0.75 s (quick): all users at once, no count.
+    // Closed loop, 32 connections for 0.3 s (quick): all users at once, no count.
     let users = file("async-users");
     assert!(users.contains("COLUMN = \"async-users\""), "{users}");
     assert!(users.contains("PATH = \"/users/1\""));
     assert!(users.contains("HOST = os.environ.get(\"ASYNC_URL\", \"http://127.0.0.1:8081\")"));
     assert!(users.contains("REQUESTS_PER_USER = None"));
-    assert!(users.contains("STAGES = [(0.75, 32, 32000.0)]"), "{users}");
+    assert!(users.contains("STAGES = [(0.3, 32, 32000.0)]"), "{users}");
     // Counted: 200 requests over 16 connections -> 12 each.
     let cpu = file("blocking-cpu");
     assert!(cpu.contains("PATH = \"/cpu?n=1000000\""));
     assert!(cpu.contains("HOST = os.environ.get(\"BLOCKING_URL\", \"http://127.0.0.1:8080\")"));
     assert!(cpu.contains("REQUESTS_PER_USER = 12"), "{cpu}");
-    // k6 stages: 0.375 s each to 20, 40, 60, 0 users, ramped linearly.
+    // k6 stages: 0.15 s each to 20, 40, 60, 0 users, ramped linearly.
     let ramp = file("async-users-ramp");
     assert!(
         ramp.contains(
-            "STAGES = [(0.375, 20, 53.333333333333336), (0.375, 40, 53.333333333333336), (0.375, 60, 53.333333333333336), (0.375, 0, 160.0)]"
+            "STAGES = [(0.15, 20, 133.33333333333334), (0.15, 40, 133.33333333333334), (0.15, 60, 133.33333333333334), (0.15, 0, 400.0)]"
         ),
         "{ramp}"
     );
     let count = std::fs::read_dir(out.path().join("locust"))
         .unwrap()
         .count();
-    assert_eq!(count, 5 + 4 + 2);
+    // Each group's columns, virtual threads' included (2 + 1 + 2 of them).
+    assert_eq!(count, 7 + 5 + 4);
     let readme = std::fs::read_to_string(out.path().join("README.md")).unwrap();
     assert!(readme.contains("--master") && readme.contains("--worker"));
     // A column on a server variant says which flags its server needs.
@@ -75,6 +82,15 @@ fn export_names_every_test_after_its_column_with_the_profiles_load() {
         "{readme}"
     );
     assert!(!readme.contains("- `blocking-users`:"), "{readme}");
+    // A virtual-thread column: the blocking server in that mode, at its own URL.
+    assert!(
+        readme.contains(
+            "- `virtual-yielding-users`: the blocking server started with `--threads virtual --driver yielding` (at `VIRTUAL_YIELDING_URL`, default http://127.0.0.1:8083; `bench watch` it with `--blocking-url`)\n"
+        ),
+        "{readme}"
+    );
+    assert!(file("virtual-yielding-users")
+        .contains("HOST = os.environ.get(\"VIRTUAL_YIELDING_URL\", \"http://127.0.0.1:8083\")"));
 
     // Every file is valid Python (Locust itself is checked end to end).
     for entry in std::fs::read_dir(out.path().join("locust")).unwrap() {

@@ -1,11 +1,13 @@
 //! bench's view of the servers' stall detectors (issue 9): the figures of a
-//! window computed from captured `/metrics` texts of the real servers, the
-//! report's rows, and the finding "the detector flags exactly the routes
-//! that block by design" from fixed observations.
+//! window computed from captured `/metrics` texts of the real servers, and
+//! the two detector findings (the blocking-call counter, and timing alone,
+//! each flagging exactly the routes that block by design) from fixed
+//! observations, each able to fail without the other.
 
 use bench::detector::window;
-use bench::findings::{detector_verdict, DetectorLines, DetectorObservation, THRESHOLDS};
+use bench::findings::{exact_flags_verdict, DetectorObservation, Half, THRESHOLDS};
 use bench::model::{DetectorWindow, RouteWindow};
+use bench::plan::{ColumnId, GroupId};
 use bench::stats::Verdict;
 
 // Captured from the real servers (see fixtures/metrics/README.md): the async
@@ -25,11 +27,16 @@ fn observation(
     blocking_calls_per_poll: Option<f64>,
 ) -> DetectorObservation {
     DetectorObservation {
-        column: column.to_owned(),
+        group: GroupId::Stalls,
+        column: ColumnId::parse(column).unwrap_or_else(|| panic!("no column {column}")),
         round,
         route: route.to_owned(),
+        mode: contract::routes::NonBlocking::EventLoop,
         slow_poll_share,
         blocking_calls_per_poll,
+        blocking_calls_per_request: None,
+        carrier_stalls_per_request: None,
+        lag_p99_ms: None,
     }
 }
 
@@ -45,168 +52,157 @@ fn matrix(rounds: u32, figures: &[(&str, &str, f64, f64)]) -> Vec<DetectorObserv
         .collect()
 }
 
-const LINES: DetectorLines = DetectorLines {
-    slow_poll_share: 0.01,
-    blocking_calls_per_poll: 0.01,
-};
+/// The stall-detector group as a run of it reads: every route that blocks
+/// by design makes a slow poll and a blocking call on about every poll, the
+/// others none.
+const STALLS: &[(&str, &str, f64, f64)] = &[
+    ("async-users-stalls", "/users/{id}", 0.0, 0.0),
+    (
+        "async-users-blocking-stalls",
+        "/users/{id}/blocking",
+        1.0,
+        1.0,
+    ),
+    ("async-cache-stalls", "/users/{id}/cache", 0.0, 0.0),
+    (
+        "async-cache-blocking-stalls",
+        "/users/{id}/cache/blocking",
+        1.0,
+        2.0,
+    ),
+    ("async-posts-stalls", "/posts/{id}", 0.0, 0.0),
+    (
+        "async-posts-blocking-stalls",
+        "/posts/{id}/blocking",
+        1.0,
+        1.0,
+    ),
+    ("async-cpu-rayon-stalls", "/cpu/rayon", 0.0, 0.0),
+    ("async-cpu-stalls", "/cpu", 1.0, 1.0),
+];
 
 #[test]
-fn every_blocking_route_flagged_by_either_half_in_every_round_holds() {
-    let obs = matrix(
-        3,
-        &[
-            // Slow polls only: CPU work is not a blocking call.
-            ("async-cpu", "/cpu", 0.5, 0.0),
-            ("async-cpu-rayon", "/cpu/rayon", 0.0, 0.0),
-            ("async-health-next-to-posts-blocking", "/health", 0.0, 0.0),
-            (
-                "async-health-next-to-posts-blocking",
-                "/posts/{id}/blocking",
-                1.0,
-                1.0,
-            ),
-            // Just under both lines is not flagged; just on one is.
-            ("async-users", "/users/{id}", 0.0099, 0.0099),
-            ("async-users-blocking", "/users/{id}/blocking", 0.0004, 0.01),
-            (
-                "async-cache-blocking",
-                "/users/{id}/cache/blocking",
-                0.0,
-                2.0,
-            ),
-            (
-                "async-users-spawn-blocking",
-                "/users/{id}/spawn-blocking",
-                0.0,
-                0.0,
-            ),
-        ],
-    );
-    let (interval, verdict, evidence) = detector_verdict(&obs, LINES).unwrap();
-    assert_eq!(verdict, Verdict::Held);
-    assert_eq!((interval.min, interval.max, interval.n), (0.0, 0.0, 3));
-    assert_eq!(
-        evidence,
-        "flagged (slow polls >= 1% of polls, or blocking calls on an event-loop worker >= 0.01 per poll, in some round): /cpu by slow polls, /posts/{id}/blocking by both, /users/{id}/blocking by blocking calls, /users/{id}/cache/blocking by blocking calls; mismatches per round: 0, 0, 0"
-    );
+fn each_half_holds_when_it_flags_exactly_the_blocking_routes_in_every_round() {
+    let obs = matrix(3, STALLS);
+    for half in [
+        Half::slow_polls(&THRESHOLDS),
+        Half::blocking_calls(&THRESHOLDS),
+    ] {
+        let (interval, verdict, evidence) = exact_flags_verdict(&obs, &half).unwrap();
+        assert_eq!(verdict, Verdict::Held, "{evidence}");
+        assert_eq!((interval.min, interval.max, interval.n), (0.0, 0.0, 3));
+        assert!(
+            evidence.ends_with("/users/{id}/blocking, /users/{id}/cache/blocking, /posts/{id}/blocking, /cpu; mismatches per round: 0, 0, 0"),
+            "{evidence}"
+        );
+    }
 }
 
 #[test]
-fn a_route_flagged_by_neither_half_or_flagged_wrongly_is_not_held_and_named() {
-    let obs = matrix(
-        2,
-        &[
-            ("async-cpu", "/cpu", 0.5, 0.0),
-            ("async-cpu-rayon", "/cpu/rayon", 0.03, 0.0),
-            // Blocks by design, but neither half saw it.
-            ("async-users-blocking", "/users/{id}/blocking", 0.002, 0.0),
-            // Does not block by design, yet made blocking calls on a worker.
-            (
-                "async-users-spawn-blocking",
-                "/users/{id}/spawn-blocking",
-                0.0,
-                1.0,
-            ),
-        ],
+fn a_blocking_route_timing_misses_fails_the_timing_finding_only() {
+    // A sync query quicker than the slow-poll threshold: counted as a
+    // blocking call, never a slow poll (what a local, idle Postgres gives).
+    let mut figures = STALLS.to_vec();
+    figures[1] = (
+        "async-users-blocking-stalls",
+        "/users/{id}/blocking",
+        0.002,
+        1.0,
     );
-    let (interval, verdict, evidence) = detector_verdict(&obs, LINES).unwrap();
+    let obs = matrix(2, &figures);
+    let (interval, verdict, evidence) =
+        exact_flags_verdict(&obs, &Half::slow_polls(&THRESHOLDS)).unwrap();
     assert_eq!(verdict, Verdict::NotHeld);
-    assert_eq!((interval.min, interval.max), (3.0, 3.0));
-    assert_eq!(
-        evidence,
-        "flagged (slow polls >= 1% of polls, or blocking calls on an event-loop worker >= 0.01 per poll, in some round): /cpu by slow polls, /cpu/rayon by slow polls, /users/{id}/spawn-blocking by blocking calls; should be but flagged by neither half: /users/{id}/blocking in async-users-blocking (slow polls 0.2%, 0.2%; blocking calls per poll 0, 0) (a slow poll is a poll of --slow-poll-ms or longer, so a quick blocking call does not make one; a blocking call is counted only where the server marks it, so an unmarked one, or a server without the counter, leaves only the slow-poll half); flagged but should not be: /cpu/rayon in async-cpu-rayon (slow polls 3.0%, 3.0%; blocking calls per poll 0, 0); /users/{id}/spawn-blocking in async-users-spawn-blocking (slow polls 0%, 0%; blocking calls per poll 1.00, 1.00); mismatches per round: 3, 3"
-    );
-}
-
-#[test]
-fn a_route_flagged_by_each_half_in_different_rounds_is_flagged_by_both() {
-    let obs = vec![
-        observation(
-            "async-users-blocking",
-            1,
-            "/users/{id}/blocking",
-            Some(0.3),
-            Some(0.0),
-        ),
-        observation(
-            "async-users-blocking",
-            2,
-            "/users/{id}/blocking",
-            Some(0.0),
-            Some(1.0),
-        ),
-    ];
-    let (_, verdict, evidence) = detector_verdict(&obs, LINES).unwrap();
-    assert_eq!(verdict, Verdict::Held);
+    assert_eq!((interval.min, interval.max), (1.0, 1.0));
     assert!(
-        evidence.contains("): /users/{id}/blocking by both;"),
+        evidence.contains("should be flagged but is not: /users/{id}/blocking in async-users-blocking-stalls (0.2%, 0.2%)"),
         "{evidence}"
     );
+    let (_, verdict, _) = exact_flags_verdict(&obs, &Half::blocking_calls(&THRESHOLDS)).unwrap();
+    assert_eq!(verdict, Verdict::Held);
 }
 
 #[test]
-fn without_the_blocking_call_counter_the_slow_poll_half_judges_alone() {
-    // A server (or a results.json) from before the counter existed.
-    let obs = vec![
-        observation("async-cpu", 1, "/cpu", Some(0.5), None),
-        observation(
-            "async-users-blocking",
-            1,
-            "/users/{id}/blocking",
-            Some(0.002),
-            None,
-        ),
-    ];
-    let (_, verdict, evidence) = detector_verdict(&obs, LINES).unwrap();
+fn a_call_counted_where_none_is_made_fails_the_instrument_finding_only() {
+    // A mark on the non-blocking path: the counter lies, timing does not.
+    let mut figures = STALLS.to_vec();
+    figures[0] = ("async-users-stalls", "/users/{id}", 0.0, 1.0);
+    let obs = matrix(2, &figures);
+    let (_, verdict, evidence) =
+        exact_flags_verdict(&obs, &Half::blocking_calls(&THRESHOLDS)).unwrap();
     assert_eq!(verdict, Verdict::NotHeld);
     assert!(
-        evidence.contains(
-            "/users/{id}/blocking in async-users-blocking (slow polls 0.2%; blocking calls per poll -)"
-        ),
+        evidence
+            .contains("flagged but should not be: /users/{id} in async-users-stalls (1.00, 1.00)"),
         "{evidence}"
     );
+    let (_, verdict, _) = exact_flags_verdict(&obs, &Half::slow_polls(&THRESHOLDS)).unwrap();
+    assert_eq!(verdict, Verdict::Held);
+}
+
+#[test]
+fn lines_are_reached_at_or_over_them() {
+    // Just under the line is not flagged; on it is.
+    let under = matrix(
+        1,
+        &[(
+            "async-users-blocking-stalls",
+            "/users/{id}/blocking",
+            0.0099,
+            0.0099,
+        )],
+    );
+    let on = matrix(
+        1,
+        &[(
+            "async-users-blocking-stalls",
+            "/users/{id}/blocking",
+            0.01,
+            0.01,
+        )],
+    );
+    for half in [
+        Half::slow_polls(&THRESHOLDS),
+        Half::blocking_calls(&THRESHOLDS),
+    ] {
+        assert_eq!(
+            exact_flags_verdict(&under, &half).unwrap().1,
+            Verdict::NotHeld
+        );
+        assert_eq!(exact_flags_verdict(&on, &half).unwrap().1, Verdict::Held);
+    }
 }
 
 #[test]
 fn rounds_that_disagree_or_a_missing_figure_are_inconclusive() {
-    let mut obs = matrix(2, &[("async-cpu", "/cpu", 0.5, 0.0)]);
+    let mut obs = matrix(2, &[("async-cpu-stalls", "/cpu", 0.5, 1.0)]);
     obs.push(observation(
-        "async-users-blocking",
+        "async-users-blocking-stalls",
         1,
         "/users/{id}/blocking",
         Some(0.0),
         Some(1.0),
     ));
     obs.push(observation(
-        "async-users-blocking",
+        "async-users-blocking-stalls",
         2,
         "/users/{id}/blocking",
         Some(0.0),
         Some(0.0),
     ));
-    let (_, verdict, evidence) = detector_verdict(&obs, LINES).unwrap();
+    let calls = Half::blocking_calls(&THRESHOLDS);
+    let (_, verdict, evidence) = exact_flags_verdict(&obs, &calls).unwrap();
     assert_eq!(verdict, Verdict::Inconclusive);
     assert!(
         evidence.ends_with("mismatches per round: 0, 1"),
         "{evidence}"
     );
 
-    let off = vec![observation("async-cpu", 1, "/cpu", None, None)];
-    let (_, verdict, evidence) = detector_verdict(&off, LINES).unwrap();
+    let off = vec![observation("async-cpu-stalls", 1, "/cpu", None, None)];
+    let (_, verdict, evidence) = exact_flags_verdict(&off, &calls).unwrap();
     assert_eq!(verdict, Verdict::Inconclusive);
-    assert!(
-        evidence
-            .contains("no detector figures (detector off or /metrics unreadable) in: async-cpu"),
-        "{evidence}"
-    );
-    assert!(detector_verdict(&[], LINES).is_none());
-}
-
-#[test]
-fn the_thresholds_are_the_documented_ones() {
-    assert_eq!(THRESHOLDS.detector_slow_poll_share, 0.01);
-    assert_eq!(THRESHOLDS.detector_blocking_calls_per_poll, 0.01);
-    assert_eq!(DetectorLines::of(&THRESHOLDS), LINES);
+    assert!(evidence.contains("no figure (detector off"), "{evidence}");
+    assert!(exact_flags_verdict(&[], &calls).is_none());
 }
 
 fn close(a: Option<f64>, b: f64) -> bool {
@@ -294,6 +290,7 @@ fn a_route_never_polled_in_the_window_has_no_share() {
             slow_polls: Some(0),
             ..RouteWindow::default()
         }],
+        ..DetectorWindow::default()
     };
     assert_eq!(w.route("/cpu").unwrap().slow_poll_share(), None);
 }

@@ -104,8 +104,7 @@ pub fn thread_groups(c: &ExportColumn, profile: &Profile) -> Vec<PlannedGroup> {
             let bg = c
                 .column
                 .background
-                .unwrap_or("/health")
-                .replace("{cpu_n}", &profile.cpu_n.to_string());
+                .map_or_else(|| "/health".to_owned(), |bg| profile.path_values().fill(bg));
             let mut probe = g(&id, 8, -1, secs, &c.path);
             probe.throughput_per_minute = Some(probe_rps * 60.0);
             vec![

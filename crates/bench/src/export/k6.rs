@@ -19,6 +19,8 @@ pub fn url_var(t: Target) -> &'static str {
     match t {
         Target::Blocking => "BLOCKING_URL",
         Target::Async => "ASYNC_URL",
+        Target::Virtual(crate::plan::Driver::Pinning) => "VIRTUAL_PINNING_URL",
+        Target::Virtual(crate::plan::Driver::Yielding) => "VIRTUAL_YIELDING_URL",
     }
 }
 
@@ -126,7 +128,7 @@ pub fn script(profile: &Profile, c: &ExportColumn, targets: &Targets) -> String 
     let background = match c.column.background {
         Some(bg) => format!(
             "http.get(BASE + {path}, {{ tags: {{ name: {name} }} }})",
-            path = json!(bg.replace("{cpu_n}", &profile.cpu_n.to_string())),
+            path = json!(profile.path_values().fill(bg)),
             name = json!(format!("{id}-background"))
         ),
         None => "// this column has no background load".to_owned(),

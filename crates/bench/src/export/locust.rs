@@ -1,6 +1,6 @@
 //! Locust tests: one locustfile per column (`locust/<column-id>.py`), its load
 //! model as a `LoadTestShape`, a `run-locust.sh` that runs every column with a
-//! master and workers under `bench watch`, and the README.
+//! master and workers under `bench watch`, and the export's README.
 //!
 //! Why a shape and not `-u/-r/-t`: Locust's `--run-time` ends a distributed
 //! run with `quit`, and the master waits only 0.5 s for the workers' last
@@ -39,6 +39,8 @@ pub fn url_var(t: Target) -> &'static str {
     match t {
         Target::Blocking => "BLOCKING_URL",
         Target::Async => "ASYNC_URL",
+        Target::Virtual(crate::plan::Driver::Pinning) => "VIRTUAL_PINNING_URL",
+        Target::Virtual(crate::plan::Driver::Yielding) => "VIRTUAL_YIELDING_URL",
     }
 }
 
@@ -87,6 +89,10 @@ pub fn shape(load: &Load) -> Option<(Option<u64>, Vec<Stage>)> {
 }
 
 /// The locustfile of one column, or `None` when its load cannot be exported.
+#[allow(
+    clippy::too_many_lines,
+    reason = "a template: the Python file, one string with its values filled in"
+)]
 pub fn locustfile(profile: &Profile, c: &ExportColumn, targets: &Targets) -> Option<String> {
     let (per_user, stages) = shape(&c.load)?;
     let id = c.column.id.as_str();

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use anyhow::Context;
 
-use crate::plan::{groups, Column, GroupId, Load, Profile, Target};
+use crate::plan::{groups, Column, Driver, GroupId, Load, Profile, Target};
 
 /// The tools bench can export to and import from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +42,7 @@ pub struct ExportColumn {
     pub group: GroupId,
     pub column: Column,
     pub load: Load,
-    /// The path with `{cpu_n}` filled in.
+    /// The path with its placeholders filled in.
     pub path: String,
 }
 
@@ -63,18 +63,30 @@ fn one_file_per_column(
     out
 }
 
-/// Base URLs of the two servers the tests default to.
+/// Base URLs of the servers the tests default to.
 #[derive(Debug, Clone)]
 pub struct Targets {
     pub blocking: String,
     pub asynchronous: String,
+    /// The blocking server started with `--threads virtual --driver pinning`.
+    pub virtual_pinning: String,
+    /// The blocking server started with `--threads virtual --driver yielding`.
+    pub virtual_yielding: String,
 }
+
+/// Where an exported virtual-thread test looks unless told: the next ports
+/// after the two servers' defaults (the blocking server binds 8080 in
+/// either mode, so each driver's process is given its own with `--bind`).
+pub const DEFAULT_VIRTUAL_PINNING_URL: &str = "http://127.0.0.1:8082";
+pub const DEFAULT_VIRTUAL_YIELDING_URL: &str = "http://127.0.0.1:8083";
 
 impl Targets {
     pub fn for_target(&self, t: Target) -> &str {
         match t {
             Target::Blocking => &self.blocking,
             Target::Async => &self.asynchronous,
+            Target::Virtual(Driver::Pinning) => &self.virtual_pinning,
+            Target::Virtual(Driver::Yielding) => &self.virtual_yielding,
         }
     }
 }
@@ -89,15 +101,11 @@ pub fn columns(profile: &Profile, selected: &[GroupId]) -> Vec<ExportColumn> {
         let Some(load) = profile.load(g.id) else {
             continue;
         };
-        // Idle connections held open while a probe runs, and a sweep (steps
-        // on one server, each cut at its window's end, the server settled or
-        // replaced between them), are not a load tool's shape: those groups
-        // are bench's own ([`not_exported_section`]).
-        if matches!(load, Load::Idle(_) | Load::Sweep(_)) {
+        if not_exported(&g, load).is_some() {
             continue;
         }
         for c in g.columns {
-            let path = c.path.replace("{cpu_n}", &profile.cpu_n.to_string());
+            let path = profile.path_values().fill(c.path);
             out.push(ExportColumn {
                 group: g.id,
                 column: c,
@@ -114,12 +122,28 @@ pub fn columns(profile: &Profile, selected: &[GroupId]) -> Vec<ExportColumn> {
 /// URL): empty when every column runs on a server with its defaults.
 fn server_flags_section(cols: &[ExportColumn]) -> String {
     let mut lines = String::new();
-    for c in cols.iter().filter(|c| !c.column.server_args.is_empty()) {
+    let flags = |c: &ExportColumn| -> Vec<&str> {
+        let t = c.column.target;
+        t.mode_args()
+            .iter()
+            .chain(c.column.server_args)
+            .copied()
+            .collect()
+    };
+    for c in cols.iter().filter(|c| !flags(c).is_empty()) {
+        let t = c.column.target;
+        let watched = match t {
+            Target::Virtual(_) => format!(
+                " (at {}; `bench watch` it with `--blocking-url`)",
+                targets_note(t)
+            ),
+            _ => String::new(),
+        };
         lines.push_str(&format!(
-            "- `{}`: the {} server started with `{}`\n",
+            "- `{}`: the {} server started with `{}`{watched}\n",
             c.column.id.as_str(),
-            c.column.target.name(),
-            c.column.server_args.join(" ")
+            t.binary(),
+            flags(c).join(" ")
         ));
     }
     if lines.is_empty() {
@@ -132,29 +156,53 @@ fn server_flags_section(cols: &[ExportColumn]) -> String {
     )
 }
 
+/// The environment variable and default URL of a virtual-thread target.
+fn targets_note(t: Target) -> String {
+    let default = match t {
+        Target::Virtual(Driver::Yielding) => DEFAULT_VIRTUAL_YIELDING_URL,
+        _ => DEFAULT_VIRTUAL_PINNING_URL,
+    };
+    format!("`{}`, default {default}", k6::url_var(t))
+}
+
 /// The README section naming the selected groups no tool can run as bench
 /// does (the idle-connection group): empty when there are none.
 fn not_exported_section(profile: &Profile, selected: &[GroupId]) -> String {
-    let skipped: Vec<&str> = selected
+    let skipped: Vec<String> = groups()
         .iter()
-        .filter(|g| matches!(profile.load(**g), Some(Load::Idle(_))))
-        .map(|g| g.as_str())
+        .filter(|g| selected.contains(&g.id))
+        .filter_map(|g| {
+            let why = not_exported(g, profile.load(g.id)?)?;
+            Some(format!(
+                "- `{}`: {why} (`bench --groups {}`).\n",
+                g.id, g.id
+            ))
+        })
         .collect();
     if skipped.is_empty() {
         return String::new();
     }
-    format!(
-        "\n## Groups not exported\n\n\
-         `{}`: it holds thousands of idle connections open while it reads the\n\
-         server's threads and memory from /proc, which only `bench` itself does\n\
-         (`bench --groups {}`).\n",
-        skipped.join("`, `"),
-        skipped.join(",")
-    )
+    format!("\n## Groups not exported\n\n{}", skipped.concat())
+}
+
+/// Why a group is bench's own and not a load tool's, if it is.
+fn not_exported(group: &crate::plan::Group, load: &Load) -> Option<&'static str> {
+    match (load, group.network) {
+        (Load::Idle(_), _) => Some(
+            "it holds thousands of idle connections open while it reads the server's threads and memory from /proc, which only bench itself does",
+        ),
+        (Load::Sweep(_), _) => Some(
+            "a sweep takes its steps on one server, cuts each at its window's end and settles or replaces the server between them, which is not a load tool's shape",
+        ),
+        (_, crate::plan::Network::RoundTrip(_)) => Some(
+            "its servers reach Postgres and Redis through a proxy that adds a round trip, which bench starts for the group",
+        ),
+        _ => None,
+    }
 }
 
 /// Writes the tests for `tool` into `dir` (created if missing);
-/// `import_flags` (profile and load overrides) go on the README's `bench import`
+/// `import_flags` (profile and load overrides) go on the export README's `bench import`
 /// line, so the imported report describes the load that was exported.
 pub fn export(
     tool: Tool,
@@ -199,7 +247,7 @@ mod tests {
         assert!(cols.iter().all(|c| c.group == GroupId::Cpu));
         let note = not_exported_section(&profile, &[GroupId::Cpu, GroupId::Idle]);
         assert!(
-            note.contains("`idle`: it holds thousands of idle connections"),
+            note.contains("- `idle`: it holds thousands of idle connections"),
             "{note}"
         );
         assert_eq!(not_exported_section(&profile, &[GroupId::Cpu]), "");

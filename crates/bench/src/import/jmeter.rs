@@ -10,19 +10,20 @@ use std::path::Path;
 use anyhow::{bail, Context};
 
 use crate::import::locust::split_csv;
-use crate::model::{Latency, LoadStats, Second};
+use crate::model::{ErrorKind, Latency, LoadStats, Second};
 use crate::plan::ColumnId;
 
 /// An error kind in bench's words from a JTL responseCode.
-pub fn error_kind(code: &str) -> String {
-    if code.len() == 3 && code.chars().all(|c| c.is_ascii_digit()) {
-        format!("status_{code}")
+pub fn error_kind(code: &str) -> ErrorKind {
+    let status = (code.len() == 3).then(|| code.parse().ok()).flatten();
+    if let Some(status) = status {
+        ErrorKind::Status(status)
     } else if code.contains("ConnectException") {
-        "connect".into()
+        ErrorKind::Connect
     } else if code.contains("Timeout") {
-        "timeout".into()
+        ErrorKind::Timeout
     } else {
-        "other".into()
+        ErrorKind::Other
     }
 }
 
@@ -104,7 +105,7 @@ pub fn read(path: &Path) -> anyhow::Result<Vec<(ColumnId, LoadStats)>> {
 fn stats(samples: &[Sample]) -> LoadStats {
     let total = samples.len() as u64;
     let errors = samples.iter().filter(|s| !s.success).count() as u64;
-    let mut errors_by_kind: BTreeMap<String, u64> = BTreeMap::new();
+    let mut errors_by_kind: BTreeMap<ErrorKind, u64> = BTreeMap::new();
     for s in samples.iter().filter(|s| !s.success) {
         *errors_by_kind.entry(error_kind(&s.code)).or_default() += 1;
     }
@@ -177,14 +178,14 @@ mod tests {
 
     #[test]
     fn response_codes_become_bench_error_kinds() {
-        assert_eq!(error_kind("500"), "status_500");
+        assert_eq!(error_kind("500"), ErrorKind::Status(500));
         assert_eq!(
             error_kind("Non HTTP response code: java.net.ConnectException"),
-            "connect"
+            ErrorKind::Connect
         );
         assert_eq!(
             error_kind("Non HTTP response code: java.net.SocketTimeoutException"),
-            "timeout"
+            ErrorKind::Timeout
         );
     }
 

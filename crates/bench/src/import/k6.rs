@@ -12,7 +12,7 @@ use std::path::Path;
 use anyhow::{bail, Context};
 use serde_json::Value;
 
-use crate::model::{Latency, LoadStats};
+use crate::model::{ErrorKind, Latency, LoadStats};
 use crate::plan::ColumnId;
 
 /// Table rows k6's summary has no figure for.
@@ -52,60 +52,7 @@ pub fn read(path: &Path) -> anyhow::Result<Vec<(ColumnId, LoadStats)>> {
         else {
             continue;
         };
-        let sub = |name: &str| metrics.get(&format!("{name}{{scenario:{}}}", id.as_str()));
-        let reqs = &metrics[key];
-        let total = figure(reqs, "count").unwrap_or(0.0) as u64;
-        let rate = figure(reqs, "rate").unwrap_or(0.0);
-        // A k6 Rate counts "passes" as true values: failed requests here.
-        let errors = sub("http_req_failed")
-            .and_then(|m| figure(m, "passes"))
-            .unwrap_or(0.0) as u64;
-        let duration_seconds = match duration_ms {
-            Some(ms) => ms / 1000.0,
-            None if rate > 0.0 => total as f64 / rate,
-            None => 0.0,
-        };
-        let d = |k: &str| {
-            sub("http_req_duration")
-                .and_then(|m| figure(m, k))
-                .unwrap_or(0.0)
-        };
-        let ok = total - errors.min(total);
-        let per_second = |n: u64| {
-            if duration_seconds > 0.0 {
-                n as f64 / duration_seconds
-            } else {
-                0.0
-            }
-        };
-        let mut errors_by_kind = BTreeMap::new();
-        if errors > 0 {
-            // The summary does not say which statuses failed.
-            errors_by_kind.insert("other".to_owned(), errors);
-        }
-        out.push((
-            id,
-            LoadStats {
-                total_requests: total,
-                ok_requests: ok,
-                errors,
-                errors_by_kind,
-                duration_seconds,
-                throughput_rps: per_second(total),
-                successful_throughput_rps: per_second(ok),
-                latency_ms: Latency {
-                    avg: d("avg"),
-                    min: d("min"),
-                    max: d("max"),
-                    stdev: 0.0,
-                    p50: d("med"),
-                    p95: d("p(95)"),
-                    p99: d("p(99)"),
-                },
-                timeline: Vec::new(),
-                client_cpu_seconds: 0.0,
-            },
-        ));
+        out.push((id, scenario_load(metrics, id, duration_ms)));
     }
     if out.is_empty() {
         bail!(
@@ -114,4 +61,63 @@ pub fn read(path: &Path) -> anyhow::Result<Vec<(ColumnId, LoadStats)>> {
         );
     }
     Ok(out)
+}
+/// The load of scenario `id` in a summary's `metrics`.
+fn scenario_load(
+    metrics: &serde_json::Map<String, Value>,
+    id: ColumnId,
+    duration_ms: Option<f64>,
+) -> LoadStats {
+    let key = format!("http_reqs{{scenario:{}}}", id.as_str());
+    let sub = |name: &str| metrics.get(&format!("{name}{{scenario:{}}}", id.as_str()));
+    let reqs = &metrics[&key];
+    let total = figure(reqs, "count").unwrap_or(0.0) as u64;
+    let rate = figure(reqs, "rate").unwrap_or(0.0);
+    // A k6 Rate counts "passes" as true values: failed requests here.
+    let errors = sub("http_req_failed")
+        .and_then(|m| figure(m, "passes"))
+        .unwrap_or(0.0) as u64;
+    let duration_seconds = match duration_ms {
+        Some(ms) => ms / 1000.0,
+        None if rate > 0.0 => total as f64 / rate,
+        None => 0.0,
+    };
+    let d = |k: &str| {
+        sub("http_req_duration")
+            .and_then(|m| figure(m, k))
+            .unwrap_or(0.0)
+    };
+    let ok = total - errors.min(total);
+    let per_second = |n: u64| {
+        if duration_seconds > 0.0 {
+            n as f64 / duration_seconds
+        } else {
+            0.0
+        }
+    };
+    let mut errors_by_kind = BTreeMap::new();
+    if errors > 0 {
+        // The summary does not say which statuses failed.
+        errors_by_kind.insert(ErrorKind::Other, errors);
+    }
+    LoadStats {
+        total_requests: total,
+        ok_requests: ok,
+        errors,
+        errors_by_kind,
+        duration_seconds,
+        throughput_rps: per_second(total),
+        successful_throughput_rps: per_second(ok),
+        latency_ms: Latency {
+            avg: d("avg"),
+            min: d("min"),
+            max: d("max"),
+            stdev: 0.0,
+            p50: d("med"),
+            p95: d("p(95)"),
+            p99: d("p(99)"),
+        },
+        timeline: Vec::new(),
+        client_cpu_seconds: 0.0,
+    }
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 
-use crate::model::{Latency, LoadStats, Second};
+use crate::model::{ErrorKind, Latency, LoadStats, Second};
 use crate::plan::ColumnId;
 
 /// Table rows Locust's output has no figure for.
@@ -66,8 +66,8 @@ fn sibling(stats: &Path, suffix: &str) -> Option<PathBuf> {
 }
 
 /// An error kind in bench's words from a Locust failure text:
-/// `BadStatusCode(..., code=500)` or `HTTPError('500 Server Error ...')` -> "status_500".
-pub fn error_kind(error: &str) -> String {
+/// `BadStatusCode(..., code=500)` or `HTTPError('500 Server Error ...')` -> `Status(500)`.
+pub fn error_kind(error: &str) -> ErrorKind {
     let code = error
         .split("code=")
         .nth(1)
@@ -77,6 +77,7 @@ pub fn error_kind(error: &str) -> String {
                 .collect::<String>()
         })
         .filter(|c| c.len() == 3)
+        .and_then(|c| c.parse().ok())
         .or_else(|| {
             let rest = error.split("HTTPError(").nth(1)?;
             let digits: String = rest
@@ -84,17 +85,17 @@ pub fn error_kind(error: &str) -> String {
                 .chars()
                 .take_while(char::is_ascii_digit)
                 .collect();
-            (digits.len() == 3).then_some(digits)
+            (digits.len() == 3).then(|| digits.parse().ok()).flatten()
         });
     match code {
-        Some(c) => format!("status_{c}"),
+        Some(c) => ErrorKind::Status(c),
         None if error.to_lowercase().contains("timeout") || error.contains("timed out") => {
-            "timeout".into()
+            ErrorKind::Timeout
         }
         None if error.contains("ConnectionRefused") || error.contains("onnection refused") => {
-            "connect".into()
+            ErrorKind::Connect
         }
-        None => "other".into(),
+        None => ErrorKind::Other,
     }
 }
 
@@ -130,14 +131,14 @@ pub fn read(stats: &Path) -> anyhow::Result<Vec<(ColumnId, LoadStats)>> {
         let total = num(row, "Request Count").unwrap_or(0.0) as u64;
         let errors = num(row, "Failure Count").unwrap_or(0.0) as u64;
         let rps = num(row, "Requests/s").unwrap_or(0.0);
-        let mut errors_by_kind: BTreeMap<String, u64> = BTreeMap::new();
+        let mut errors_by_kind: BTreeMap<ErrorKind, u64> = BTreeMap::new();
         for f in failures.iter().filter(|f| f.get("Name") == row.get("Name")) {
             let kind = error_kind(f.get("Error").map_or("", String::as_str));
             *errors_by_kind.entry(kind).or_default() += num(f, "Occurrences").unwrap_or(0.0) as u64;
         }
         let listed: u64 = errors_by_kind.values().sum();
         if listed < errors {
-            *errors_by_kind.entry("other".into()).or_default() += errors - listed;
+            *errors_by_kind.entry(ErrorKind::Other).or_default() += errors - listed;
         }
         let duration_seconds = if rps > 0.0 { total as f64 / rps } else { 0.0 };
         let pct = |k: &str| num(row, k).unwrap_or(0.0);
@@ -232,13 +233,16 @@ mod tests {
     fn failure_texts_become_bench_error_kinds() {
         assert_eq!(
             error_kind("BadStatusCode('http://x/posts/10', code=500)"),
-            "status_500"
+            ErrorKind::Status(500)
         );
-        assert_eq!(error_kind("HTTPError('500 Server Error: x')"), "status_500");
+        assert_eq!(
+            error_kind("HTTPError('500 Server Error: x')"),
+            ErrorKind::Status(500)
+        );
         assert_eq!(
             error_kind("ConnectionRefusedError(111, 'Connection refused')"),
-            "connect"
+            ErrorKind::Connect
         );
-        assert_eq!(error_kind("something odd"), "other");
+        assert_eq!(error_kind("something odd"), ErrorKind::Other);
     }
 }

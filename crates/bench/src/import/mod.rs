@@ -78,47 +78,10 @@ pub fn tool_name(tool: Tool) -> &'static str {
 
 /// The results of an import, in the matrix's group and column order.
 pub fn results(tool: Tool, profile: &Profile, imported: &[Imported]) -> anyhow::Result<RunResults> {
-    let mut out_groups = Vec::new();
-    for g in groups() {
-        let mut columns = Vec::new();
-        for c in &g.columns {
-            let rounds: Vec<RoundResult> = imported
-                .iter()
-                .filter(|i| i.column == c.id)
-                .enumerate()
-                .map(|(n, i)| round(n as u32 + 1, i))
-                .collect();
-            if rounds.is_empty() {
-                continue;
-            }
-            let mut column: ColumnResult = crate::run::empty_column(c, profile.cpu_n);
-            column.rounds = rounds;
-            columns.push(column);
-        }
-        if columns.is_empty() {
-            continue;
-        }
-        out_groups.push(GroupResult {
-            sweep: None,
-            id: g.id.as_str().to_owned(),
-            title: g.title.to_owned(),
-            load: match profile.load(g.id) {
-                Some(l) => format!(
-                    "{} (profile {}), sent by {}",
-                    l.describe(),
-                    profile.name,
-                    tool_name(tool)
-                ),
-                None => format!("sent by {}", tool_name(tool)),
-            },
-            warm_up: "none (an imported run)".into(),
-            columns,
-            // A cold start needs a server bench starts itself, and so does
-            // the idle group (its figures come from the server's /proc).
-            cold_start: None,
-            idle: None,
-        });
-    }
+    let out_groups: Vec<GroupResult> = groups()
+        .iter()
+        .filter_map(|g| imported_group(tool, profile, g, imported))
+        .collect();
     let rounds = out_groups
         .iter()
         .flat_map(|g| &g.columns)
@@ -140,9 +103,12 @@ pub fn results(tool: Tool, profile: &Profile, imported: &[Imported]) -> anyhow::
         started_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         wall_seconds: 0.0,
         machine: crate::machine::describe(),
+        // The tool measured the run; the commit of this import is not its.
+        source: None,
+        interrupted: false,
         settings: RunSettings {
             profile: profile.name.to_owned(),
-            cold_start: true,
+            cold_start: None,
             rounds,
             // The servers' own settings are not in a tool's output.
             blocking_handler_threads: 0,
@@ -151,6 +117,8 @@ pub fn results(tool: Tool, profile: &Profile, imported: &[Imported]) -> anyhow::
             async_rayon_threads: 0,
             db_pool_size: 0,
             redis_pool_size: 0,
+            virtual_carriers: None,
+            remote_db_round_trip_ms: None,
             loadgen_threads: 0,
             cpu_n: profile.cpu_n,
             targets: if targets.is_empty() {
@@ -158,11 +126,60 @@ pub fn results(tool: Tool, profile: &Profile, imported: &[Imported]) -> anyhow::
             } else {
                 targets.join(", ")
             },
+            blocking_url: None,
+            async_url: None,
             measured_by: Some(tool_name(tool).to_owned()),
             server_figures_from: any_watch.then(|| "/metrics, sampled by bench watch".to_owned()),
         },
         groups: out_groups,
         skipped: Vec::new(),
+    })
+}
+
+/// The columns of group `g` that the tool measured, or `None` if none.
+fn imported_group(
+    tool: Tool,
+    profile: &Profile,
+    g: &crate::plan::Group,
+    imported: &[Imported],
+) -> Option<GroupResult> {
+    let mut columns = Vec::new();
+    for c in &g.columns {
+        let rounds: Vec<RoundResult> = imported
+            .iter()
+            .filter(|i| i.column == c.id)
+            .enumerate()
+            .map(|(n, i)| round(n as u32 + 1, i))
+            .collect();
+        if rounds.is_empty() {
+            continue;
+        }
+        let mut column: ColumnResult = crate::run::empty_column(c, profile.path_values());
+        column.rounds = rounds;
+        columns.push(column);
+    }
+    if columns.is_empty() {
+        return None;
+    }
+    Some(GroupResult {
+        sweep: None,
+        id: g.id,
+        title: g.title.to_owned(),
+        load: match profile.load(g.id) {
+            Some(l) => format!(
+                "{} (profile {}), sent by {}",
+                l.describe(),
+                profile.name,
+                tool_name(tool)
+            ),
+            None => format!("sent by {}", tool_name(tool)),
+        },
+        warm_up: "none (an imported run)".into(),
+        columns,
+        // A cold start needs a server bench starts itself, and so does
+        // the idle group (its figures come from the server's /proc).
+        cold_start: None,
+        idle: None,
     })
 }
 
@@ -174,14 +191,7 @@ fn round(n: u32, i: &Imported) -> RoundResult {
         load: i.load.clone(),
         background_load: None,
         server_process: i.watch.as_ref().map_or(unmeasured, |w| w.server_process),
-        cpu: crate::model::CpuUse {
-            window_seconds: 0.0,
-            server_seconds: 0.0,
-            load_generator_seconds: 0.0,
-            postgres_seconds: 0.0,
-            redis_seconds: 0.0,
-            other_seconds: 0.0,
-        },
+        cpu: crate::model::CpuUse::default(),
         server_counted_requests: i.watch.as_ref().and_then(|w| w.server_counted_requests),
         machine_cpu_measured: false,
         not_measured: i.not_measured.iter().map(|s| s.to_string()).collect(),

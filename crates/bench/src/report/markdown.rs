@@ -3,7 +3,8 @@
 use std::fmt::Write as _;
 
 use super::idle_table::{idle_notes, idle_table};
-use super::table::{cold_start_table, group_table, sweep_tables, Table};
+use super::sweep_table::sweep_tables;
+use super::table::{cold_start_table, group_table, Table};
 use super::text::verdict;
 use crate::findings::{Finding, Thresholds};
 use crate::model::RunResults;

@@ -4,8 +4,10 @@
 //! made here from the same results, so they cannot disagree.
 
 pub mod charts;
+pub mod html;
 pub mod idle_table;
 pub mod markdown;
+pub mod sweep_table;
 pub mod table;
 pub mod text;
 
@@ -40,18 +42,39 @@ pub fn settings_line(results: &RunResults) -> String {
             s.targets
         ) + &provenance(s);
     }
+    let fresh = if s.blocking_url.is_some() && s.async_url.is_some() {
+        ", on the servers given by URL"
+    } else {
+        ", each on a fresh server process"
+    };
+    let blocking = match &s.blocking_url {
+        Some(url) => format!("blocking: the server at {url}, its settings not known to bench"),
+        None => format!("blocking: {} handler threads", s.blocking_handler_threads),
+    };
+    let asynchronous = match &s.async_url {
+        Some(url) => format!("async: the server at {url}, its settings not known to bench"),
+        None => format!(
+            "async: {} workers, {} blocking threads, {} rayon threads",
+            s.async_worker_threads, s.async_blocking_threads, s.async_rayon_threads
+        ),
+    };
+    let pools = match (&s.blocking_url, &s.async_url) {
+        (Some(_), Some(_)) => String::new(),
+        (None, None) => format!(
+            "; pools: Postgres {}, Redis {}",
+            s.db_pool_size, s.redis_pool_size
+        ),
+        _ => format!(
+            "; pools of the server bench started: Postgres {}, Redis {}",
+            s.db_pool_size, s.redis_pool_size
+        ),
+    };
     format!(
-        "profile {}{}, {} round{} per column, each on a fresh server process; blocking: {} handler threads; async: {} workers, {} blocking threads, {} rayon threads; pools: Postgres {}, Redis {}; load generator: {} threads; /cpu n = {}; servers: {}",
+        "profile {}{}, {} round{} per column{fresh}; {blocking}; {asynchronous}{pools}; load generator: {} threads; /cpu n = {}; servers: {}",
         s.profile,
-        if s.cold_start { " (cold start: no warm-up)" } else { "" },
+        if s.cold_start == Some(true) { " (cold start: no warm-up)" } else { "" },
         s.rounds,
         if s.rounds == 1 { "" } else { "s" },
-        s.blocking_handler_threads,
-        s.async_worker_threads,
-        s.async_blocking_threads,
-        s.async_rayon_threads,
-        s.db_pool_size,
-        s.redis_pool_size,
         s.loadgen_threads,
         s.cpu_n,
         s.targets
@@ -71,9 +94,16 @@ fn provenance(s: &crate::model::RunSettings) -> String {
     out
 }
 
-/// Whether every measured window was quiet, in one sentence: what "quiet"
-/// means, and, when it was not, which columns (and rounds) were disturbed.
-pub fn quiet_line(results: &RunResults, t: &Thresholds) -> String {
+/// Whether the machine was quiet while the run measured: a headline, and
+/// the windows that were not (column and round), for a printer to list.
+pub struct Quiet {
+    pub headline: String,
+    pub affected: Vec<String>,
+}
+
+/// Whether every measured window was quiet: what "quiet" means, and, when
+/// it was not, how many windows were disturbed and which.
+pub fn quiet(results: &RunResults, t: &Thresholds) -> Quiet {
     let busy = busy_windows(results, t);
     let windows = results
         .groups
@@ -82,28 +112,49 @@ pub fn quiet_line(results: &RunResults, t: &Thresholds) -> String {
         .any(|c| !c.rounds.is_empty());
     if !windows {
         // The idle group's rounds have no load window and no CPU accounting.
-        return "Whether the machine was quiet was not checked: no load window was measured in this run.".to_owned();
+        return Quiet {
+            headline: "Whether the machine was quiet was not checked: no load window was measured in this run.".to_owned(),
+            affected: Vec::new(),
+        };
     }
     if busy.is_empty() {
-        return format!(
-            "The machine was quiet: in every measured window, programs other than the server, bench, Postgres and Redis used at most {:.0}% of one core.",
-            t.quiet_other_cores * 100.0
-        );
+        return Quiet {
+            headline: format!(
+                "The machine was quiet: in every measured window, programs other than the server, bench, Postgres and Redis used at most {:.0}% of one core.",
+                t.quiet_other_cores * 100.0
+            ),
+            affected: Vec::new(),
+        };
     }
     let worst = busy.iter().map(|b| b.2).fold(0.0, f64::max);
-    let mut columns: Vec<String> = Vec::new();
+    let mut affected: Vec<String> = Vec::new();
     for (id, round, _) in &busy {
         let entry = format!("{id} (round {round})");
-        if !columns.contains(&entry) {
-            columns.push(entry);
+        if !affected.contains(&entry) {
+            affected.push(entry);
         }
     }
-    format!(
-        "WARNING: the machine was not quiet: other programs used more than {:.0}% of one core (up to {:.0}%) in {} of the measured windows; affected: {}. Figures of those columns include the interference.",
-        t.quiet_other_cores * 100.0,
-        worst * 100.0,
-        busy.len(),
-        columns.join(", ")
+    Quiet {
+        headline: format!(
+            "WARNING: the machine was not quiet: other programs used more than {:.0}% of one core (up to {:.0}%) in {} of the measured windows. Figures of those columns include the interference.",
+            t.quiet_other_cores * 100.0,
+            worst * 100.0,
+            busy.len()
+        ),
+        affected,
+    }
+}
+
+/// [`quiet`] in one sentence, the affected windows listed in it.
+pub fn quiet_line(results: &RunResults, t: &Thresholds) -> String {
+    let q = quiet(results, t);
+    if q.affected.is_empty() {
+        return q.headline;
+    }
+    q.headline.replacen(
+        " windows. Figures",
+        &format!(" windows; affected: {}. Figures", q.affected.join(", ")),
+        1,
     )
 }
 
@@ -153,7 +204,7 @@ pub fn sweep_lines(g: &crate::model::GroupResult) -> Option<Vec<String>> {
         ),
         format!("{}.", info.cap_note),
     ];
-    let fresh = table::sweep_fresh_servers(g);
+    let fresh = sweep_table::sweep_fresh_servers(g);
     if !fresh.is_empty() {
         lines.push(format!(
             "Steps on a fresh server (the one before was not idle within the settle time): {}.",

@@ -178,7 +178,7 @@ const fn process(name: &'static str, metric: Metric, unit: Unit, spread: bool) -
     }
 }
 
-const MIB: f64 = 1024.0 * 1024.0;
+pub(super) const MIB: f64 = 1024.0 * 1024.0;
 
 const ROWS: &[Row] = &[
     value(
@@ -275,6 +275,12 @@ const ROWS: &[Row] = &[
         false,
     ),
     value(
+        PROXY_ROW,
+        |r| Some(r.cpu.proxy_seconds),
+        Unit::Seconds,
+        false,
+    ),
+    value(
         "CPU: everything else (s)",
         |r| Some(r.cpu.other_seconds),
         Unit::Seconds,
@@ -358,8 +364,43 @@ fn cell(row: &Row, c: &ColumnResult, base: Option<f64>, first: bool) -> String {
     }
 }
 
+/// The rows of a group's table a reader compares first.
+pub const COMPACT_ROWS: &[&str] = &[
+    "Throughput (req/s)",
+    "p50 (ms)",
+    "p99 (ms)",
+    "Error Rate",
+    "Threads idle -> peak",
+    "RSS idle -> peak (MiB)",
+    "Server CPU per request (us)",
+];
+
+/// The table of `group` with only the [`COMPACT_ROWS`].
+pub fn compact_table(group: &GroupResult) -> Table {
+    let full = group_table(group);
+    Table {
+        header: full.header,
+        rows: full
+            .rows
+            .into_iter()
+            .filter(|r| {
+                r.first()
+                    .is_some_and(|name| COMPACT_ROWS.contains(&name.as_str()))
+            })
+            .collect(),
+    }
+}
+
+/// The row of the proxies' CPU, shown only in a group that had proxies.
+const PROXY_ROW: &str = "CPU: proxies in front of Postgres and Redis (s)";
+
 /// Builds the table of `group`.
 pub fn group_table(group: &GroupResult) -> Table {
+    let proxied = group
+        .columns
+        .iter()
+        .flat_map(|c| &c.rounds)
+        .any(|r| r.cpu.proxy_seconds > 0.0);
     let mut header = vec![String::new()];
     header.extend(group.columns.iter().map(|c| c.label.clone()));
     let rounds = {
@@ -372,6 +413,7 @@ pub fn group_table(group: &GroupResult) -> Table {
     let rows = std::iter::once(rounds)
         .chain(
             ROWS.iter()
+                .filter(|row| proxied || row.name != PROXY_ROW)
                 .chain(DETECTOR_ROWS)
                 .chain(probe_rows)
                 .map(|row| {
@@ -447,147 +489,4 @@ pub fn cold_start_table(probe: &ColdStartResult, t: &Thresholds) -> Table {
         }),
     ];
     Table { header, rows }
-}
-
-/// A sweep group's figures, one table each: a row per step (connections), a
-/// column per server; each cell the median over column rounds (±spread for
-/// throughput). Latency counts every request of the window: answered ones,
-/// timed-out ones at the timeout, those unfinished at the window's end at
-/// their age then; a "≥" marks a lower bound (some went unanswered).
-pub fn sweep_tables(group: &GroupResult) -> Vec<(String, Table)> {
-    use crate::sweep::{self as sw, step_spread};
-    let Some(info) = &group.sweep else {
-        return Vec::new();
-    };
-    let header = |first: &str| {
-        let mut h = vec![first.to_owned()];
-        h.extend(group.columns.iter().map(|c| c.label.clone()));
-        h
-    };
-    let table = |cell: &dyn Fn(&ColumnResult, usize) -> String| Table {
-        header: header("connections"),
-        rows: info
-            .steps
-            .iter()
-            .map(|&n| {
-                let mut row = vec![n.to_string()];
-                row.extend(group.columns.iter().map(|c| {
-                    if sw::at_step(c, n).next().is_none() {
-                        if c.failure.is_some() {
-                            "failed".into()
-                        } else {
-                            "n/a".into()
-                        }
-                    } else {
-                        cell(c, n)
-                    }
-                }));
-                row
-            })
-            .collect(),
-    };
-    let median = |c: &ColumnResult, n: usize, m: Metric| step_spread(c, n, m).map(|s| s.median);
-    let sampled =
-        |c: &ColumnResult, n: usize| sw::at_step(c, n).any(|r| r.server_process.samples > 0);
-    let mut out = Vec::new();
-    out.push((
-        "Successful requests per second (median ±spread over rounds)".to_owned(),
-        table(&|c, n| match step_spread(c, n, sw::successful_rps) {
-            Some(s) if s.n > 1 => format!("{:.1} ±{:.0}%", s.median, s.plus_minus() * 100.0),
-            Some(s) => format!("{:.1}", s.median),
-            None => "n/a".into(),
-        }),
-    ));
-    out.push((
-        "p50 / p99 latency (ms), every request of the window counted; ≥: a lower bound, some requests got no answer".to_owned(),
-        table(&|c, n| {
-            let p50 = median(c, n, |r| r.step.map(|s| s.latency_lower_bound_ms.p50));
-            let p99 = median(c, n, |r| r.step.map(|s| s.latency_lower_bound_ms.p99));
-            let bound = if median(c, n, sw::unanswered).is_some_and(|u| u > 0.0) { "≥" } else { "" };
-            match (p50, p99) {
-                (Some(a), Some(b)) => format!("{bound}{} / {bound}{}", fmt_ms(a), fmt_ms(b)),
-                _ => "n/a".into(),
-            }
-        }),
-    ));
-    out.push((
-        "Unanswered: in flight at the window's end or timed out (share of the window's requests)"
-            .to_owned(),
-        table(&|c, n| {
-            let u = median(c, n, sw::unanswered).unwrap_or(0.0);
-            let share = median(c, n, |r| {
-                let total = r.load.total_requests as f64;
-                Some(if total > 0.0 {
-                    sw::unanswered(r)? / total
-                } else {
-                    0.0
-                })
-            })
-            .unwrap_or(0.0);
-            format!("{u:.0} ({:.0}%)", share * 100.0)
-        }),
-    ));
-    out.push((
-        "Peak threads / peak RSS (MiB) within the window".to_owned(),
-        table(&|c, n| {
-            if !sampled(c, n) {
-                return "n/a".into();
-            }
-            let threads = median(c, n, |r| Some(r.server_process.peak_threads as f64));
-            let rss = median(c, n, |r| Some(r.server_process.peak_rss_bytes as f64 / MIB));
-            match (threads, rss) {
-                (Some(t), Some(m)) => format!("{t:.0} / {m:.1}"),
-                _ => "n/a".into(),
-            }
-        }),
-    ));
-    out.push((
-        "Server CPU per answered request (us)".to_owned(),
-        table(&|c, n| {
-            if !sampled(c, n) {
-                return "n/a".into();
-            }
-            match median(c, n, sw::server_cpu_us_per_answer) {
-                // /proc counts CPU in ticks (10 ms): no tick in the window
-                // (two equal readings, within float error) is "less than
-                // one tick's worth", not zero.
-                Some(v) if v < 0.05 => {
-                    let answered = median(c, n, |r| {
-                        Some(r.load.total_requests as f64 - sw::unanswered(r)?)
-                    })
-                    .unwrap_or(0.0);
-                    if answered > 0.0 {
-                        format!("<{:.0}", 10_000.0 / answered)
-                    } else {
-                        "n/a".into()
-                    }
-                }
-                Some(v) => format!("{v:.1}"),
-                None => "n/a".into(),
-            }
-        }),
-    ));
-    out
-}
-
-/// The steps that ran on a fresh server because the one before was not
-/// idle in time, per column: "async /posts/1/blocking at 400, 3200".
-pub fn sweep_fresh_servers(group: &GroupResult) -> Vec<String> {
-    group
-        .columns
-        .iter()
-        .filter_map(|c| {
-            let mut steps: Vec<usize> = c
-                .rounds
-                .iter()
-                .filter_map(|r| r.step.filter(|s| s.fresh_server).map(|s| s.connections))
-                .collect();
-            steps.sort_unstable();
-            steps.dedup();
-            (!steps.is_empty()).then(|| {
-                let list: Vec<String> = steps.iter().map(|n| n.to_string()).collect();
-                format!("{} at {}", c.label, list.join(", "))
-            })
-        })
-        .collect()
 }

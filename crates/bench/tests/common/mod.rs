@@ -1,5 +1,11 @@
 //! What bench's integration tests share: a server as its own process
 //! (`bench serve`), and reading a row of a report.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code outside #[test] functions: a panic is how it reports a failure"
+)]
 #![allow(dead_code)] // each test binary uses a part
 
 use std::net::{SocketAddr, TcpListener};

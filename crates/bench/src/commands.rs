@@ -1,0 +1,279 @@
+//! Every subcommand from parsed flags to files and an exit code: `render`,
+//! `compare`, `export`, `import`, `watch`, and the hidden `serve`. Bad input is one line
+//! on stderr and exit code 2.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use crate::cli::{Cli, ServerKind};
+use crate::export::{self, Targets, Tool};
+use crate::findings::{check, THRESHOLDS};
+use crate::plan::ColumnId;
+
+fn fail(command: &str, message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("bench {command}: {message}");
+    ExitCode::from(2)
+}
+
+/// `bench render results.json [--out DIR] [--recheck]`: the report of a
+/// saved run, written into DIR (default: `rendered/` beside the file),
+/// never over the saved file.
+pub fn render(cli: &Cli, path: &Path, recheck: bool) -> ExitCode {
+    let saved = match crate::saved::read(path) {
+        Ok(s) => s,
+        Err(e) => return fail("render", e),
+    };
+    let (findings, thresholds) = if recheck {
+        (check(&saved.results, &THRESHOLDS), THRESHOLDS)
+    } else {
+        (saved.findings, saved.thresholds)
+    };
+    let dir = match &cli.out {
+        Some(out) => out.clone(),
+        None => path.parent().unwrap_or(Path::new(".")).join("rendered"),
+    };
+    if dir.join("results.json") == path {
+        return fail(
+            "render",
+            "--out is the saved run's own folder; a saved run is not written over",
+        );
+    }
+    print!(
+        "{}",
+        crate::report::text::render(&saved.results, &findings, &thresholds)
+    );
+    if let Err(e) = crate::write::write_report(&dir, &saved.results, &findings, &thresholds) {
+        eprintln!("bench render: {e:#}");
+        return ExitCode::FAILURE;
+    }
+    println!("\nReport and charts written to {}", dir.display());
+    ExitCode::SUCCESS
+}
+
+/// `bench doc-tables [--check]`, run from the workspace (or any folder in
+/// it: the root is the nearest with a README.md and a docs/ folder).
+pub fn doc_tables(check: bool) -> ExitCode {
+    let Some(root) = std::env::current_dir().ok().and_then(|d| {
+        d.ancestors()
+            .find(|a| a.join("README.md").is_file() && a.join("docs").is_dir())
+            .map(Path::to_path_buf)
+    }) else {
+        return fail(
+            "doc-tables",
+            "run it inside the project: no folder with README.md and docs/ above here",
+        );
+    };
+    match crate::doc_tables::stale(&root, !check) {
+        Ok(stale) if stale.is_empty() => ExitCode::SUCCESS,
+        Ok(stale) => {
+            for file in &stale {
+                let rel = file.strip_prefix(&root).unwrap_or(file);
+                if check {
+                    eprintln!("bench doc-tables: {} has tables that differ from what they are made of; run bench doc-tables", rel.display());
+                } else {
+                    println!("rewrote the tables of {}", rel.display());
+                }
+            }
+            if check {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(e) => fail("doc-tables", e),
+    }
+}
+
+/// `bench compare OLD NEW [--out DIR]`: the comparison on stdout, its
+/// warnings on stderr, compare.md and compare.html into DIR. Exits 1 when a
+/// finding flipped between HELD and NOT HELD (as criterion reports a
+/// regression), 2 when a file cannot be read or written.
+pub fn compare(cli: &Cli, old: &Path, new: &Path) -> ExitCode {
+    let (old_run, new_run) = match (crate::saved::read(old), crate::saved::read(new)) {
+        (Ok(o), Ok(n)) => (o, n),
+        (Err(e), _) | (_, Err(e)) => return fail("compare", e),
+    };
+    let names = (old.display().to_string(), new.display().to_string());
+    let cmp = crate::compare::compare(&old_run, &new_run, (&names.0, &names.1));
+    for w in &cmp.warnings {
+        eprintln!("bench compare: warning: {w}");
+    }
+    print!("{}", crate::compare::text::render(&cmp));
+    if let Some(dir) = &cli.out {
+        if let Err(e) = crate::compare::files::write(dir, &cmp) {
+            return fail("compare", e);
+        }
+        println!("\ncompare.md and compare.html written to {}", dir.display());
+    }
+    if cmp.flipped().is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// `bench proxy --to ADDR --round-trip-us N`: a latency proxy on a free
+/// loopback port until SIGTERM (or bench's death, by the parent-death
+/// signal); its first line on stdout says where it listens.
+pub fn proxy(to: std::net::SocketAddr, round_trip_us: u64) -> ExitCode {
+    if let Err(e) =
+        rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::TERM))
+    {
+        eprintln!("bench proxy: cannot set the parent-death signal: {e}");
+    }
+    let proxy = match net_tools::FaultProxy::start(to) {
+        Ok(p) => p,
+        Err(e) => return fail("proxy", format!("cannot listen: {e}")),
+    };
+    proxy.set_round_trip(std::time::Duration::from_micros(round_trip_us));
+    println!("listening on {}", proxy.addr());
+    use std::io::Write as _;
+    let _ = std::io::stdout().flush();
+    loop {
+        std::thread::park();
+    }
+}
+
+/// Runs one server in this process until SIGTERM. The kernel sends SIGTERM
+/// here when bench dies, so no server outlives the run.
+pub fn serve(server: ServerKind, args: Vec<String>) -> ExitCode {
+    if let Err(e) =
+        rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::TERM))
+    {
+        eprintln!("bench serve: cannot set the parent-death signal: {e}");
+    }
+    match server {
+        ServerKind::Blocking => blocking_server::main_with_args(
+            std::iter::once("blocking-server".to_owned()).chain(args),
+        ),
+        ServerKind::Async => {
+            async_server::main_with_args(std::iter::once("async-server".to_owned()).chain(args))
+        }
+    }
+}
+
+/// `bench export --tool T [--profile P] [--groups ...] --out DIR`.
+pub fn export(cli: &Cli, tool: &str) -> ExitCode {
+    let tool = match Tool::parse(tool) {
+        Ok(t) => t,
+        Err(e) => return fail("export", e),
+    };
+    let (profile, groups) = match cli.resolve() {
+        Ok(x) => x,
+        Err(e) => return fail("export", e),
+    };
+    let out = cli.runs_dir();
+    let default =
+        |url: &Option<String>, bind: &str| url.clone().unwrap_or_else(|| format!("http://{bind}"));
+    let targets = Targets {
+        blocking: default(&cli.blocking_url, contract::settings::DEFAULT_BLOCKING_BIND),
+        asynchronous: default(&cli.async_url, contract::settings::DEFAULT_ASYNC_BIND),
+        virtual_pinning: export::DEFAULT_VIRTUAL_PINNING_URL.to_owned(),
+        virtual_yielding: export::DEFAULT_VIRTUAL_YIELDING_URL.to_owned(),
+    };
+    let mut flags = vec![format!("--profile {}", profile.name)];
+    if let Some(d) = cli.duration {
+        flags.push(format!("--duration {}ms", d.as_millis()));
+    }
+    if let Some(n) = cli.connections {
+        flags.push(format!("--connections {n}"));
+    }
+    if let Some(n) = cli.requests {
+        flags.push(format!("--requests {n}"));
+    }
+    if let Some(n) = cli.cpu_n {
+        flags.push(format!("--cpu-n {n}"));
+    }
+    match export::export(tool, &profile, &groups, &targets, &flags.join(" "), &out) {
+        Ok(files) => {
+            println!(
+                "Wrote {} files into {}; see its README.md",
+                files.len(),
+                out.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("bench export: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `bench import --tool T FILES... --out DIR`.
+pub fn import(cli: &Cli, tool: &str, files: &[PathBuf]) -> ExitCode {
+    let tool = match Tool::parse(tool) {
+        Ok(t) => t,
+        Err(e) => return fail("import", e),
+    };
+    let (profile, _) = match cli.resolve() {
+        Ok(x) => x,
+        Err(e) => return fail("import", e),
+    };
+    let out = cli.runs_dir();
+    let imported = match crate::import::read(tool, files) {
+        Ok(i) => i,
+        Err(e) => return fail("import", format!("{e:#}")),
+    };
+    let results = match crate::import::results(tool, &profile, &imported) {
+        Ok(r) => r,
+        Err(e) => return fail("import", format!("{e:#}")),
+    };
+    let findings = check(&results, &THRESHOLDS);
+    print!(
+        "{}",
+        crate::report::text::render(&results, &findings, &THRESHOLDS)
+    );
+    if let Err(e) = crate::write::write_all(&out, &results, &findings, &THRESHOLDS) {
+        eprintln!("bench import: {e:#}");
+        return ExitCode::FAILURE;
+    }
+    println!(
+        "\nReport, results.json and charts written to {}",
+        out.display()
+    );
+    ExitCode::SUCCESS
+}
+
+/// `bench watch --column ID --blocking-url U --async-url U --out DIR -- CMD...`:
+/// exits with the command's exit code.
+pub fn watch(cli: &Cli, column: &str, command: &[String]) -> ExitCode {
+    let Some(id) = ColumnId::parse(column) else {
+        return fail("watch", format!("unknown column {column:?}"));
+    };
+    let Some(target) = crate::watch::target_of(id) else {
+        return fail("watch", format!("no server for column {column:?}"));
+    };
+    // A virtual-thread column's server is the blocking server started with
+    // `--threads virtual`: it is watched at the blocking server's URL.
+    let url = match target {
+        crate::plan::Target::Blocking | crate::plan::Target::Virtual(_) => &cli.blocking_url,
+        crate::plan::Target::Async => &cli.async_url,
+    };
+    let Some(url) = url else {
+        return fail(
+            "watch",
+            format!(
+                "column {column} is on the {} server: give --{}-url",
+                target.name(),
+                target.binary()
+            ),
+        );
+    };
+    let out = cli.runs_dir();
+    match crate::watch::watch(id, url, command, &out) {
+        Ok((record, code)) => {
+            eprintln!(
+                "bench watch: {column}: the server answered {} requests in {:.1} s, threads {} -> {}",
+                record
+                    .server_counted_requests
+                    .map_or("an unknown number of".to_owned(), |n| n.to_string()),
+                record.window_seconds,
+                record.server_process.idle_threads,
+                record.server_process.peak_threads
+            );
+            ExitCode::from(u8::try_from(code).unwrap_or(1))
+        }
+        Err(e) => fail("watch", format!("{e:#}")),
+    }
+}

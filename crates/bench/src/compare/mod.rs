@@ -1,0 +1,124 @@
+//! `bench compare OLD NEW`: two saved runs side by side, as a reader wants
+//! them after changing one thing. Every finding of either run with its
+//! verdict in each and what changed ([`findings`]), every column's
+//! throughput, p99 and server CPU per request with the change and whether it
+//! is beyond the runs' own noise ([`figures`], [`groups`]), and what else
+//! differs between the runs that could explain a change ([`warnings`]).
+//!
+//! This module is the model: pure functions from two [`SavedRun`]s to a
+//! [`Comparison`]. The printers ([`text`], [`markdown`], [`html`]) are pure
+//! functions of the comparison, built on the same tables ([`tables`]), so
+//! they cannot disagree; [`files`] writes the two files `--out` asks for.
+//!
+//! Findings are compared as each file saved them, never judged again: a
+//! saved run is a record, and a comparison of two records must not depend
+//! on the build that reads them.
+
+pub mod figures;
+pub mod files;
+pub mod findings;
+pub mod groups;
+pub mod html;
+pub mod markdown;
+mod tables;
+pub mod text;
+pub mod warnings;
+
+#[cfg(test)]
+mod tests;
+
+use crate::model::RunResults;
+use crate::saved::SavedRun;
+
+pub use figures::{Figure, FigureChange, Word};
+pub use findings::{Change, FindingChange, Judged};
+pub use groups::{GroupChange, OnlyIn};
+
+/// Two runs compared: which runs, what differs between them besides the
+/// code, and every finding and column of either.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    pub old: RunLabel,
+    pub new: RunLabel,
+    /// Differences of machine, profile, settings and thresholds, and runs
+    /// that were interrupted: each a reason a change may not be the code's.
+    pub warnings: Vec<String>,
+    pub findings: Vec<FindingChange>,
+    pub groups: Vec<GroupChange>,
+    /// The margin a figure's change had to exceed ([`margin`]).
+    pub margin: f64,
+}
+
+/// Which run one side is, in the words a reader needs to find it again.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunLabel {
+    /// The results.json it was read from, as given.
+    pub path: String,
+    pub started_at: String,
+    pub profile: String,
+    /// The commit it was measured on ("with uncommitted changes" where the
+    /// checkout had them), `None` in runs saved before bench recorded it.
+    /// Not a warning: a different commit is usually the point of comparing.
+    pub commit: Option<String>,
+}
+
+impl RunLabel {
+    fn of(path: &str, r: &RunResults) -> RunLabel {
+        let commit = r.source.as_ref().map(|s| {
+            if s.uncommitted_changes {
+                format!("{} with uncommitted changes", s.commit)
+            } else {
+                s.commit.clone()
+            }
+        });
+        RunLabel {
+            path: path.to_owned(),
+            started_at: r.started_at.clone(),
+            profile: r.settings.profile.clone(),
+            commit,
+        }
+    }
+}
+
+impl Comparison {
+    /// The findings that went from HELD to NOT HELD or back: what makes
+    /// `bench compare` exit 1.
+    pub fn flipped(&self) -> Vec<&FindingChange> {
+        self.findings
+            .iter()
+            .filter(|f| matches!(f.change, Change::Flipped { .. }))
+            .collect()
+    }
+}
+
+/// `old` against `new`, `names` being the paths they were read from.
+pub fn compare(old: &SavedRun, new: &SavedRun, names: (&str, &str)) -> Comparison {
+    Comparison {
+        old: RunLabel::of(names.0, &old.results),
+        new: RunLabel::of(names.1, &new.results),
+        warnings: warnings::warnings(old, new),
+        findings: findings::compare_findings(&old.findings, &new.findings),
+        groups: groups::compare_groups(&old.results, &new.results, margin(old, new)),
+        margin: margin(old, new),
+    }
+}
+
+/// The margin a figure's change must exceed to be called: the findings'
+/// margin, the larger of the two runs' should they differ (a warning says so).
+pub fn margin(old: &SavedRun, new: &SavedRun) -> f64 {
+    old.thresholds.margin.max(new.thresholds.margin)
+}
+
+/// A figure with three significant digits (never in exponent form):
+/// "12807", "41.3", "1.03", "0.000699"; "n/a" when not finite.
+pub fn number(x: f64) -> String {
+    if !x.is_finite() {
+        return "n/a".to_owned();
+    }
+    if x == 0.0 {
+        return "0".to_owned();
+    }
+    let digits = x.abs().log10().floor() as i32;
+    let decimals = (2 - digits).clamp(0, 6) as usize;
+    format!("{x:.decimals$}")
+}

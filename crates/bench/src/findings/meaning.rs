@@ -1,0 +1,236 @@
+//! What each finding means for someone choosing a model, in one plain
+//! sentence per verdict. Kept apart from the checks so that a saved run's
+//! findings (which carry only their id and verdict) read the same sentence.
+
+use crate::stats::Verdict;
+
+/// The sentence for a finding that held, and for one that did not.
+struct Meaning {
+    id: &'static str,
+    held: &'static str,
+    not_held: &'static str,
+}
+
+const MEANINGS: &[Meaning] = &[
+    Meaning {
+        id: "cpu-inline-hurts-async",
+        held: "CPU-heavy work run inline on an event loop makes the async server worse than a thread pool: move it off the loop, or choose threads for CPU-bound services.",
+        not_held: "Inline CPU work did not make the event loop worse than the thread pool here: with every core busy, both models wait for the same CPUs.",
+    },
+    Meaning {
+        id: "cpu-offload-recovers",
+        held: "Moving CPU work to a pool of its own gives the async server the thread pool's throughput with far fewer threads.",
+        not_held: "Offloading CPU work did not bring the async server within reach of the thread pool here: the hand-off costs more than it saves at this load.",
+    },
+    Meaning {
+        id: "db-async-driver-wins",
+        held: "With a non-blocking driver the event loop serves more database reads than a thread pool: the async model's main promise, kept.",
+        not_held: "A non-blocking driver did not beat the thread pool on database reads here: with a database this close and few cores, the model is not what limits throughput.",
+    },
+    Meaning {
+        id: "db-inline-driver-worst",
+        held: "A blocking driver called on the event loop is the worst of all choices: never call a JDBC-style driver from a reactive handler without a scheduler.",
+        not_held: "The blocking driver on the event loop was not the slowest here: against a fast local database its calls are too short to hold the loop for long; it bites when the database slows down.",
+    },
+    Meaning {
+        id: "db-spawn-blocking-recovers",
+        held: "A blocking driver on a pool of its own (BoundedElastic) performs like the thread-per-request server: a workable way to keep an old driver.",
+        not_held: "A blocking driver on spawn_blocking fell short of the thread-per-request server here: the hop to the pool and back costs throughput.",
+    },
+    Meaning {
+        id: "async-far-fewer-threads",
+        held: "The async server does the same work on a fraction of the threads: it grows with connections, not with threads.",
+        not_held: "The async server did not run on far fewer threads here.",
+    },
+    Meaning {
+        id: "mixed-cpu",
+        held: "CPU work on the event loop delays every other request on it: one heavy handler is everyone's latency.",
+        not_held: "The CPU work here was too short to delay other requests by the factor: the harm grows with how long each call holds the loop.",
+    },
+    Meaning {
+        id: "mixed-db-driver",
+        held: "A blocking driver on the event loop delays every other request on it: one bad handler is everyone's latency.",
+        not_held: "A blocking driver's calls to a local, idle database were too short to delay other requests by the factor; against a remote or busy database they are not.",
+    },
+    Meaning {
+        id: "mixed-sleep",
+        held: "A blocking wait on the event loop delays every other request on it: one bad handler is everyone's latency.",
+        not_held: "The blocking wait did not delay other requests by the factor here.",
+    },
+    Meaning {
+        id: "cache-async-wins",
+        held: "The async server served more Redis-backed requests per second than the thread pool.",
+        not_held: "The thread pool served as many Redis-backed requests per second or more: for short waits on few cores, the model does not decide throughput.",
+    },
+    Meaning {
+        id: "baseline-async-wins",
+        held: "The async server served more immediate answers per second than the thread pool.",
+        not_held: "The thread pool served as many immediate answers per second or more: with nothing to wait for, a thread per request costs little.",
+    },
+    Meaning {
+        id: "ramp-async-wins",
+        held: "Under a ramping load of database reads the async server served more per second.",
+        not_held: "Under a ramping load of database reads the thread pool served as many per second or more here.",
+    },
+    Meaning {
+        id: "baseline-cpu-per-request",
+        held: "The event loop spends less CPU per trivial request than a thread pool: more headroom on the same machine.",
+        not_held: "The thread pool spent no more CPU per trivial request than the event loop here.",
+    },
+    Meaning {
+        id: "cache-shared-connection-beats-pool",
+        held: "One multiplexed Redis connection shared by all requests (Lettuce's default) beats a pool: pipelining across requests is free throughput.",
+        not_held: "A pool of Redis connections did as well as one shared connection here.",
+    },
+    Meaning {
+        id: "cache-checkout-round-trip-costs",
+        held: "A health check on every pool checkout costs a round trip per request: turn it off, or share one connection.",
+        not_held: "The check on every checkout did not cost measurable throughput here.",
+    },
+    Meaning {
+        id: "cache-checkout-round-trip-costs-cpu",
+        held: "The round trip on every checkout costs server CPU too.",
+        not_held: "The round trip on every checkout did not cost measurable server CPU here.",
+    },
+    Meaning {
+        id: "cache-exclusive-checkout-costs-cpu",
+        held: "Lending each request its own connection costs server CPU that sharing one does not.",
+        not_held: "Lending each request its own connection cost no more CPU than sharing one here.",
+    },
+    Meaning {
+        id: "tiny-http-cold-start-unfair",
+        held: "tiny_http starves connections that arrive together on a fresh server: a load balancer opening many at once would see some hang.",
+        not_held: "tiny_http answered every connection of a burst on a fresh server here, or our connector did not.",
+    },
+    Meaning {
+        id: "tiny-http-thread-per-connection",
+        held: "tiny_http runs a thread per open connection: its threads grow with clients, not with work.",
+        not_held: "tiny_http did not run more threads than our fixed pool under this load.",
+    },
+    Meaning {
+        id: "detector-marks-blocking-calls",
+        held: "The blocking-call counter names exactly the routes that block the event loop, however short their calls: it can be trusted to find the bad handler.",
+        not_held: "The blocking-call counter named the wrong routes: its marks must be fixed before it can be trusted.",
+    },
+    Meaning {
+        id: "detector-timing-flags-blocking-routes",
+        held: "Once blocking lasts longer than the threshold, its timing alone gives it away, even in code nobody marked.",
+        not_held: "Timing alone did not single out the blocking routes here: check the slow-poll threshold against how long their calls last.",
+    },
+    Meaning {
+        id: "idle-tiny-http-thread-per-connection",
+        held: "Every idle keep-alive connection costs tiny_http a whole thread.",
+        not_held: "Idle connections did not cost tiny_http a thread each here.",
+    },
+    Meaning {
+        id: "idle-nio-and-async-no-threads",
+        held: "Idle connections cost our NIO connector and the event loop no threads: both can hold thousands of parked clients.",
+        not_held: "Idle connections cost our connector or the event loop threads here.",
+    },
+    Meaning {
+        id: "idle-async-less-memory-than-tiny-http",
+        held: "An idle connection costs the event loop less memory than a thread per connection does.",
+        not_held: "An idle connection did not cost the event loop less memory than tiny_http's thread here.",
+    },
+    Meaning {
+        id: "sweep-blocking-plateau-at-cap",
+        held: "A thread pool's throughput is capped at threads divided by time per request (Little's law): when requests wait, the cap is the number to know.",
+        not_held: "The thread pool's plateau did not sit at threads divided by time per request here.",
+    },
+    Meaning {
+        id: "sweep-async-past-cap",
+        held: "An event loop is not capped by a thread count: with slow downstream calls it goes far past the thread pool's ceiling.",
+        not_held: "The event loop did not pass the thread pool's ceiling here.",
+    },
+    Meaning {
+        id: "sweep-users-async-crossover",
+        held: "On database reads the async server pulls ahead of the thread pool from the concurrency named on.",
+        not_held: "On database reads neither model won by the margin at any concurrency here: the database and the cores, not the model, set the limit.",
+    },
+    Meaning {
+        id: "sweep-virtual-past-cap",
+        held: "Virtual threads are not capped by a thread count: the same blocking handlers serve waits far past what 200 platform threads can hold.",
+        not_held: "Virtual threads did not get far past the thread pool's cap here: something else (the cores, the connections, the load generator) stopped them first.",
+    },
+    Meaning {
+        id: "remote-db-yielding-reaches-pool",
+        held: "With a driver that yields, virtual threads move the bottleneck to the connection pool: size the pool, not the threads.",
+        not_held: "The yielding driver did not reach the pool's bound here: the cores or the proxy, not the pool, limited it.",
+    },
+    Meaning {
+        id: "remote-db-pinning-caps-at-carriers",
+        held: "A driver that pins its carrier turns virtual threads back into a pool of as many threads as carriers: the pinning trap, measured.",
+        not_held: "The pinning driver's throughput did not sit at carriers / query time here: some of its time went elsewhere than the query on the carrier.",
+    },
+    Meaning {
+        id: "remote-db-pinning-half-of-yielding",
+        held: "Against a database a round trip away, a pinning driver costs virtual threads at least half their throughput: use a driver that yields.",
+        not_held: "The pinning driver was not far behind the yielding one here: with the database this close or the cores this few, pinning costs little.",
+    },
+    Meaning {
+        id: "remote-mixed-pinning-delays-health",
+        held: "A pinning driver delays every request that shares its carriers, even ones that never touch the database.",
+        not_held: "The pinning driver's calls did not delay /health by the factor here: they were too short to keep it waiting for a carrier for long.",
+    },
+    Meaning {
+        id: "idle-virtual-no-threads",
+        held: "An idle connection on virtual threads is a parked coroutine, not an OS thread: connections cost memory, not threads.",
+        not_held: "Idle connections cost virtual threads OS threads here, which they should not.",
+    },
+    Meaning {
+        id: "virtual-detector-marks-pinning-calls",
+        held: "The pinning detector's marks name exactly the routes that hold a carrier: trust it to find pinning, as JFR's VirtualThreadPinned does.",
+        not_held: "The pinning detector's marks missed a pinning route or named one that yields: read its counts with care.",
+    },
+    Meaning {
+        id: "virtual-detector-timing-flags-pinning-routes",
+        held: "Carrier stalls alone find the routes that pin once their blocking lasts: timing catches what the marks do not cover.",
+        not_held: "Timing alone did not separate the pinning routes from the rest here: the marks are the surer half.",
+    },
+];
+
+/// What a finding of `id` with `verdict` means for someone choosing a model;
+/// `None` for an id this build has no sentence for (a finding it dropped).
+pub fn meaning(id: &str, verdict: Verdict) -> Option<&'static str> {
+    let m = MEANINGS.iter().find(|m| m.id == id)?;
+    Some(match verdict {
+        Verdict::Held => m.held,
+        Verdict::NotHeld => m.not_held,
+        Verdict::Inconclusive => {
+            "The rounds disagreed, so this run cannot say either way: a quieter machine or more rounds (--rounds) may."
+        }
+        Verdict::NotMeasured => "Not measured: the columns it needs did not run.",
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_finding_of_this_build_has_a_sentence_for_each_verdict() {
+        let results: crate::model::RunResults = serde_json::from_str(include_str!(
+            "../../../../docs/results/seed-2026-12-02/results.json"
+        ))
+        .unwrap();
+        let ids: Vec<String> = super::super::check(&results, &super::super::THRESHOLDS)
+            .into_iter()
+            .map(|f| f.id)
+            .collect();
+        assert!(ids.len() > 20);
+        for id in &ids {
+            for v in [Verdict::Held, Verdict::NotHeld] {
+                assert!(meaning(id, v).is_some(), "no sentence for {id}");
+            }
+        }
+        // And none for a finding that no longer exists.
+        assert!(
+            MEANINGS.iter().all(|m| ids.iter().any(|id| id == m.id)),
+            "a sentence for a finding this build does not check"
+        );
+        assert_eq!(
+            meaning("detector-flags-blocking-routes", Verdict::Held),
+            None
+        );
+    }
+}

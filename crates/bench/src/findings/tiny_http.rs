@@ -1,0 +1,140 @@
+//! The findings about the design card's tiny_http 0.12: it starves
+//! connections on a cold start, and runs a thread per open connection.
+
+use super::checks::{median, peak_threads, Spec};
+use super::Thresholds;
+use crate::plan::ColumnId;
+use crate::stats::{ratio_spread, verdict, Side, Spread, Verdict};
+
+/// Every finding of this family, in report order.
+pub(super) fn specs(t: &Thresholds) -> Vec<Spec> {
+    vec![cold_start_unfair(t), thread_per_connection(t)]
+}
+
+/// The verdict on "`unfair` starves some connection on at least one cold
+/// start and `fair` starves none", from the late connections per start:
+/// NOT HELD as soon as `fair` starved one, or when `unfair` starved none in
+/// `refute_starts` starts or more; HELD when `unfair` starved some and `fair`
+/// none; INCONCLUSIVE when too few starts were clean to tell.
+pub fn cold_start_verdict(unfair: &[usize], fair: &[usize], refute_starts: usize) -> Verdict {
+    let starved = |late: &[usize]| late.iter().any(|&n| n > 0);
+    if starved(fair) {
+        Verdict::NotHeld
+    } else if starved(unfair) {
+        Verdict::Held
+    } else if unfair.len() >= refute_starts {
+        Verdict::NotHeld
+    } else {
+        Verdict::Inconclusive
+    }
+}
+
+/// "0, 43, 0, 60 of 64 (on 2 of 4 cold starts)".
+fn describe_late(late: &[usize], connections: usize) -> String {
+    let each: Vec<String> = late.iter().map(|n| n.to_string()).collect();
+    format!(
+        "{} of {connections} (on {} of {} cold starts)",
+        each.join(", "),
+        late.iter().filter(|&&n| n > 0).count(),
+        late.len()
+    )
+}
+
+/// Issue 2: tiny_http starves some connections of a burst on a cold start; nio none.
+pub(super) fn cold_start_unfair(t: &Thresholds) -> Spec {
+    use ColumnId as C;
+    Spec {
+            id: "tiny-http-cold-start-unfair",
+            seed: "none (issue 2: why the blocking server has its own connector)",
+            claim: format!(
+                "on a freshly started server, tiny_http 0.12 leaves some connections of a burst without an answer within {:.0} ms on at least one cold start; our connector (nio) leaves none on any",
+                t.cold_start_answer_within_ms
+            ),
+            needs: vec![C::BlockingHealthTinyHttp, C::BlockingHealth],
+            check: Box::new(|cx, t| {
+                let (tiny, nio) = (
+                    cx.cold_start(C::BlockingHealthTinyHttp)?,
+                    cx.cold_start(C::BlockingHealth)?,
+                );
+                let connections = cx
+                    .results
+                    .groups
+                    .iter()
+                    .filter_map(|g| g.cold_start.as_ref())
+                    .map(|p| p.connections)
+                    .next()?;
+                let within = t.cold_start_answer_within_ms;
+                let (tiny_late, nio_late) = (tiny.late_per_start(within), nio.late_per_start(within));
+                let interval = Spread::of(tiny_late.iter().map(|&n| n as f64))?;
+                Some((
+                    interval,
+                    cold_start_verdict(&tiny_late, &nio_late, t.cold_start_refute_starts),
+                    format!(
+                        "connections unanswered for over {within:.0} ms: tiny_http {}; nio {}",
+                        describe_late(&tiny_late, connections),
+                        describe_late(&nio_late, connections)
+                    ),
+                ))
+            }),
+    }
+}
+
+/// tiny_http peaks at more threads than nio under the same load.
+pub(super) fn thread_per_connection(_t: &Thresholds) -> Spec {
+    use ColumnId as C;
+    Spec {
+            id: "tiny-http-thread-per-connection",
+            seed: "none (the design card's tiny_http: a reader thread per open connection)",
+            claim: "tiny_http runs a thread per open connection: under the same load it peaks at more threads than our connector's fixed pool (nio), in the baseline, database and slow-downstream groups".into(),
+            needs: vec![
+                C::BlockingHealthTinyHttp,
+                C::BlockingHealth,
+                C::BlockingUsersTinyHttp,
+                C::BlockingUsers,
+                C::BlockingPostsTinyHttp,
+                C::BlockingPosts,
+            ],
+            check: Box::new(|cx, t| {
+                let pairs = [
+                    (C::BlockingHealthTinyHttp, C::BlockingHealth, "baseline"),
+                    (C::BlockingUsersTinyHttp, C::BlockingUsers, "database"),
+                    (C::BlockingPostsTinyHttp, C::BlockingPosts, "slow"),
+                ];
+                let mut values = Vec::new();
+                let mut text = Vec::new();
+                for (tiny, nio, group) in pairs {
+                    let (ct, cn) = (cx.col(tiny)?, cx.col(nio)?);
+                    let ratio = ratio_spread(ct, cn, peak_threads)?;
+                    values.extend([ratio.min, ratio.max]);
+                    text.push(format!(
+                        "{} vs {} threads at peak ({group})",
+                        median(ct, peak_threads),
+                        median(cn, peak_threads)
+                    ));
+                }
+                let all = Spread::of(values)?;
+                Some((
+                    all,
+                    verdict(&all, Side::Above, 1.0, t.margin),
+                    format!("{}; ratio {:.2}-{:.2}x", text.join(", "), all.min, all.max),
+                ))
+            }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cold_start_verdict_needs_a_starved_start_and_a_fair_connector() {
+        use Verdict::*;
+        // tiny_http starved some on one start of four, nio none: held.
+        assert_eq!(cold_start_verdict(&[0, 43, 0, 0], &[0, 0, 0, 0], 8), Held);
+        // nio starved one connection once: not held, whatever tiny_http did.
+        assert_eq!(cold_start_verdict(&[60, 43], &[0, 1], 8), NotHeld);
+        // No starved start in 4: too few to refute; in 8, refuted.
+        assert_eq!(cold_start_verdict(&[0; 4], &[0; 4], 8), Inconclusive);
+        assert_eq!(cold_start_verdict(&[0; 8], &[0; 8], 8), NotHeld);
+    }
+}

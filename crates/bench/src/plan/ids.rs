@@ -1,0 +1,302 @@
+//! The stable ids of the matrix: groups and columns, spelled in kebab-case
+//! in results.json, on the command line and in findings, and the server a
+//! column targets.
+
+/// Defines an id enum whose variants print as stable kebab-case strings (the
+/// ids in results.json, `--groups` and findings), with `ALL` in report order.
+macro_rules! ids {
+    ($(#[$doc:meta])* $name:ident { $($variant:ident = $text:literal,)* }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum $name { $($variant,)* }
+
+        impl $name {
+            /// Every id, in report order.
+            pub const ALL: &'static [$name] = &[$($name::$variant,)*];
+
+            /// The id as results.json and the command line spell it.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text,)* }
+            }
+
+            /// The id spelled `text`, if there is one.
+            pub fn parse(text: &str) -> Option<$name> {
+                $name::ALL.iter().copied().find(|id| id.as_str() == text)
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<$name, D::Error> {
+                let text = String::deserialize(d)?;
+                $name::parse(&text).ok_or_else(|| {
+                    serde::de::Error::custom(format!(
+                        "unknown {} {text:?}",
+                        stringify!($name)
+                    ))
+                })
+            }
+        }
+    };
+}
+
+ids! {
+    /// A group of the matrix: one table of the report.
+    GroupId {
+        Cpu = "cpu",
+        Database = "database",
+        Cache = "cache",
+        Slow = "slow",
+        Baseline = "baseline",
+        Json = "json",
+        Ramp = "ramp",
+        Mixed = "mixed",
+        Stalls = "stalls",
+        Idle = "idle",
+        SweepPosts = "sweep-posts",
+        SweepUsers = "sweep-users",
+        RemoteDb = "remote-db",
+        RemoteMixed = "remote-mixed",
+    }
+}
+
+ids! {
+    /// A column of the matrix: a route on one server. Findings name the
+    /// columns they need with these, so a renamed column cannot silently
+    /// leave a finding unmeasured.
+    ColumnId {
+        BlockingCpu = "blocking-cpu",
+        AsyncCpu = "async-cpu",
+        AsyncCpuRayon = "async-cpu-rayon",
+        AsyncCpuSpawnBlocking = "async-cpu-spawn-blocking",
+        VirtualCpu = "virtual-cpu",
+        BlockingUsers = "blocking-users",
+        BlockingUsersTinyHttp = "blocking-users-tiny-http",
+        AsyncUsers = "async-users",
+        AsyncUsersBlocking = "async-users-blocking",
+        AsyncUsersSpawnBlocking = "async-users-spawn-blocking",
+        VirtualPinningUsers = "virtual-pinning-users",
+        VirtualYieldingUsers = "virtual-yielding-users",
+        BlockingCache = "blocking-cache",
+        AsyncCache = "async-cache",
+        AsyncCacheDeadpoolRedis = "async-cache-deadpool-redis",
+        AsyncCachePool = "async-cache-pool",
+        AsyncCacheBlocking = "async-cache-blocking",
+        VirtualPinningCache = "virtual-pinning-cache",
+        VirtualYieldingCache = "virtual-yielding-cache",
+        BlockingPosts = "blocking-posts",
+        BlockingPostsTinyHttp = "blocking-posts-tiny-http",
+        AsyncPosts = "async-posts",
+        AsyncPostsBlocking = "async-posts-blocking",
+        VirtualPosts = "virtual-posts",
+        BlockingHealth = "blocking-health",
+        BlockingHealthTinyHttp = "blocking-health-tiny-http",
+        AsyncHealth = "async-health",
+        VirtualHealth = "virtual-health",
+        BlockingEcho = "blocking-echo",
+        AsyncEcho = "async-echo",
+        VirtualEcho = "virtual-echo",
+        BlockingUsersRamp = "blocking-users-ramp",
+        AsyncUsersRamp = "async-users-ramp",
+        VirtualPinningUsersRamp = "virtual-pinning-users-ramp",
+        VirtualYieldingUsersRamp = "virtual-yielding-users-ramp",
+        BlockingHealthNextToCpu = "blocking-health-next-to-cpu",
+        AsyncHealthNextToCpu = "async-health-next-to-cpu",
+        AsyncHealthNextToCpuRayon = "async-health-next-to-cpu-rayon",
+        BlockingHealthNextToPosts = "blocking-health-next-to-posts",
+        AsyncHealthNextToPostsBlocking = "async-health-next-to-posts-blocking",
+        AsyncHealthNextToPosts = "async-health-next-to-posts",
+        AsyncHealthNextToUsersBlocking = "async-health-next-to-users-blocking",
+        AsyncHealthNextToUsers = "async-health-next-to-users",
+        VirtualHealthNextToCpu = "virtual-health-next-to-cpu",
+        VirtualHealthNextToPosts = "virtual-health-next-to-posts",
+        VirtualPinningHealthNextToUsers = "virtual-pinning-health-next-to-users",
+        VirtualYieldingHealthNextToUsers = "virtual-yielding-health-next-to-users",
+        AsyncUsersStalls = "async-users-stalls",
+        AsyncUsersBlockingStalls = "async-users-blocking-stalls",
+        AsyncCacheStalls = "async-cache-stalls",
+        AsyncCacheBlockingStalls = "async-cache-blocking-stalls",
+        AsyncPostsStalls = "async-posts-stalls",
+        AsyncPostsBlockingStalls = "async-posts-blocking-stalls",
+        AsyncCpuRayonStalls = "async-cpu-rayon-stalls",
+        AsyncCpuStalls = "async-cpu-stalls",
+        VirtualPinningUsersStalls = "virtual-pinning-users-stalls",
+        VirtualPinningCacheStalls = "virtual-pinning-cache-stalls",
+        VirtualPinningPostsStalls = "virtual-pinning-posts-stalls",
+        VirtualPinningCpuStalls = "virtual-pinning-cpu-stalls",
+        VirtualYieldingUsersStalls = "virtual-yielding-users-stalls",
+        VirtualYieldingCacheStalls = "virtual-yielding-cache-stalls",
+        BlockingIdle = "blocking-idle",
+        BlockingIdleTinyHttp = "blocking-idle-tiny-http",
+        AsyncIdle = "async-idle",
+        VirtualIdle = "virtual-idle",
+        BlockingPostsSweep = "blocking-posts-sweep",
+        AsyncPostsSweep = "async-posts-sweep",
+        AsyncPostsBlockingSweep = "async-posts-blocking-sweep",
+        VirtualPostsSweep = "virtual-posts-sweep",
+        BlockingUsersSweep = "blocking-users-sweep",
+        AsyncUsersSweep = "async-users-sweep",
+        AsyncUsersSpawnBlockingSweep = "async-users-spawn-blocking-sweep",
+        VirtualPinningUsersSweep = "virtual-pinning-users-sweep",
+        VirtualYieldingUsersSweep = "virtual-yielding-users-sweep",
+        BlockingUsersRemote = "blocking-users-remote",
+        AsyncUsersRemote = "async-users-remote",
+        VirtualPinningUsersRemote = "virtual-pinning-users-remote",
+        VirtualYieldingUsersRemote = "virtual-yielding-users-remote",
+        BlockingHealthNextToUsersRemote = "blocking-health-next-to-users-remote",
+        AsyncHealthNextToUsersRemote = "async-health-next-to-users-remote",
+        VirtualPinningHealthNextToUsersRemote = "virtual-pinning-health-next-to-users-remote",
+        VirtualYieldingHealthNextToUsersRemote = "virtual-yielding-health-next-to-users-remote",
+    }
+}
+
+/// Which driver the virtual-thread server's handlers call (`--driver`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Driver {
+    /// The sync clients: each call holds its carrier thread (Loom's pinning).
+    Pinning,
+    /// Coroutine-aware clients: a wait parks the coroutine, not the carrier.
+    Yielding,
+}
+
+impl Driver {
+    /// As `--driver` spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Driver::Pinning => "pinning",
+            Driver::Yielding => "yielding",
+        }
+    }
+}
+
+/// Which server a column targets; results.json spells it "blocking",
+/// "async", "virtual-pinning" or "virtual-yielding" (a runs saved before
+/// virtual threads existed has only the first two, and reads as it was).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Target {
+    /// The blocking server on platform threads (Spring MVC on Tomcat).
+    Blocking,
+    /// The async server (Spring WebFlux).
+    Async,
+    /// The blocking server's same handlers on virtual threads
+    /// (`--threads virtual`), with this driver.
+    Virtual(Driver),
+}
+
+impl Target {
+    /// Every target, in report order.
+    pub const ALL: &'static [Target] = &[
+        Target::Blocking,
+        Target::Async,
+        Target::Virtual(Driver::Pinning),
+        Target::Virtual(Driver::Yielding),
+    ];
+
+    /// As results.json, labels and log names spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Blocking => "blocking",
+            Target::Async => "async",
+            Target::Virtual(Driver::Pinning) => "virtual-pinning",
+            Target::Virtual(Driver::Yielding) => "virtual-yielding",
+        }
+    }
+
+    /// The target spelled `text`, if there is one.
+    pub fn parse(text: &str) -> Option<Target> {
+        Target::ALL.iter().copied().find(|t| t.name() == text)
+    }
+
+    /// The server binary that runs it (`bench serve <binary>`): virtual
+    /// threads are a mode of the blocking server.
+    pub fn binary(self) -> &'static str {
+        match self {
+            Target::Blocking | Target::Virtual(_) => "blocking",
+            Target::Async => "async",
+        }
+    }
+
+    /// The flags that make the binary this target, beyond the run's
+    /// (`--carriers` is the run's: [`crate::run`] gives the cores).
+    pub fn mode_args(self) -> &'static [&'static str] {
+        match self {
+            Target::Blocking | Target::Async => &[],
+            Target::Virtual(Driver::Pinning) => &["--threads", "virtual", "--driver", "pinning"],
+            Target::Virtual(Driver::Yielding) => &["--threads", "virtual", "--driver", "yielding"],
+        }
+    }
+
+    /// Its driver, on virtual threads.
+    pub fn driver(self) -> Option<Driver> {
+        match self {
+            Target::Virtual(d) => Some(d),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl serde::Serialize for Target {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Target {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Target, D::Error> {
+        let text = String::deserialize(d)?;
+        Target::parse(&text)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown server {text:?}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_column_id_is_in_the_matrix_once_and_ids_round_trip() {
+        let in_matrix: Vec<ColumnId> = super::super::groups()
+            .into_iter()
+            .flat_map(|g| g.columns)
+            .map(|c| c.id)
+            .collect();
+        assert_eq!(in_matrix, ColumnId::ALL);
+        for id in ColumnId::ALL {
+            assert_eq!(ColumnId::parse(id.as_str()), Some(*id));
+        }
+        assert_eq!(GroupId::parse("nope"), None);
+    }
+
+    #[test]
+    fn targets_round_trip_and_old_spellings_still_read() {
+        for t in Target::ALL {
+            let json = serde_json::to_string(t).unwrap();
+            assert_eq!(serde_json::from_str::<Target>(&json).unwrap(), *t);
+        }
+        // The two spellings of runs saved before virtual threads.
+        let old: Vec<Target> = serde_json::from_str(r#"["blocking","async"]"#).unwrap();
+        assert_eq!(old, [Target::Blocking, Target::Async]);
+        assert_eq!(
+            serde_json::to_string(&Target::Virtual(Driver::Yielding)).unwrap(),
+            r#""virtual-yielding""#
+        );
+        assert!(serde_json::from_str::<Target>(r#""virtual""#).is_err());
+    }
+}

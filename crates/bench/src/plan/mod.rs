@@ -1,0 +1,41 @@
+//! The matrix and its loads, as data: groups of columns ([`matrix`]) with
+//! stable ids ([`ids`]), the load shapes ([`loads`]) and the profiles that
+//! give each group its load ([`profiles`]). Nothing here starts a server or
+//! sends a request.
+
+mod ids;
+mod loads;
+mod matrix;
+mod more_groups;
+mod profiles;
+mod seed_groups;
+
+pub use ids::{ColumnId, Driver, GroupId, Target};
+pub use loads::{IdleLoad, Load, Sweep};
+pub use matrix::{
+    group_of, groups, Column, Group, Needs, Network, REMOTE_DB_ROUND_TRIP, STALLS_ROUND_TRIP,
+};
+pub use profiles::{
+    doubling, profile, quick, seed, tiny, ColdStartProbe, PathValues, Profile, PROFILE_NAMES,
+};
+
+/// The order of a group's `n` columns in round `round` (1-based): rotated by
+/// one more place each round, so no column is always first or last.
+pub fn round_order(n: usize, round: u32) -> Vec<usize> {
+    let shift = (round as usize).saturating_sub(1) % n.max(1);
+    (0..n).map(|i| (i + shift) % n).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounds_rotate_the_column_order() {
+        assert_eq!(round_order(3, 1), vec![0, 1, 2]);
+        assert_eq!(round_order(3, 2), vec![1, 2, 0]);
+        assert_eq!(round_order(3, 3), vec![2, 0, 1]);
+        assert_eq!(round_order(3, 4), vec![0, 1, 2]);
+        assert_eq!(round_order(0, 2), Vec::<usize>::new());
+    }
+}

@@ -1,0 +1,450 @@
+//! The profiles: per group, the load it gets, plus the rounds, warm-up and
+//! cold-start probe. `quick` (CI's smoke test), `seed` (the seeds' own load
+//! shapes) and `tiny` (the end-to-end tests'). Each profile is a table.
+
+use std::time::Duration;
+
+use super::ids::GroupId;
+use super::loads::{IdleLoad, Load, Sweep};
+
+/// The cold-start fairness probe (issue 2's check, which tiny_http 0.12
+/// fails): on a freshly started server, `connections` keep-alive connections
+/// are opened back to back, then each sends `GET /health` in a loop until
+/// every connection has had an answer (or for `run_for` at the most); the
+/// time of each connection's first answer is kept. Repeated
+/// on `cold_starts` fresh processes per probed column, the columns
+/// interleaved. How late counts as starved is a threshold of the finding
+/// ([`crate::findings::Thresholds::cold_start_answer_within_ms`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ColdStartProbe {
+    pub connections: usize,
+    pub cold_starts: u32,
+    pub run_for: Duration,
+}
+
+/// A named set of loads.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Profile {
+    pub name: &'static str,
+    pub cpu_n: u64,
+    /// `/cpu?n=` in the stall-detector group: long enough that one request's
+    /// loop outlasts the slow-poll threshold (5 ms) several times over on a
+    /// fast machine (20,000,000 takes about 40 ms on one core here).
+    pub stall_cpu_n: u64,
+    /// Per-request timeout of the load generator.
+    pub timeout: Duration,
+    /// Rounds per column: every column of a group once per round.
+    pub rounds: u32,
+    /// Length of the warm-up window of timed loads ([`Load::warm_up`]).
+    pub warm_up: Duration,
+    /// The cold-start probe of the groups that have one (the baseline's).
+    pub cold_start: ColdStartProbe,
+    loads: Vec<(GroupId, Load)>,
+}
+
+/// The values a column's path may name: `{cpu_n}` and `{stall_cpu_n}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PathValues {
+    pub cpu_n: u64,
+    pub stall_cpu_n: u64,
+}
+
+impl PathValues {
+    /// `path` with its placeholders filled in.
+    pub fn fill(&self, path: &str) -> String {
+        path.replace("{cpu_n}", &self.cpu_n.to_string())
+            .replace("{stall_cpu_n}", &self.stall_cpu_n.to_string())
+    }
+}
+
+impl Profile {
+    /// What its columns' paths name.
+    pub fn path_values(&self) -> PathValues {
+        PathValues {
+            cpu_n: self.cpu_n,
+            stall_cpu_n: self.stall_cpu_n,
+        }
+    }
+
+    pub fn load(&self, group: GroupId) -> Option<&Load> {
+        self.loads.iter().find(|(g, _)| *g == group).map(|(_, l)| l)
+    }
+
+    pub fn load_mut(&mut self, group: GroupId) -> Option<&mut Load> {
+        self.loads
+            .iter_mut()
+            .find(|(g, _)| *g == group)
+            .map(|(_, l)| l)
+    }
+}
+
+fn secs(s: u64) -> Duration {
+    Duration::from_secs(s)
+}
+
+fn ms(m: u64) -> Duration {
+    Duration::from_millis(m)
+}
+
+/// `from`, doubling while at most `to`: 50, 100, ..., 3200.
+pub fn doubling(from: usize, to: usize) -> Vec<usize> {
+    std::iter::successors(Some(from.max(1)), |n| Some(n * 2))
+        .take_while(|n| *n <= to)
+        .collect()
+}
+
+/// The remote-database groups' loads: a closed loop of `connections`,
+/// and the mixed one's background and /health probe rate, over `duration`.
+/// More connections than the pool (10) outside the tiny profile: the
+/// yielding driver's bottleneck is the pool, so it must be kept full.
+fn remote_db(
+    connections: usize,
+    (background, probe_rps): (usize, f64),
+    duration: Duration,
+) -> [(GroupId, Load); 2] {
+    [
+        (
+            GroupId::RemoteDb,
+            Load::Closed {
+                connections,
+                duration,
+            },
+        ),
+        (
+            GroupId::RemoteMixed,
+            Load::Mixed {
+                background,
+                probe_rps,
+                duration,
+            },
+        ),
+    ]
+}
+
+/// `quick`: every group, scaled down, 3 rounds: CI's smoke test and a first
+/// look (under 3 minutes on 2 cores after the build).
+pub fn quick() -> Profile {
+    use GroupId as G;
+    let closed = |connections, duration| Load::Closed {
+        connections,
+        duration,
+    };
+    let counted = |connections, requests| Load::ClosedCount {
+        connections,
+        requests,
+    };
+    Profile {
+        name: "quick",
+        cpu_n: 1_000_000,
+        stall_cpu_n: 20_000_000,
+        timeout: secs(30),
+        rounds: 3,
+        warm_up: ms(120),
+        // Each start costs ~1.7 s. How often tiny_http starves depends on
+        // the machine: 1 of 4 starts in a quick run here, 10 of 12 with a
+        // build running beside it; with no starved start the finding says
+        // INCONCLUSIVE (8 clean starts are needed to refute it).
+        cold_start: ColdStartProbe {
+            connections: 64,
+            cold_starts: 4,
+            run_for: ms(1500),
+        },
+        loads: vec![
+            (G::Cpu, counted(16, 200)),
+            // Windows of 0.3 s (sweeps: one 300-ms period of /posts/1, see
+            // `Sweep::window`), every window and warm-up at 0.6x
+            // what it was before virtual threads' 27 columns and the two
+            // remote-database groups, so that the whole profile fits in 3
+            // minutes on 2 cores.
+            (G::Database, closed(32, ms(300))),
+            (G::Cache, closed(32, ms(300))),
+            // 8 connections: behind a blocked event loop (2 workers, one
+            // 300-ms sleep each at a time) the window's last requests take
+            // 8 x 300 ms / 2 to be answered; 16 took twice that per round.
+            (G::Slow, closed(8, ms(360))),
+            (G::Baseline, closed(32, ms(300))),
+            (G::Json, closed(16, ms(300))),
+            (
+                G::Ramp,
+                Load::Stages(vec![
+                    (ms(150), 20),
+                    (ms(150), 40),
+                    (ms(150), 60),
+                    (ms(150), 0),
+                ]),
+            ),
+            (
+                G::Mixed,
+                Load::Mixed {
+                    background: 16,
+                    probe_rps: 100.0,
+                    duration: ms(300),
+                },
+            ),
+            (G::Stalls, closed(8, ms(240))),
+            (
+                G::Idle,
+                // 9 server rounds: 17.7 s with 500 and 2,000 and 250-ms
+                // probes on the busy 2-core machine, so smaller.
+                Load::Idle(IdleLoad {
+                    sizes: vec![500, 1_500],
+                    probe_connections: 4,
+                    probe_for: ms(90),
+                    open_within: secs(20),
+                }),
+            ),
+            // Both sweeps in about 20 s: three steps, one round.
+            (
+                G::SweepPosts,
+                Load::Sweep(Sweep {
+                    steps: vec![50, 400, 3200],
+                    window: ms(300),
+                    warm_up: ms(120),
+                    settle: ms(700),
+                    rounds: Some(1),
+                }),
+            ),
+            (
+                G::SweepUsers,
+                Load::Sweep(Sweep {
+                    steps: vec![8, 64, 512],
+                    window: ms(240),
+                    warm_up: ms(90),
+                    settle: ms(700),
+                    rounds: Some(1),
+                }),
+            ),
+        ]
+        .into_iter()
+        .chain(remote_db(32, (16, 100.0), ms(300)))
+        .collect(),
+    }
+}
+
+/// `seed`: the seeds' own load shapes, 3 rounds each. Two changes make the
+/// rounds fit in about half an hour on 2 cores, both printed with the report:
+/// timed windows are 10 s instead of one 30 s run, and the CPU group's
+/// 10,000-request burst computes n = 1,000,000 square roots per request
+/// (seed 000's 10,000,000 took 164 s per burst here, 4.5 s on its 12 cores).
+pub fn seed() -> Profile {
+    use GroupId as G;
+    let closed = |connections, duration| Load::Closed {
+        connections,
+        duration,
+    };
+    Profile {
+        name: "seed",
+        cpu_n: 1_000_000,
+        stall_cpu_n: 20_000_000,
+        timeout: secs(300),
+        rounds: 3,
+        warm_up: secs(3),
+        // 8 cold starts of 64 connections, as in docs/results/tiny-http-2026-12-01/.
+        cold_start: ColdStartProbe {
+            connections: 64,
+            cold_starts: 8,
+            run_for: ms(1500),
+        },
+        loads: vec![
+            // Seed 000: 10,000 requests at once, per column.
+            (G::Cpu, Load::Burst { requests: 10_000 }),
+            (G::Database, Load::Burst { requests: 10_000 }),
+            // Seed 001: JMeter with 200 threads.
+            (G::Cache, closed(200, secs(10))),
+            (G::Slow, closed(200, secs(10))),
+            (G::Baseline, closed(200, secs(10))),
+            // Seed 003: k6 with 16 VUs.
+            (G::Json, closed(16, secs(10))),
+            // Seed 002: k6 stages, each stage half as long.
+            (
+                G::Ramp,
+                Load::Stages(vec![
+                    (ms(7_500), 50),
+                    (secs(15), 100),
+                    (ms(7_500), 150),
+                    (secs(15), 0),
+                ]),
+            ),
+            (
+                G::Mixed,
+                Load::Mixed {
+                    background: 64,
+                    probe_rps: 50.0,
+                    duration: secs(10),
+                },
+            ),
+            // Enough requests per window that a route blocking on every one
+            // shows in its slow-poll share whatever the OS does meanwhile.
+            (G::Stalls, closed(16, secs(3))),
+            // Issue 9: 10,000 idle connections is 10,000 tiny_http threads.
+            (
+                G::Idle,
+                Load::Idle(IdleLoad {
+                    sizes: vec![1_000, 5_000, 10_000],
+                    probe_connections: 8,
+                    probe_for: ms(1_500),
+                    open_within: secs(60),
+                }),
+            ),
+            // Issue 9's sweeps: 2 s windows (2.1 s on the 300 ms route, see
+            // `Sweep::window`) after 1 s on the same connections, 3 rounds;
+            // both groups in about 10 minutes.
+            (
+                G::SweepPosts,
+                Load::Sweep(Sweep {
+                    steps: doubling(50, 3200),
+                    window: ms(2100),
+                    warm_up: secs(1),
+                    settle: secs(3),
+                    rounds: None,
+                }),
+            ),
+            (
+                G::SweepUsers,
+                Load::Sweep(Sweep {
+                    steps: doubling(8, 512),
+                    window: secs(2),
+                    warm_up: secs(1),
+                    settle: secs(3),
+                    rounds: None,
+                }),
+            ),
+        ]
+        .into_iter()
+        // Seed 001's 200 threads, against a pool of 10 a round trip away.
+        .chain(remote_db(200, (64, 50.0), secs(10)))
+        .collect(),
+    }
+}
+
+/// A one-scenario-per-group profile for the end-to-end test: seconds, not minutes.
+pub fn tiny() -> Profile {
+    use GroupId as G;
+    let c = |connections, m| Load::Closed {
+        connections,
+        duration: ms(m),
+    };
+    Profile {
+        name: "tiny",
+        cpu_n: 100_000,
+        stall_cpu_n: 2_000_000,
+        timeout: secs(30),
+        rounds: 2,
+        warm_up: ms(100),
+        // One start each: the pipeline runs; the verdict needs more
+        // (`--cold-starts`).
+        cold_start: ColdStartProbe {
+            connections: 64,
+            cold_starts: 1,
+            run_for: ms(1500),
+        },
+        loads: vec![
+            (
+                G::Cpu,
+                Load::ClosedCount {
+                    connections: 4,
+                    requests: 20,
+                },
+            ),
+            // Seed 000's shape, small.
+            (G::Database, Load::Burst { requests: 100 }),
+            (G::Cache, c(4, 200)),
+            (G::Slow, c(4, 400)),
+            (G::Baseline, c(4, 200)),
+            (G::Json, c(4, 200)),
+            (G::Ramp, Load::Stages(vec![(ms(200), 4), (ms(200), 0)])),
+            (
+                G::Mixed,
+                Load::Mixed {
+                    background: 4,
+                    probe_rps: 40.0,
+                    duration: ms(400),
+                },
+            ),
+            (G::Stalls, c(2, 300)),
+            (
+                G::Idle,
+                Load::Idle(IdleLoad {
+                    sizes: vec![100],
+                    probe_connections: 2,
+                    probe_for: ms(200),
+                    open_within: secs(20),
+                }),
+            ),
+            (
+                G::SweepPosts,
+                Load::Sweep(Sweep {
+                    steps: vec![4, 8],
+                    window: ms(600),
+                    warm_up: ms(100),
+                    settle: secs(1),
+                    rounds: None,
+                }),
+            ),
+            (
+                G::SweepUsers,
+                Load::Sweep(Sweep {
+                    steps: vec![2, 4],
+                    window: ms(200),
+                    warm_up: ms(100),
+                    settle: secs(1),
+                    rounds: None,
+                }),
+            ),
+        ]
+        .into_iter()
+        .chain(remote_db(4, (4, 40.0), ms(200)))
+        .collect(),
+    }
+}
+
+pub fn profile(name: &str) -> Option<Profile> {
+    match name {
+        "quick" => Some(quick()),
+        "seed" => Some(seed()),
+        "tiny" => Some(tiny()),
+        _ => None,
+    }
+}
+
+pub const PROFILE_NAMES: &[&str] = &["quick", "seed", "tiny"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_profile_loads_every_group() {
+        for name in PROFILE_NAMES {
+            let p = profile(name).unwrap();
+            for g in GroupId::ALL {
+                assert!(p.load(*g).is_some(), "profile {name} has no load for {g}");
+            }
+        }
+        let ids: Vec<GroupId> = super::super::groups().iter().map(|g| g.id).collect();
+        assert_eq!(ids, GroupId::ALL);
+    }
+
+    #[test]
+    fn sweeps_double_from_50_to_3200_and_from_8_to_512_in_seed() {
+        assert_eq!(doubling(50, 3200), vec![50, 100, 200, 400, 800, 1600, 3200]);
+        assert_eq!(doubling(8, 512), vec![8, 16, 32, 64, 128, 256, 512]);
+        let seed = seed();
+        let Some(Load::Sweep(posts)) = seed.load(GroupId::SweepPosts) else {
+            panic!("seed has no posts sweep");
+        };
+        assert_eq!(posts.steps, doubling(50, 3200));
+        for name in PROFILE_NAMES {
+            let p = profile(name).unwrap();
+            for g in [GroupId::SweepPosts, GroupId::SweepUsers] {
+                let Some(Load::Sweep(s)) = p.load(g) else {
+                    panic!("{name} has no sweep for {g}");
+                };
+                assert!(
+                    s.steps.windows(2).all(|w| w[0] < w[1]),
+                    "{name} {g}: ascending"
+                );
+            }
+        }
+    }
+}

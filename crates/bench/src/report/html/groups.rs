@@ -1,0 +1,85 @@
+//! One section per group: its load, its charts, a compact table of the
+//! figures a reader compares first, and the full table folded underneath;
+//! sweeps, the idle group and the cold-start probe with their own tables.
+
+use std::fmt::Write as _;
+
+use super::page::{escape, fold, table};
+use crate::findings::Thresholds;
+use crate::model::GroupResult;
+use crate::report::idle_table::{idle_notes, idle_table};
+use crate::report::sweep_table::sweep_tables;
+use crate::report::table::{cold_start_table, compact_table, group_table};
+use crate::report::{charts, cold_start_line, group_load_line, sweep_lines};
+
+/// A table that may be wider than the page, scrolled on its own.
+fn scrolled(inner: String) -> String {
+    format!("<div class=\"scroll\">\n{inner}</div>\n")
+}
+
+/// The section of group `g`.
+pub(super) fn section(g: &GroupResult, t: &Thresholds) -> String {
+    let mut out = format!(
+        "<section class=\"group\" id=\"group-{id}\">\n<h2>{title}</h2>\n<p class=\"load\">{load}</p>\n",
+        id = g.id,
+        title = escape(&g.title),
+        load = escape(&group_load_line(g)),
+    );
+    for line in sweep_lines(g).unwrap_or_default() {
+        let _ = writeln!(out, "<p class=\"load\">{}</p>", escape(&line));
+    }
+    out.push_str("<div class=\"charts\">\n");
+    for (_, svg) in charts::of_group(g) {
+        out.push_str(&svg);
+    }
+    out.push_str("</div>\n");
+    out.push_str(&tables(g, t));
+    out.push_str("</section>\n");
+    out
+}
+
+/// The group's tables: a sweep's, the idle group's, or the compact table
+/// with the full one folded; then a cold-start probe's.
+fn tables(g: &GroupResult, t: &Thresholds) -> String {
+    let mut out = String::new();
+    if g.sweep.is_some() {
+        let all = sweep_tables(g);
+        for (i, (title, table_)) in all.iter().enumerate() {
+            let shown = format!(
+                "<h3>{}</h3>\n{}",
+                escape(title),
+                scrolled(table(table_, "sweep"))
+            );
+            // The throughput and latency tables first; the rest folded.
+            if i < 2 {
+                out.push_str(&shown);
+            } else {
+                out.push_str(&fold(title, &shown));
+            }
+        }
+        return out;
+    }
+    if let Some(idle) = &g.idle {
+        out.push_str(&scrolled(table(&idle_table(idle), "idle")));
+        for note in idle_notes(idle) {
+            let _ = writeln!(out, "<p class=\"muted\">{}</p>", escape(&note));
+        }
+    }
+    if !g.columns.is_empty() {
+        let full = group_table(g);
+        out.push_str(&scrolled(table(&compact_table(g), "compact")));
+        out.push_str(&fold(
+            "Every figure of this group",
+            &scrolled(table(&full, "full")),
+        ));
+    }
+    if let Some(probe) = &g.cold_start {
+        let _ = writeln!(
+            out,
+            "<h3>Cold-start probe</h3>\n<p class=\"load\">{}</p>",
+            escape(&cold_start_line(probe))
+        );
+        out.push_str(&scrolled(table(&cold_start_table(probe, t), "cold-start")));
+    }
+    out
+}

@@ -1,0 +1,110 @@
+//! The idle-connection group ([`crate::idle_cost`]): every column's server
+//! once per round (the shared round loop), each on a fresh process stopped
+//! before the next starts. A server whose round fails is reported failed
+//! with the cause and skipped in later rounds.
+
+use super::column::column_label;
+use super::rounds::{every_column_round, Measured};
+use super::Ctx;
+use crate::load::ColumnError;
+use crate::model::{GroupResult, IdleResult, IdleRound, IdleServer};
+use crate::plan::{Group, IdleLoad, Load};
+
+/// The idle group `group` under `idle`, `rounds` rounds.
+pub(super) fn measure_idle_group(
+    group: &Group,
+    (idle, rounds): (&IdleLoad, u32),
+    cx: &Ctx<'_>,
+) -> anyhow::Result<GroupResult> {
+    let (launch, options, progress) = (cx.launch, cx.options, cx.progress);
+    let load = Load::Idle(idle.clone());
+    let result = |servers: Vec<IdleServer>| GroupResult {
+        id: group.id,
+        title: group.title.to_owned(),
+        load: load.describe(),
+        warm_up: load.describe_warm_up(None, options.mixed_lead),
+        columns: Vec::new(),
+        cold_start: None,
+        idle: Some(IdleResult {
+            sizes: idle.sizes.clone(),
+            servers,
+        }),
+        sweep: None,
+    };
+    // Raised before any server starts: the servers inherit bench's limit.
+    let _ = loadgen::ensure_fd_capacity(0);
+    let mut servers: Vec<IdleServer> = group
+        .columns
+        .iter()
+        .map(|c| IdleServer {
+            id: c.id,
+            label: column_label(c),
+            rounds: Vec::new(),
+            failure: None,
+        })
+        .collect();
+    let labels: Vec<String> = servers.iter().map(|s| s.label.clone()).collect();
+    let kept = |so_far: &[IdleServer]| cx.snapshot.keep(result(so_far.to_vec()));
+    every_column_round(
+        &mut servers,
+        rounds,
+        (progress, kept),
+        |i, round, position| {
+            let column = &group.columns[i];
+            let server = launch.start_column(column.target, column.server_args)?;
+            let outcome = match server.pid() {
+            Some(pid) => crate::idle_cost::measure_round(
+                server.addr(),
+                pid,
+                column,
+                idle,
+                options,
+                (round, position),
+            ),
+            None => Err(anyhow::anyhow!(
+                "not measured: the server at http://{} was not started by bench, so its threads and memory cannot be read",
+                server.addr()
+            )),
+        };
+            server.kill();
+            let r = outcome.map_err(|e| ColumnError::NoSuccess(format!("{e:#}")))?;
+            Ok(Measured {
+                lines: idle_round_lines(&labels[i], round, rounds, &r),
+                rounds: vec![r],
+            })
+        },
+    )?;
+    Ok(result(servers))
+}
+
+/// Progress lines of one idle round: one per size, then the close.
+fn idle_round_lines(label: &str, round: u32, rounds: u32, r: &IdleRound) -> Vec<String> {
+    const MIB: f64 = 1024.0 * 1024.0;
+    let mut lines = vec![format!(
+        "  [{round}/{rounds}] {label}: none open: {} threads, {:.1} MiB, /health p99 {:.2} ms",
+        r.idle.threads,
+        r.idle.rss_bytes as f64 / MIB,
+        r.probe_none_open.p99_ms
+    )];
+    for s in &r.steps {
+        lines.push(format!(
+            "      {} open ({:.2} s to open): {:+} threads ({:.3}/conn), {:+.1} MiB ({:.1} KiB/conn), /health p99 {}{}",
+            s.opened,
+            s.open_seconds,
+            s.threads_above(&r.idle),
+            s.threads_per_connection(&r.idle).unwrap_or(f64::NAN),
+            (s.server.rss_bytes as f64 - r.idle.rss_bytes as f64) / MIB,
+            s.kib_per_connection(&r.idle).unwrap_or(f64::NAN),
+            s.probe.map_or("failed".to_owned(), |p| format!("{:.2} ms", p.p99_ms)),
+            s.failure.as_ref().map_or(String::new(), |f| format!("; FAILED: {f}"))
+        ));
+    }
+    if let Some(why) = &r.stopped {
+        lines.push(format!("      {why}"));
+    }
+    lines.push(match r.closed_within_ms {
+        Some(ms) => format!("      all closed; the server closed its side within {ms:.0} ms"),
+        None => "      all closed; the server still held them after 5 s".to_owned(),
+    });
+    lines
+}

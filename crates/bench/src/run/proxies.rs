@@ -1,0 +1,95 @@
+//! The proxies of a group whose servers reach Postgres and Redis over a
+//! simulated network ([`Network::RoundTrip`]): one `bench proxy` child
+//! process in front of each, so their CPU is their own line in a window's
+//! accounting, not bench's and not "everything else".
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+
+use super::launch::Launch;
+use crate::plan::Network;
+
+/// A running proxy child; killed when dropped.
+struct ProxyProcess {
+    child: Child,
+    /// Where it listens, as `host:port`.
+    listen: String,
+}
+
+impl Drop for ProxyProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The proxies in front of one group's Postgres and Redis, and the launch
+/// whose servers use them.
+pub(super) struct GroupNetwork {
+    _proxies: Vec<ProxyProcess>,
+    pub(super) launch: Launch,
+}
+
+/// `launch` itself for a local group; otherwise proxies for its Postgres and
+/// Redis with `network`'s round trip, and a launch through them.
+pub(super) fn for_group(launch: &Launch, network: Network) -> anyhow::Result<Option<GroupNetwork>> {
+    let Network::RoundTrip(round_trip) = network else {
+        return Ok(None);
+    };
+    let (Some(database_url), Some(redis_url)) = (
+        launch.url_of("--database-url"),
+        launch.url_of("--redis-url"),
+    ) else {
+        bail!("a group behind a proxy needs Postgres and Redis, which this run has not");
+    };
+    let db = start(database_url, round_trip).context("the proxy in front of Postgres")?;
+    let redis = start(redis_url, round_trip).context("the proxy in front of Redis")?;
+    let through = launch.through(
+        &via(database_url, &db.listen)?,
+        &via(redis_url, &redis.listen)?,
+        vec![db.child.id(), redis.child.id()],
+    );
+    Ok(Some(GroupNetwork {
+        _proxies: vec![db, redis],
+        launch: through,
+    }))
+}
+
+/// `url` with its host and port replaced by `listen`.
+fn via(url: &str, listen: &str) -> anyhow::Result<String> {
+    let addr = listen
+        .parse()
+        .with_context(|| format!("the proxy said it listens on {listen:?}"))?;
+    Ok(net_tools::proxy::url_with_addr(url, addr))
+}
+
+/// `bench proxy --to <url's host:port> --round-trip-ms N`, once it says
+/// where it listens.
+fn start(url: &str, round_trip: Duration) -> anyhow::Result<ProxyProcess> {
+    let target = net_tools::proxy::url_addr(url).with_context(|| format!("no address in {url}"))?;
+    let exe = std::env::current_exe().context("cannot find bench's own executable")?;
+    let mut child = Command::new(exe)
+        .args(["proxy", "--to", &target.to_string()])
+        .args(["--round-trip-us", &round_trip.as_micros().to_string()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .context("cannot start bench proxy")?;
+    let mut line = String::new();
+    if let Some(out) = child.stdout.take() {
+        BufReader::new(out).read_line(&mut line)?;
+    }
+    let listen = line.trim().strip_prefix("listening on ").map(str::to_owned);
+    match listen {
+        Some(listen) => Ok(ProxyProcess { child, listen }),
+        None => {
+            let _ = child.kill();
+            let _ = child.wait();
+            bail!("bench proxy did not say where it listens (it printed {line:?})")
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! The one round loop every measured group shares: each column once per
+//! round, the order rotated between rounds so that drift over a run hits
+//! every column alike; a column whose load got no successful answer is
+//! marked failed with the cause and skipped in later rounds, and the run
+//! goes on. The columns of a load group, a sweep and the idle group differ
+//! only in what one column round measures.
+
+use crate::load::ColumnError;
+use crate::model::{ColumnResult, IdleRound, IdleServer, RoundResult};
+use crate::plan::round_order;
+
+use super::progress::Progress;
+
+/// What the loop keeps per column: its label, its rounds, its failure.
+pub(super) trait Rounds {
+    type Round;
+    fn label(&self) -> &str;
+    fn failed(&self) -> bool;
+    fn keep(&mut self, rounds: Vec<Self::Round>);
+    fn fail(&mut self, cause: String);
+}
+
+impl Rounds for ColumnResult {
+    type Round = RoundResult;
+    fn label(&self) -> &str {
+        &self.label
+    }
+    fn failed(&self) -> bool {
+        self.failure.is_some()
+    }
+    fn keep(&mut self, rounds: Vec<RoundResult>) {
+        self.rounds.extend(rounds);
+    }
+    fn fail(&mut self, cause: String) {
+        self.failure = Some(cause);
+    }
+}
+
+impl Rounds for IdleServer {
+    type Round = IdleRound;
+    fn label(&self) -> &str {
+        &self.label
+    }
+    fn failed(&self) -> bool {
+        self.failure.is_some()
+    }
+    fn keep(&mut self, rounds: Vec<IdleRound>) {
+        self.rounds.extend(rounds);
+    }
+    fn fail(&mut self, cause: String) {
+        self.failure = Some(cause);
+    }
+}
+
+/// What one column round measured, and its progress lines.
+pub(super) struct Measured<R> {
+    pub rounds: Vec<R>,
+    pub lines: Vec<String>,
+}
+
+/// Calls `measure(column index, round, position)` for every column round
+/// that has not failed, `rounds` rounds, the order rotated between rounds;
+/// keeps what it measured and shows the columns so far to `kept` after
+/// each, then says the round's progress lines: a line on screen is a
+/// round a Ctrl-C keeps. A [`ColumnError::NoSuccess`] fails that column;
+/// any other error ends the run.
+pub(super) fn every_column_round<T: Rounds>(
+    columns: &mut [T],
+    rounds: u32,
+    (progress, mut kept): (&Progress, impl FnMut(&[T])),
+    mut measure: impl FnMut(usize, u32, u32) -> Result<Measured<T::Round>, ColumnError>,
+) -> anyhow::Result<()> {
+    for round in 1..=rounds {
+        for (position, &i) in round_order(columns.len(), round).iter().enumerate() {
+            if columns[i].failed() {
+                continue;
+            }
+            progress.measuring(format!("{}, round {round}/{rounds}", columns[i].label()));
+            let measured = measure(i, round, position as u32);
+            progress.round_done();
+            let lines = match measured {
+                Ok(measured) => {
+                    columns[i].keep(measured.rounds);
+                    measured.lines
+                }
+                Err(ColumnError::NoSuccess(cause)) => {
+                    let line = format!("  {} FAILED: {cause}", columns[i].label());
+                    columns[i].fail(cause);
+                    vec![line]
+                }
+                Err(ColumnError::Other(e)) => return Err(e),
+            };
+            kept(columns);
+            for line in &lines {
+                progress.say(line);
+            }
+        }
+    }
+    Ok(())
+}

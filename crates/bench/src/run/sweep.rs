@@ -1,0 +1,228 @@
+//! A concurrency sweep group ([`Sweep`]): every column once per round (the
+//! shared round loop), each column round one server process taking the
+//! steps in ascending order. Between steps the server must be idle within
+//! `sweep.settle`, or the next step gets a fresh process ([`Sweep`] says
+//! why). Every step of every round is kept.
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use process_stats::{CpuSnapshot, PeakSampler};
+
+use super::column::{empty_column, round_line};
+use super::launch::{Launch, RoundServer};
+use super::rounds::{every_column_round, Measured};
+use super::window::{server_stats, SAMPLE_EVERY};
+use super::Ctx;
+use crate::cpu_account::{account, Parts};
+use crate::load::{run_sweep_step, ColumnError, LoadOptions};
+use crate::model::{
+    ColumnResult, GroupResult, LittleCap, RoundResult, ServerStats, SweepInfo, SweepStep,
+};
+use crate::plan::{Column, Group, Load, Sweep};
+use crate::remote_metrics;
+use crate::servers::{http_get_within, requests_total};
+
+/// The sweep group `group` under `sweep`, `rounds` column rounds; `cap` is
+/// the blocking server's predicted cap and how it was found.
+pub(super) fn measure_sweep_group(
+    group: &Group,
+    (sweep, rounds): (&Sweep, u32),
+    (cap, cap_note): (Option<LittleCap>, String),
+    cx: &Ctx<'_>,
+) -> anyhow::Result<GroupResult> {
+    let load = Load::Sweep(sweep.clone());
+    let info = SweepInfo {
+        steps: sweep.steps.clone(),
+        rounds,
+        window_seconds: sweep.window.as_secs_f64(),
+        warm_up_seconds: sweep.warm_up.as_secs_f64(),
+        cap,
+        cap_note,
+    };
+    let result = |columns: Vec<ColumnResult>| GroupResult {
+        id: group.id,
+        title: group.title.to_owned(),
+        load: load.describe(),
+        warm_up: load.describe_warm_up(None, cx.options.mixed_lead),
+        columns,
+        cold_start: None,
+        idle: None,
+        sweep: Some(info.clone()),
+    };
+    let mut columns: Vec<ColumnResult> = group
+        .columns
+        .iter()
+        .map(|c| empty_column(c, cx.options.paths))
+        .collect();
+    let labels: Vec<String> = columns.iter().map(|c| c.label.clone()).collect();
+    let kept = |so_far: &[ColumnResult]| cx.snapshot.keep(result(so_far.to_vec()));
+    every_column_round(
+        &mut columns,
+        rounds,
+        (cx.progress, kept),
+        |i, round, position| {
+            let on_step =
+                |r: &RoundResult| cx.progress.say(&step_line(&labels[i], round, rounds, r));
+            // A sweep says each step as it ends; the round is kept after
+            // its last step.
+            let rounds =
+                measure_sweep_column(&group.columns[i], sweep, cx, (round, position), on_step)?;
+            Ok(Measured {
+                rounds,
+                lines: Vec::new(),
+            })
+        },
+    )?;
+    Ok(result(columns))
+}
+
+/// One step's progress line.
+fn step_line(label: &str, round: u32, rounds: u32, r: &RoundResult) -> String {
+    format!(
+        "{}{}",
+        round_line(label, round, rounds, r),
+        r.step.map_or(String::new(), |s| format!(
+            " [{} connections{}; {} unfinished at the end]",
+            s.connections,
+            if s.fresh_server { ", fresh server" } else { "" },
+            s.unfinished
+        ))
+    )
+}
+
+/// One column round of a sweep: a fresh server, then every step in
+/// ascending order, each measured like a column window (idle figures just
+/// before it, peaks within it, the machine's CPU split over it). A sweep's
+/// server is killed, not drained: its drain would only serve abandoned
+/// requests. A server bench did not start cannot be replaced or sampled:
+/// its steps run on it as it is, the process rows "n/a".
+fn measure_sweep_column(
+    column: &Column,
+    sweep: &Sweep,
+    cx: &Ctx<'_>,
+    (round, position): (u32, u32),
+    on_step: impl Fn(&RoundResult),
+) -> Result<Vec<RoundResult>, ColumnError> {
+    let (launch, options) = (cx.launch, cx.options);
+    let mut server = launch.start_column(column.target, column.server_args)?;
+    let mut out = Vec::new();
+    for (k, &connections) in sweep.steps.iter().enumerate() {
+        let mut fresh_server = false;
+        if k > 0 && matches!(server, RoundServer::Owned(_)) && !settled(server.addr(), sweep.settle)
+        {
+            server.kill();
+            server = launch.start_column(column.target, column.server_args)?;
+            fresh_server = true;
+        }
+        let mut r = measure_step(launch, &server, (column, connections), sweep, options)?;
+        r.round = round;
+        r.position = position;
+        if let Some(step) = &mut r.step {
+            step.fresh_server = fresh_server;
+        }
+        on_step(&r);
+        out.push(r);
+    }
+    server.kill();
+    Ok(out)
+}
+
+/// One step on `server`: its window, sampled and CPU-accounted.
+fn measure_step(
+    launch: &Launch,
+    server: &RoundServer,
+    (column, connections): (&Column, usize),
+    sweep: &Sweep,
+    options: &LoadOptions,
+) -> Result<RoundResult, ColumnError> {
+    let (addr, pid) = (server.addr(), server.pid());
+    let idle = pid.and_then(|p| process_stats::sample(p).ok());
+    let mut at_start = None;
+    let measured = run_sweep_step(
+        addr,
+        column,
+        connections,
+        (sweep.warm_up, sweep.window),
+        options,
+        || {
+            at_start = Some((
+                CpuSnapshot::take(),
+                pid.map(|p| PeakSampler::start(p, SAMPLE_EVERY)),
+                Instant::now(),
+            ));
+        },
+    );
+    let Some((cpu_before, sampler, window)) = at_start else {
+        return Err(anyhow::anyhow!("the sweep step's window never started").into());
+    };
+    let window_seconds = window.elapsed().as_secs_f64();
+    let peaks = sampler.map(PeakSampler::stop);
+    let cpu_after = CpuSnapshot::take().context("cannot read /proc for CPU accounting")?;
+    let cpu_before = cpu_before.context("cannot read /proc for CPU accounting")?;
+    let (load, step): (_, SweepStep) = measured?;
+    let parts = Parts {
+        server_pid: pid,
+        bench_pid: std::process::id(),
+        proxy_pids: &launch.proxy_pids,
+    };
+    Ok(RoundResult {
+        round: 0,
+        position: 0,
+        load,
+        background_load: None,
+        server_process: match (idle, peaks) {
+            (Some(i), Some(p)) => server_stats(&i, &p),
+            _ => ServerStats::default(),
+        },
+        cpu: account(&cpu_before, &cpu_after, parts, window_seconds),
+        // Reading /metrics around the window would queue behind the
+        // step's own requests on a saturated server: not read.
+        server_counted_requests: None,
+        machine_cpu_measured: pid.is_some(),
+        not_measured: Vec::new(),
+        // Not read: see server_counted_requests above.
+        detector: None,
+        step: Some(step),
+    })
+}
+
+/// How long a server must look idle to count as settled: longer than the
+/// 300 ms a `/posts/1/blocking` call holds a worker, so a backlog the
+/// in-flight gauge does not see (connections an async server has accepted
+/// but not yet read) still shows as requests completing in between.
+const QUIET_FOR: Duration = Duration::from_millis(350);
+
+/// Whether the server at `addr` is idle within `within`: two /metrics reads
+/// `QUIET_FOR` apart (each answered behind whatever is queued before it)
+/// show nothing in flight but the read itself, and no request completed in
+/// between but the first read.
+pub(super) fn settled(addr: SocketAddr, within: Duration) -> bool {
+    let deadline = Instant::now() + within;
+    let read = || -> Option<(f64, u64)> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match http_get_within(addr, "/metrics", left, left) {
+            Ok((200, body)) => Some((
+                remote_metrics::value(&body, "http_requests_in_flight", &[])?,
+                requests_total(&body),
+            )),
+            _ => None,
+        }
+    };
+    let mut last: Option<u64> = None;
+    while Instant::now() < deadline {
+        match read() {
+            Some((in_flight, total)) if in_flight <= 1.0 => {
+                if last.is_some_and(|before| total <= before + 1) {
+                    return true;
+                }
+                last = Some(total);
+            }
+            _ => last = None,
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        std::thread::sleep(QUIET_FOR.min(left));
+    }
+    false
+}

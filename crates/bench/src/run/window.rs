@@ -1,0 +1,210 @@
+//! One round of one column of a load group: a fresh server, its idle
+//! figures, the warm-up, then the measured window with the server sampled
+//! and the machine's CPU accounted, the server's `/metrics` read around it;
+//! the server is stopped before the next column starts.
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use process_stats::{CpuSnapshot, PeakSampler, Peaks, ProcessSample};
+
+use super::column::detector_routes;
+use super::launch::{Launch, RoundServer};
+use crate::cpu_account::{account, Parts};
+use crate::detector;
+use crate::load::{run_column, run_warm_up, ColumnError, LoadOptions};
+use crate::model::{CpuUse, LoadStats, RoundResult, ServerStats};
+use crate::plan::{Column, Load};
+use crate::remote_metrics;
+use crate::servers::{http_get, requests_total};
+
+/// How often the server's threads and RSS are sampled within a window.
+pub(super) const SAMPLE_EVERY: Duration = Duration::from_millis(10);
+
+/// The server's figures before the window: from /proc for a server bench
+/// started, from its own `/metrics` for one it did not (which may be on
+/// another host; without a readable `/metrics` its process rows are "n/a").
+struct Idle {
+    proc: Option<ProcessSample>,
+    remote: Option<remote_metrics::MetricsReading>,
+}
+
+impl Idle {
+    fn read(server: &RoundServer) -> Idle {
+        match server.pid() {
+            Some(pid) => Idle {
+                proc: process_stats::sample(pid).ok(),
+                remote: None,
+            },
+            None => Idle {
+                proc: None,
+                remote: remote_metrics::read(server.addr()).ok(),
+            },
+        }
+    }
+}
+
+/// What the window itself gave.
+struct Window {
+    load: LoadStats,
+    background_load: Option<LoadStats>,
+    cpu: CpuUse,
+    peaks: Option<Peaks>,
+    remote_readings: Option<Vec<remote_metrics::MetricsReading>>,
+    /// `/metrics` read just before the window (for the mixed group: when the
+    /// probe starts) and just after it.
+    metrics_before: Option<String>,
+    metrics_after: Option<String>,
+    /// `/metrics` reads the server counted inside the window.
+    reads_inside: u64,
+}
+
+/// One round of `column` under `load`, after `warm_up`.
+pub(super) fn measure_column(
+    launch: &Launch,
+    options: &LoadOptions,
+    (column, load, warm_up): (&Column, &Load, Option<&Load>),
+    (round, position): (u32, u32),
+) -> Result<RoundResult, ColumnError> {
+    let server = launch.start_column(column.target, column.server_args)?;
+    let idle = Idle::read(&server);
+    if let Some(w) = warm_up {
+        run_warm_up(server.addr(), column, w, options).map_err(|e| match e {
+            ColumnError::NoSuccess(cause) => ColumnError::NoSuccess(format!("warm-up: {cause}")),
+            other => other,
+        })?;
+    }
+    let window = measure_window(
+        launch,
+        &server,
+        (column, load),
+        options,
+        idle.remote.is_some(),
+    );
+    // Killed, not drained: everything measured has been read, and a drain
+    // of a queue of 300-ms sleeps would only make the run longer.
+    server.kill();
+    let window = window?;
+    let detector = match (&window.metrics_before, &window.metrics_after) {
+        (Some(before), Some(after)) => detector::window(before, after, &detector_routes(column)),
+        _ => None,
+    };
+    let counted = |text: &Option<String>| text.as_deref().map(requests_total);
+    let mut r = RoundResult {
+        round,
+        position,
+        load: window.load,
+        background_load: window.background_load,
+        server_process: ServerStats::default(),
+        cpu: window.cpu,
+        // The first /metrics read is counted by the server after `before` was taken.
+        server_counted_requests: match (
+            counted(&window.metrics_before),
+            counted(&window.metrics_after),
+        ) {
+            (Some(b), Some(a)) => Some(a.saturating_sub(b).saturating_sub(1 + window.reads_inside)),
+            _ => None,
+        },
+        machine_cpu_measured: true,
+        not_measured: Vec::new(),
+        detector,
+        step: None,
+    };
+    match (idle, window.peaks, window.remote_readings) {
+        (Idle { proc: Some(i), .. }, Some(p), _) => r.server_process = server_stats(&i, &p),
+        (
+            Idle {
+                remote: Some(i), ..
+            },
+            _,
+            Some(readings),
+        ) => {
+            r.server_process = remote_metrics::server_stats(&i, &readings);
+            r.server_counted_requests = remote_metrics::requests_in(&readings);
+            r.machine_cpu_measured = false;
+        }
+        _ => {}
+    }
+    Ok(r)
+}
+
+/// The measured window: the load, with the server sampled (from /proc, or
+/// from `/metrics` when `remote`) and the machine's CPU snapshotted around it.
+fn measure_window(
+    launch: &Launch,
+    server: &RoundServer,
+    (column, load): (&Column, &Load),
+    options: &LoadOptions,
+    remote: bool,
+) -> Result<Window, ColumnError> {
+    let (addr, pid) = (server.addr(), server.pid());
+    let metrics_before = metrics_text(addr);
+    let cpu_before = CpuSnapshot::take().context("cannot read /proc for CPU accounting")?;
+    let sampler = pid.map(|p| PeakSampler::start(p, SAMPLE_EVERY));
+    let remote_sampler = remote
+        .then(|| remote_metrics::RemoteSampler::start(addr, remote_metrics::SAMPLE_EVERY).ok())
+        .flatten();
+    // The stall detector's reading before the window: the one above, or for
+    // the mixed group one taken when the probe starts (after the lead), on a
+    // thread so that a blocked event loop cannot delay the probe.
+    let mut detector_reader = None;
+    let started = Instant::now();
+    let measured = run_column(addr, column, load, options, &mut || {
+        if column.background.is_some() {
+            detector_reader = std::thread::Builder::new()
+                .name("bench-detector-reading".into())
+                .spawn(move || metrics_text(addr))
+                .ok();
+        }
+    });
+    let window_seconds = started.elapsed().as_secs_f64();
+    let peaks = sampler.map(PeakSampler::stop);
+    let remote_readings = remote_sampler.and_then(|s| s.stop().ok());
+    let cpu_after = CpuSnapshot::take().context("cannot read /proc for CPU accounting")?;
+    let (load, background_load) = measured?;
+    // A reading inside the window is a request the server counted too.
+    let (metrics_before, reads_inside) = match detector_reader {
+        Some(reader) => {
+            let text = reader.join().ok().flatten();
+            let counted = u64::from(text.is_some());
+            (text, counted)
+        }
+        None => (metrics_before, 0),
+    };
+    let parts = Parts {
+        server_pid: pid,
+        bench_pid: std::process::id(),
+        proxy_pids: &launch.proxy_pids,
+    };
+    Ok(Window {
+        load,
+        background_load,
+        cpu: account(&cpu_before, &cpu_after, parts, window_seconds),
+        peaks,
+        remote_readings,
+        metrics_before,
+        metrics_after: metrics_text(addr),
+        reads_inside,
+    })
+}
+
+/// The server row of a round from its idle sample and the window's peaks.
+pub(super) fn server_stats(idle: &ProcessSample, peaks: &Peaks) -> ServerStats {
+    ServerStats {
+        idle_threads: idle.threads,
+        peak_threads: peaks.peak_threads,
+        idle_rss_bytes: idle.rss_bytes,
+        peak_rss_bytes: peaks.peak_rss_bytes,
+        cpu_seconds: peaks.cpu_seconds,
+        samples: peaks.samples,
+    }
+}
+
+/// A server's `/metrics` text, `None` when it cannot be read.
+fn metrics_text(addr: SocketAddr) -> Option<String> {
+    match http_get(addr, "/metrics") {
+        Ok((200, body)) => Some(body),
+        _ => None,
+    }
+}

@@ -1,0 +1,108 @@
+//! report.html from fixed results: findings first, one row each with its
+//! verdict badge and meaning; every chart inline; each load group's compact
+//! table with its full table folded; nothing that would fetch anything.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code outside #[test] functions: a panic is how it reports a failure"
+)]
+
+use bench::findings::{check, THRESHOLDS};
+use bench::saved::SavedRun;
+
+fn saved(name: &str) -> SavedRun {
+    let path = format!(
+        "{}/../../docs/results/{name}/results.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    bench::saved::read(std::path::Path::new(&path)).unwrap()
+}
+
+#[test]
+fn findings_come_first_one_row_each_in_order_with_their_verdict() {
+    let run = saved("seed-2026-12-02");
+    let html = bench::report::html::render(&run.results, &run.findings, &run.thresholds);
+    let findings_at = html.find("<section id=\"findings\">").unwrap();
+    let first_group = html.find("<section class=\"group\"").unwrap();
+    assert!(findings_at < first_group, "findings after the groups");
+    let rows: Vec<&str> = html.split("<tr class=\"finding\"").skip(1).collect();
+    assert_eq!(rows.len(), run.findings.len());
+    for (row, f) in rows.iter().zip(&run.findings) {
+        assert!(row.starts_with(&format!(" data-id=\"{}\"", f.id)), "{row}");
+        let badge = format!(">{}</span>", f.verdict.word());
+        assert!(row.contains(&badge), "{}: no {badge}", f.id);
+    }
+    // The saved run's verdicts, counted in the summary.
+    let held = run
+        .findings
+        .iter()
+        .filter(|f| f.verdict == bench::stats::Verdict::Held)
+        .count();
+    assert!(html.contains(&format!("<span class=\"held\">{held} HELD</span>")));
+}
+
+#[test]
+fn every_chart_is_inline_and_every_load_group_folds_its_full_table() {
+    let run = saved("seed-2026-12-02");
+    let html = bench::report::html::render(&run.results, &run.findings, &run.thresholds);
+    let charts = bench::report::charts::all(&run.results);
+    assert_eq!(html.matches("<svg ").count(), charts.len());
+    assert_eq!(html.matches("class=\"chart\"").count(), charts.len());
+    let load_groups = run
+        .results
+        .groups
+        .iter()
+        .filter(|g| !g.columns.is_empty() && g.sweep.is_none())
+        .count();
+    assert_eq!(
+        html.matches("<summary>Every figure of this group</summary>")
+            .count(),
+        load_groups
+    );
+    assert_eq!(
+        html.matches("<table class=\"compact\">").count(),
+        load_groups
+    );
+    // The compact table has the rows a reader compares first, and only those.
+    let compact = html.split("<table class=\"compact\">").nth(1).unwrap();
+    let compact = &compact[..compact.find("</table>").unwrap()];
+    for row in [
+        "Throughput (req/s)",
+        "p99 (ms)",
+        "Server CPU per request (us)",
+    ] {
+        assert!(compact.contains(&format!(">{row}</th>")), "{row}");
+    }
+    assert!(!compact.contains(">Min (ms)</th>"));
+}
+
+#[test]
+fn the_page_fetches_nothing_and_says_whether_the_machine_was_quiet() {
+    let run = saved("seed-2026-12-01");
+    let html = bench::report::html::render(&run.results, &run.findings, &run.thresholds);
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(!html.contains("<script"), "a script");
+    assert!(!html.contains("<link"), "a linked resource");
+    assert!(!html.contains("<img"), "an image");
+    // The only URL is SVG's namespace, which is a name, not a fetch.
+    let urls = html.matches("http://").count() + html.matches("https://").count();
+    assert_eq!(urls, html.matches("http://www.w3.org/2000/svg").count());
+    // That run was not quiet in 7 windows: the headline says so, the list is folded.
+    assert!(html.contains("WARNING: the machine was not quiet"));
+    assert!(html.contains("<summary>The 7 disturbed windows</summary>"));
+}
+
+#[test]
+fn a_finding_without_a_saved_sentence_reads_this_builds() {
+    let run = saved("seed-2026-12-02");
+    let findings = check(&run.results, &THRESHOLDS);
+    let mut bare = findings.clone();
+    for f in &mut bare {
+        f.meaning.clear();
+    }
+    let html = bench::report::html::render(&run.results, &bare, &THRESHOLDS);
+    let f = &findings[0];
+    assert!(!f.meaning.is_empty());
+    assert!(html.contains(&format!("<td class=\"meaning\">{}</td>", f.meaning)));
+}
