@@ -14,8 +14,9 @@ use anyhow::{bail, Context};
 use clap::Parser as _;
 use local_services::{RedisPrefix, TestDatabase};
 
-use crate::fault_proxy::{url_addr, url_with_addr, FaultProxy};
+use crate::carriers::CarrierHold;
 use crate::http::{self, Response};
+use net_tools::proxy::{url_addr, url_with_addr, FaultProxy};
 
 /// Which of the two reference servers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,20 +24,35 @@ pub enum Server {
     Blocking,
     Async,
     /// The blocking server behind the design card's tiny_http 0.12
-    /// (`--connector tiny-http`): not in [`Server::BOTH`]; the contract suite
+    /// (`--connector tiny-http`): not in [`Server::ALL`]; the contract suite
     /// runs its route cases against it, and tests/tiny_http_differences.rs
     /// asserts where it answers differently.
     BlockingTinyHttp,
+    /// The blocking server's own handlers on virtual threads (`--threads
+    /// virtual`, two carriers) with its default driver, `pinning`: the same
+    /// r2d2 pools and sync clients as [`Server::Blocking`].
+    Virtual,
+    /// The same on virtual threads with `--driver yielding`: coroutine-aware
+    /// Postgres and Redis clients whose waits park the coroutine.
+    VirtualYielding,
 }
 
 impl Server {
-    pub const BOTH: [Server; 2] = [Server::Blocking, Server::Async];
+    /// The three models: thread per request, event loop, virtual threads.
+    pub const ALL: [Server; 4] = [
+        Server::Blocking,
+        Server::Async,
+        Server::Virtual,
+        Server::VirtualYielding,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             Server::Blocking => "blocking",
             Server::Async => "async",
             Server::BlockingTinyHttp => "blocking-tiny-http",
+            Server::Virtual => "virtual",
+            Server::VirtualYielding => "virtual-yielding",
         }
     }
 
@@ -45,13 +61,27 @@ impl Server {
         match self {
             Server::Blocking | Server::BlockingTinyHttp => "blocking",
             Server::Async => "async",
+            Server::Virtual | Server::VirtualYielding => "virtual",
         }
+    }
+
+    /// Whether it runs on may's carriers (`--threads virtual`), which every
+    /// such server of this process shares.
+    fn runs_on_carriers(self) -> bool {
+        matches!(self, Server::Virtual | Server::VirtualYielding)
+    }
+
+    /// Whether it is the blocking server's binary (any of its variants).
+    pub fn is_blocking_binary(self) -> bool {
+        !matches!(self, Server::Async)
     }
 
     /// The flags that make this variant of its server binary.
     pub fn variant_args(self) -> &'static [&'static str] {
         match self {
             Server::BlockingTinyHttp => &["--connector", "tiny-http"],
+            Server::Virtual => &["--threads", "virtual"],
+            Server::VirtualYielding => &["--threads", "virtual", "--driver", "yielding"],
             Server::Blocking | Server::Async => &[],
         }
     }
@@ -61,6 +91,9 @@ impl Server {
 #[derive(Debug, Clone, Default)]
 pub struct AppOptions {
     /// Put a [`FaultProxy`] in front of Postgres and one in front of Redis.
+    /// A virtual-thread server started so has may's carriers to itself
+    /// while it runs (see `carriers.rs`): its dependencies are slowed on
+    /// purpose, and its tests time its carriers.
     pub through_proxies: bool,
     /// More command-line flags for the server; a flag given here replaces the
     /// harness's default for it.
@@ -119,6 +152,8 @@ pub struct TestApp {
     thread: Option<JoinHandle<()>>,
     // Dropped after the server has stopped (field order).
     data: Arc<AppData>,
+    /// A virtual-thread server's hold on the process's carriers.
+    _carriers: Option<CarrierHold>,
 }
 
 /// Starts `server` with test defaults.
@@ -139,112 +174,35 @@ fn try_spawn_app(server: Server, options: AppOptions) -> anyhow::Result<TestApp>
         None => fresh_data()?,
     };
     let redis = local_services::redis()?;
-
     let (mut database_url, mut redis_url) = (data.db.url().to_owned(), redis.url().to_owned());
     let (mut db_proxy, mut redis_proxy) = (None, None);
     if options.through_proxies {
-        let p = FaultProxy::start(url_addr(&database_url)?)?;
-        database_url = url_with_addr(&database_url, p.addr());
-        db_proxy = Some(p);
-        let p = FaultProxy::start(url_addr(&redis_url)?)?;
-        redis_url = url_with_addr(&redis_url, p.addr());
-        redis_proxy = Some(p);
+        let (db, url) = proxied(&database_url)?;
+        (db_proxy, database_url) = (Some(db), url);
+        let (cache, url) = proxied(&redis_url)?;
+        (redis_proxy, redis_url) = (Some(cache), url);
     }
-
-    let mut args: Vec<String> = [
-        server.name(),
+    let services = [
         "--database-url",
         &database_url,
         "--redis-url",
         &redis_url,
         "--redis-key-prefix",
         data.prefix.as_str(),
-        "--db-pool-size",
-        "3",
-        "--redis-pool-size",
-        "3",
-        "--acquire-timeout-ms",
-        "1000",
-        "--drain-timeout-s",
-        "10",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    match server {
-        Server::Blocking => args.extend(["--handler-threads", "32"].map(String::from)),
-        Server::BlockingTinyHttp => {
-            args.extend(["--handler-threads", "32", "--connector", "tiny-http"].map(String::from))
-        }
-        Server::Async => {
-            args.extend(["--worker-threads", "2", "--blocking-threads", "8"].map(String::from))
-        }
-    }
-    // Not every server's parser accepts a flag twice, so drop a default the
-    // caller overrides instead of relying on "the last one wins".
-    let overridden: Vec<&str> = options
-        .extra_args
-        .iter()
-        .filter(|a| a.starts_with("--"))
-        .map(String::as_str)
-        .collect();
-    let mut defaults = std::mem::take(&mut args).into_iter();
-    // args[0] is the program name; the rest are `--flag value` pairs.
-    args.extend(defaults.next());
-    while let (Some(flag), Some(value)) = (defaults.next(), defaults.next()) {
-        if !overridden.contains(&flag.as_str()) {
-            args.extend([flag, value]);
-        }
-    }
-    args.extend(options.extra_args.iter().cloned());
-
+    ];
+    let args = server_args(server, &services, &options.extra_args);
+    let carriers = server
+        .runs_on_carriers()
+        .then(|| CarrierHold::acquire(options.through_proxies));
     let listener = TcpListener::bind("127.0.0.1:0")?;
     let addr = listener.local_addr()?;
     let (done_tx, finished) = mpsc::channel();
-    let (stop, thread): (Box<dyn FnOnce() + Send>, JoinHandle<()>) = match server {
-        Server::Blocking | Server::BlockingTinyHttp => {
-            let settings = blocking_server::Settings::try_parse_from(&args)?;
-            let (tx, rx) = crossbeam_channel::bounded::<()>(1);
-            let thread = std::thread::Builder::new()
-                .name("test-blocking-server".into())
-                .spawn(move || {
-                    let _ = done_tx.send(blocking_server::run(listener, settings, rx));
-                })?;
-            (
-                Box::new(move || {
-                    let _ = tx.send(());
-                }),
-                thread,
-            )
+    let (stop, thread) = match server {
+        Server::Blocking | Server::BlockingTinyHttp | Server::Virtual | Server::VirtualYielding => {
+            start_blocking(&args, listener, done_tx)?
         }
-        Server::Async => {
-            let settings = async_server::Settings::try_parse_from(&args)?;
-            let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-            let thread = std::thread::Builder::new()
-                .name("test-async-server".into())
-                .spawn(move || {
-                    let result = (|| {
-                        let rt = async_server::build_runtime(&settings)?;
-                        rt.block_on(async move {
-                            listener.set_nonblocking(true)?;
-                            let listener = tokio::net::TcpListener::from_std(listener)?;
-                            async_server::run(listener, settings, async move {
-                                let _ = rx.await;
-                            })
-                            .await
-                        })
-                    })();
-                    let _ = done_tx.send(result);
-                })?;
-            (
-                Box::new(move || {
-                    let _ = tx.send(());
-                }),
-                thread,
-            )
-        }
+        Server::Async => start_async(&args, listener, done_tx)?,
     };
-
     let app = TestApp {
         server,
         addr,
@@ -255,9 +213,118 @@ fn try_spawn_app(server: Server, options: AppOptions) -> anyhow::Result<TestApp>
         finished,
         thread: Some(thread),
         data,
+        _carriers: carriers,
     };
     app.wait_until_healthy(Duration::from_secs(90))?;
     Ok(app)
+}
+
+/// A proxy in front of the service at `url`, and the URL through it.
+fn proxied(url: &str) -> anyhow::Result<(FaultProxy, String)> {
+    let proxy = FaultProxy::start(url_addr(url)?)?;
+    let through = url_with_addr(url, proxy.addr());
+    Ok((proxy, through))
+}
+
+/// The server's command line: the services, the test's small pools and
+/// threads, then `extra`. Not every server's parser accepts a flag twice,
+/// so a default the caller overrides is dropped instead of relying on "the
+/// last one wins".
+fn server_args(server: Server, services: &[&str], extra: &[String]) -> Vec<String> {
+    let sizes: &[&str] = &[
+        "--db-pool-size",
+        "3",
+        "--redis-pool-size",
+        "3",
+        "--acquire-timeout-ms",
+        "1000",
+        "--drain-timeout-s",
+        "10",
+    ];
+    let threads: &[&str] = match server {
+        Server::Blocking => &["--handler-threads", "32"],
+        Server::BlockingTinyHttp => &["--handler-threads", "32", "--connector", "tiny-http"],
+        Server::Virtual => &["--threads", "virtual", "--carriers", "2"],
+        Server::VirtualYielding => &[
+            "--threads",
+            "virtual",
+            "--carriers",
+            "2",
+            "--driver",
+            "yielding",
+        ],
+        Server::Async => &["--worker-threads", "2", "--blocking-threads", "8"],
+    };
+    let overridden: Vec<&str> = extra
+        .iter()
+        .filter(|a| a.starts_with("--"))
+        .map(String::as_str)
+        .collect();
+    let mut args = vec![server.name().to_owned()];
+    // The defaults are `--flag value` pairs.
+    for pair in services
+        .chunks(2)
+        .chain(sizes.chunks(2))
+        .chain(threads.chunks(2))
+    {
+        if !overridden.contains(&pair[0]) {
+            args.extend(pair.iter().map(|a| (*a).to_owned()));
+        }
+    }
+    args.extend(extra.iter().cloned());
+    args
+}
+
+/// How a test stops its in-process server, and the thread that runs it.
+type Running = (Box<dyn FnOnce() + Send>, JoinHandle<()>);
+
+/// The blocking server on its own thread, stopped by a message.
+fn start_blocking(
+    args: &[String],
+    listener: TcpListener,
+    done: mpsc::Sender<anyhow::Result<()>>,
+) -> anyhow::Result<Running> {
+    let settings = blocking_server::Settings::try_parse_from(args)?;
+    let (tx, rx) = crossbeam_channel::bounded::<()>(1);
+    let thread = std::thread::Builder::new()
+        .name("test-blocking-server".into())
+        .spawn(move || {
+            let _ = done.send(blocking_server::run(listener, settings, rx));
+        })?;
+    let stop = Box::new(move || {
+        let _ = tx.send(());
+    });
+    Ok((stop, thread))
+}
+
+/// The async server on its own runtime and thread, stopped by a oneshot.
+fn start_async(
+    args: &[String],
+    listener: TcpListener,
+    done: mpsc::Sender<anyhow::Result<()>>,
+) -> anyhow::Result<Running> {
+    let settings = async_server::Settings::try_parse_from(args)?;
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let thread = std::thread::Builder::new()
+        .name("test-async-server".into())
+        .spawn(move || {
+            let result = (|| {
+                let rt = async_server::build_runtime(&settings)?;
+                rt.block_on(async move {
+                    listener.set_nonblocking(true)?;
+                    let listener = tokio::net::TcpListener::from_std(listener)?;
+                    async_server::run(listener, settings, async move {
+                        let _ = rx.await;
+                    })
+                    .await
+                })
+            })();
+            let _ = done.send(result);
+        })?;
+    let stop = Box::new(move || {
+        let _ = tx.send(());
+    });
+    Ok((stop, thread))
 }
 
 /// The servers' logs go to the test output only when `TEST_LOG` is set

@@ -18,9 +18,25 @@
 use std::thread;
 use std::time::Duration;
 
-use tests::{capture_logs, spawn_app_with, AppOptions, Server, TestApp};
+use contract::routes::{self, NonBlocking};
+use harness::{capture_logs, spawn_app_with, AppOptions, Server, TestApp};
 
 const REQUESTS: usize = 3;
+
+/// A request for each route of the async server that does some work: the
+/// routes that block a worker by design, and their twins that do not.
+const SAMPLES: &[(&str, &str)] = &[
+    ("/users/{id}/blocking", "/users/1/blocking"),
+    ("/users/{id}/cache/blocking", "/users/1/cache/blocking"),
+    ("/posts/{id}/blocking", "/posts/1/blocking"),
+    ("/cpu", "/cpu?n=1000"),
+    ("/users/{id}/spawn-blocking", "/users/1/spawn-blocking"),
+    ("/users/{id}", "/users/1"),
+    ("/users/{id}/cache", "/users/1/cache"),
+    ("/cpu/rayon", "/cpu/rayon?n=1000"),
+    ("/cpu/spawn-blocking", "/cpu/spawn-blocking?n=1000"),
+    ("/health", "/health"),
+];
 
 fn blocking_calls(app: &TestApp, route: &str) -> Option<f64> {
     app.metric(&format!(
@@ -44,23 +60,19 @@ fn blocking_calls_on_a_worker_are_counted_for_their_route_and_nowhere_else() {
     // Arrange
     let logs = capture_logs();
     let app = spawn_app_with(Server::Async, one_worker(&[]));
-    let blocking = [
-        ("/users/{id}/blocking", "/users/1/blocking"),
-        ("/users/{id}/cache/blocking", "/users/1/cache/blocking"),
-        ("/posts/{id}/blocking", "/posts/1/blocking"),
-        ("/cpu", "/cpu?n=1000"),
-    ];
-    let awaiting = [
-        ("/users/{id}/spawn-blocking", "/users/1/spawn-blocking"),
-        ("/users/{id}", "/users/1"),
-        ("/users/{id}/cache", "/users/1/cache"),
-        ("/cpu/rayon", "/cpu/rayon?n=1000"),
-        ("/cpu/spawn-blocking", "/cpu/spawn-blocking?n=1000"),
-        ("/health", "/health"),
-    ];
+    // Which of them block by design is the contract's route table's to say.
+    let (blocking, awaiting): (Vec<_>, Vec<_>) = SAMPLES
+        .iter()
+        .partition(|(route, _)| routes::blocks(route, NonBlocking::EventLoop));
+    for route in routes::blocks_by_design(NonBlocking::EventLoop) {
+        assert!(
+            blocking.iter().any(|(r, _)| *r == route),
+            "{route} blocks the event loop by design but has no request here"
+        );
+    }
 
     // Act
-    for (_, path) in blocking.iter().chain(&awaiting) {
+    for (_, path) in SAMPLES {
         for _ in 0..REQUESTS {
             assert_eq!(app.get(path).status, 200, "GET {path}");
         }
@@ -68,7 +80,7 @@ fn blocking_calls_on_a_worker_are_counted_for_their_route_and_nowhere_else() {
 
     // Assert: each blocking route counted a call per request at least, and
     // was named in a warning with the kind of call and the fix.
-    for (route, _) in &blocking {
+    for (route, _) in blocking {
         let counted = blocking_calls(&app, route).unwrap_or(0.0);
         eprintln!("{route}: {counted} blocking calls for {REQUESTS} requests");
         assert!(
@@ -97,7 +109,7 @@ fn blocking_calls_on_a_worker_are_counted_for_their_route_and_nowhere_else() {
     // warning task reads every route on the same tick; one more second lets
     // a wrong warning show up.)
     thread::sleep(Duration::from_secs(2));
-    for (route, _) in &awaiting {
+    for (route, _) in awaiting {
         assert_eq!(
             blocking_calls(&app, route),
             Some(0.0),

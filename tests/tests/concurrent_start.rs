@@ -1,6 +1,6 @@
-//! Issue 5, item 6: both servers started at the same instant against one empty
-//! database and one Redis key prefix. Migrations and seeding must run once
-//! (the servers take a Postgres advisory lock around them), both servers must
+//! Every server mode started at the same instant against one empty database
+//! and one Redis key prefix. Migrations and seeding must run once (the
+//! servers take a Postgres advisory lock around them), every server must
 //! become healthy, exactly 10,000 users must exist, and every user's two cache
 //! keys must be set.
 //!
@@ -10,7 +10,7 @@ use std::sync::{Arc, Barrier};
 
 use contract::cache::{email_key, name_key};
 use contract::sql::SEEDED_USERS;
-use tests::{fresh_data, spawn_app_with, AppData, AppOptions, Server};
+use harness::{fresh_data, spawn_app_with, AppData, AppOptions, Server};
 
 fn full() -> bool {
     std::env::var("RELIABILITY_FULL").is_ok_and(|v| v == "1")
@@ -51,12 +51,12 @@ fn count_cache_keys(data: &AppData) -> usize {
 }
 
 #[test]
-fn both_servers_starting_at_once_on_an_empty_database_seed_it_exactly_once() {
+fn every_server_starting_at_once_on_an_empty_database_seed_it_exactly_once() {
     let rounds = if full() { 10 } else { 3 };
     for round in 1..=rounds {
         let data = fresh_data().unwrap_or_else(|e| panic!("fresh test data: {e:#}"));
-        let start_together = Arc::new(Barrier::new(2));
-        let starters: Vec<_> = Server::BOTH
+        let start_together = Arc::new(Barrier::new(Server::ALL.len()));
+        let starters: Vec<_> = Server::ALL
             .into_iter()
             .map(|server| {
                 let (data, start_together) = (data.clone(), start_together.clone());
@@ -90,12 +90,12 @@ fn both_servers_starting_at_once_on_an_empty_database_seed_it_exactly_once() {
         assert_eq!(
             count_users(&data),
             (SEEDED_USERS, SEEDED_USERS),
-            "round {round}: users after two concurrent starts"
+            "round {round}: users after concurrent starts"
         );
         assert_eq!(
             count_cache_keys(&data),
             2 * SEEDED_USERS as usize,
-            "round {round}: cache keys after two concurrent starts"
+            "round {round}: cache keys after concurrent starts"
         );
         drop(apps);
     }

@@ -11,7 +11,7 @@ use std::io::Write as _;
 use std::time::{Duration, Instant};
 
 use contract::ApiError;
-use tests::{http, spawn_app, Conn, Server, TestApp};
+use harness::{http, spawn_app, Conn, Server, TestApp};
 
 const WITHIN: Duration = Duration::from_secs(10);
 
@@ -19,14 +19,14 @@ fn conn(app: &TestApp) -> Conn {
     Conn::open(app.addr).unwrap_or_else(|e| panic!("{}: connect: {e}", app.server.name()))
 }
 
-fn send_raw(app: &TestApp, raw: &[u8]) -> tests::Response {
+fn send_raw(app: &TestApp, raw: &[u8]) -> harness::Response {
     http::send_raw(app.addr, raw)
         .unwrap_or_else(|e| panic!("{}: no answer: {e}", app.server.name()))
 }
 
 #[test]
 fn keep_alive_serves_several_requests_and_pipelined_ones_in_order() {
-    for server in Server::BOTH {
+    for server in Server::ALL {
         let (app, name) = (spawn_app(server), server.name());
         let mut conn = conn(&app);
         for _ in 0..3 {
@@ -66,7 +66,7 @@ fn keep_alive_serves_several_requests_and_pipelined_ones_in_order() {
 
 #[test]
 fn http_1_0_closes_unless_asked_and_both_framings_at_once_are_refused() {
-    for server in Server::BOTH {
+    for server in Server::ALL {
         let (app, name) = (spawn_app(server), server.name());
         let r = send_raw(&app, b"GET /health HTTP/1.0\r\n\r\n");
         assert_eq!(r.status, 200, "{name}: HTTP/1.0");
@@ -103,7 +103,7 @@ fn http_1_0_closes_unless_asked_and_both_framings_at_once_are_refused() {
 
 #[test]
 fn an_idle_keep_alive_connection_is_closed_at_shutdown() {
-    for server in Server::BOTH {
+    for server in Server::ALL {
         let (mut app, name) = (spawn_app(server), server.name());
         let mut conn = conn(&app);
         let r = conn
@@ -139,16 +139,16 @@ fn an_idle_keep_alive_connection_is_closed_at_shutdown() {
 #[test]
 fn a_late_second_head_gets_408_and_an_idle_connection_is_closed() {
     const TIMEOUT: Duration = Duration::from_millis(1_500);
-    for server in Server::BOTH {
+    for server in Server::ALL {
         let name = server.name();
-        let app = tests::spawn_app_with(
+        let app = harness::spawn_app_with(
             server,
-            tests::AppOptions {
+            harness::AppOptions {
                 extra_args: vec![
                     "--header-read-timeout-ms".into(),
                     TIMEOUT.as_millis().to_string(),
                 ],
-                ..tests::AppOptions::default()
+                ..harness::AppOptions::default()
             },
         );
         let mut half = conn(&app);

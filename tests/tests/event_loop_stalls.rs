@@ -19,11 +19,18 @@
 //! threshold; the others are sub-millisecond polls, which only a 100-ms
 //! preemption of the worker thread would push over it.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code outside #[test] functions: a panic is how it reports a failure"
+)]
+
 use std::thread;
 use std::time::Duration;
 
+use contract::routes::{self, NonBlocking};
 use contract::workload::n_taking;
-use tests::{capture_logs, http, spawn_app_with, AppOptions, Server, TestApp};
+use harness::{capture_logs, http, spawn_app_with, AppOptions, Server, TestApp};
 
 const SLOW_POLL_MS: u64 = 100;
 const DB_DELAY_PER_CHUNK: Duration = Duration::from_millis(150);
@@ -49,15 +56,31 @@ fn polls(app: &TestApp, route: &str) -> Option<f64> {
     ))
 }
 
-#[test]
-fn the_stall_detector_names_the_routes_that_block_the_event_loop_and_no_others() {
-    // Arrange
-    let logs = capture_logs();
-    let (n, cpu_takes) = half_a_second_of_cpu();
-    assert!(
-        cpu_takes >= Duration::from_millis(3 * SLOW_POLL_MS),
-        "/cpu?n={n} takes only {cpu_takes:?} in this build; the test needs 3x the threshold"
-    );
+/// Each of `paths` COPIES times at once, ROUNDS times; every answer 200.
+fn send_together(app: &TestApp, paths: &[String]) {
+    for _ in 0..ROUNDS {
+        let senders: Vec<_> = paths
+            .iter()
+            .flat_map(|path| std::iter::repeat_n(path.clone(), COPIES))
+            .map(|path| {
+                let addr = app.addr;
+                thread::spawn(move || {
+                    let answer = http::send(addr, "GET", &path, &[], b"")
+                        .unwrap_or_else(|e| panic!("GET {path}: {e}"));
+                    (path, answer.status)
+                })
+            })
+            .collect();
+        for sender in senders {
+            let (path, status) = sender.join().expect("request thread");
+            assert_eq!(status, 200, "GET {path}");
+        }
+    }
+}
+
+/// An async server with one worker, its Postgres slowed down once its
+/// pooled connections are open.
+fn one_worker_behind_a_slow_postgres() -> TestApp {
     let app = spawn_app_with(
         Server::Async,
         AppOptions {
@@ -85,6 +108,19 @@ fn the_stall_detector_names_the_routes_that_block_the_event_loop_and_no_others()
         .as_ref()
         .expect("a proxy in front of Postgres")
         .set_delay(DB_DELAY_PER_CHUNK);
+    app
+}
+
+#[test]
+fn the_stall_detector_names_the_routes_that_block_the_event_loop_and_no_others() {
+    // Arrange
+    let logs = capture_logs();
+    let (n, cpu_takes) = half_a_second_of_cpu();
+    assert!(
+        cpu_takes >= Duration::from_millis(3 * SLOW_POLL_MS),
+        "/cpu?n={n} takes only {cpu_takes:?} in this build; the test needs 3x the threshold"
+    );
+    let app = one_worker_behind_a_slow_postgres();
 
     let blocking = [
         ("/users/{id}/blocking", "/users/1/blocking".to_owned()),
@@ -95,31 +131,27 @@ fn the_stall_detector_names_the_routes_that_block_the_event_loop_and_no_others()
         ("/cpu/rayon", format!("/cpu/rayon?n={n}")),
         ("/health", "/health".to_owned()),
     ];
+    // The contract's route table says which block.
+    for (route, _) in blocking.iter().chain(&awaiting) {
+        let by_design = blocking.iter().any(|(r, _)| r == route);
+        assert_eq!(
+            routes::blocks(route, NonBlocking::EventLoop),
+            by_design,
+            "{route}"
+        );
+    }
     let before: Vec<f64> = blocking
         .iter()
         .map(|(route, _)| slow_polls(&app, route).unwrap_or(0.0))
         .collect();
 
     // Act: every route COPIES times at once, ROUNDS times.
-    for _ in 0..ROUNDS {
-        let senders: Vec<_> = blocking
-            .iter()
-            .chain(awaiting.iter())
-            .flat_map(|(_, path)| std::iter::repeat_n(path.clone(), COPIES))
-            .map(|path| {
-                let addr = app.addr;
-                thread::spawn(move || {
-                    let answer = http::send(addr, "GET", &path, &[], b"")
-                        .unwrap_or_else(|e| panic!("GET {path}: {e}"));
-                    (path, answer.status)
-                })
-            })
-            .collect();
-        for sender in senders {
-            let (path, status) = sender.join().expect("request thread");
-            assert_eq!(status, 200, "GET {path}");
-        }
-    }
+    let paths: Vec<String> = blocking
+        .iter()
+        .chain(&awaiting)
+        .map(|(_, p)| p.clone())
+        .collect();
+    send_together(&app, &paths);
 
     // Assert: the blocking routes, each of their requests a slow poll, and a
     // warning naming each with the fix.
@@ -166,7 +198,12 @@ fn the_stall_detector_names_the_routes_that_block_the_event_loop_and_no_others()
         let named = logs.lines_with(&["WARN", &format!("route=\"{route}\"")]);
         assert!(named.is_empty(), "{route} was named:\n{}", named.join("\n"));
     }
-    // For the reader (--nocapture): the detector's lines of /metrics.
+    lag_probe_saw_the_stalls(&app);
+}
+
+/// The runtime-wide probe saw the worker stall for at least a query's
+/// length; the detector's lines of /metrics are printed for the reader.
+fn lag_probe_saw_the_stalls(app: &TestApp) {
     let text = app.get("/metrics").text();
     let detector_lines: Vec<&str> = text
         .lines()

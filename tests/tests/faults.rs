@@ -6,8 +6,8 @@
 use std::time::{Duration, Instant};
 
 use contract::ApiError;
-use tests::fault_proxy::Mode;
-use tests::{spawn_app_with, AppOptions, Server, TestApp};
+use harness::{spawn_app_with, AppOptions, Server, TestApp};
+use net_tools::proxy::Mode;
 
 /// The servers run with `--acquire-timeout-ms 1000` in tests; a 503 must come
 /// within that plus a wide margin for a busy 2-core machine.
@@ -80,7 +80,7 @@ fn expect_recovery(app: &TestApp, path: &str) {
 
 #[test]
 fn postgres_down_gives_503_then_recovers() {
-    for server in Server::BOTH {
+    for server in Server::ALL {
         let app = app(server);
         assert_eq!(app.get("/users/2").status, 200);
         let proxy = app.db_proxy.as_ref().expect("db proxy");
@@ -100,7 +100,7 @@ fn postgres_down_gives_503_then_recovers() {
 
 #[test]
 fn redis_down_gives_503_then_recovers() {
-    for server in Server::BOTH {
+    for server in Server::ALL {
         let app = app(server);
         assert_eq!(app.get("/users/2/cache").status, 200);
         let proxy = app.redis_proxy.as_ref().expect("redis proxy");
@@ -125,7 +125,7 @@ fn redis_down_gives_503_then_recovers() {
 
 #[test]
 fn a_stalled_dependency_times_out_instead_of_hanging() {
-    for server in Server::BOTH {
+    for server in Server::ALL {
         let app = app(server);
         assert_eq!(app.get("/users/3").status, 200);
         assert_eq!(app.get("/users/3/cache").status, 200);

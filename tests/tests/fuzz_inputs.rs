@@ -16,8 +16,8 @@
 
 use contract::params::{MAX_BODY_BYTES, MAX_HEADER_BYTES};
 use contract::routes::ROUTES;
+use harness::{http, spawn_app, Server, TestApp};
 use proptest::prelude::*;
-use tests::{http, spawn_app, Server, TestApp};
 
 fn cases() -> u32 {
     if std::env::var("RELIABILITY_FULL").is_ok_and(|v| v == "1") {
@@ -164,7 +164,7 @@ fn check_answer(
 }
 
 /// The contract's error body: `{"error": "<text>"}` and nothing else.
-fn error_shaped(r: &tests::Response, what: &str) -> Result<(), TestCaseError> {
+fn error_shaped(r: &harness::Response, what: &str) -> Result<(), TestCaseError> {
     let json: serde_json::Value = serde_json::from_slice(&r.body).map_err(|e| {
         TestCaseError::fail(format!(
             "{what} {}: body is not JSON ({e}): {:?}",
@@ -360,6 +360,11 @@ fn async_server_answers_malformed_heads_by_the_contract() {
 }
 
 #[test]
+fn virtual_threads_answer_malformed_heads_by_the_contract() {
+    malformed_heads_get_contract_answers(Server::Virtual);
+}
+
+#[test]
 fn blocking_server_answers_huge_heads_with_the_error_shape() {
     huge_heads_get_the_error_shape(Server::Blocking);
 }
@@ -367,6 +372,11 @@ fn blocking_server_answers_huge_heads_with_the_error_shape() {
 #[test]
 fn async_server_answers_huge_heads_with_the_error_shape() {
     huge_heads_get_the_error_shape(Server::Async);
+}
+
+#[test]
+fn virtual_threads_answer_huge_heads_with_the_error_shape() {
+    huge_heads_get_the_error_shape(Server::Virtual);
 }
 
 #[test]
@@ -380,6 +390,11 @@ fn async_server_answers_random_requests_by_the_contract() {
 }
 
 #[test]
+fn virtual_threads_answer_random_requests_by_the_contract() {
+    random_requests_get_contract_answers(Server::Virtual);
+}
+
+#[test]
 fn blocking_server_refuses_oversized_heads_and_bodies() {
     oversized_heads_and_bodies_are_refused(Server::Blocking);
 }
@@ -387,4 +402,9 @@ fn blocking_server_refuses_oversized_heads_and_bodies() {
 #[test]
 fn async_server_refuses_oversized_heads_and_bodies() {
     oversized_heads_and_bodies_are_refused(Server::Async);
+}
+
+#[test]
+fn virtual_threads_refuse_oversized_heads_and_bodies() {
+    oversized_heads_and_bodies_are_refused(Server::Virtual);
 }

@@ -14,11 +14,17 @@
 //! 300-ms sleep minus the moment it takes to send eight requests, released
 //! together by a barrier.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code outside #[test] functions: a panic is how it reports a failure"
+)]
+
 use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::Duration;
 
-use tests::{capture_logs, http, spawn_app_with, AppOptions, Server, TestApp};
+use harness::{capture_logs, http, spawn_app_with, AppOptions, Server, TestApp};
 
 const WAIT_SERIES: &str =
     "handler_queue_wait_seconds{server=\"blocking\",route=\"/posts/{id}\",quantile=\"0.99\"}";

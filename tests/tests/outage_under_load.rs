@@ -17,17 +17,23 @@
 //! The test prints the measured recovery time (from the moment the proxy
 //! passes again to the last non-200 answer of a dependency route); run with
 //! `--nocapture` to see it:
-//! `cargo test -p tests --test outage_under_load -- --nocapture`.
+//! `cargo test -p harness --test outage_under_load -- --nocapture`.
 //!
 //! In CI each outage lasts 3 s; `RELIABILITY_FULL=1` makes it 15 s.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code outside #[test] functions: a panic is how it reports a failure"
+)]
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use contract::ApiError;
-use tests::fault_proxy::Mode;
-use tests::{http, spawn_app_with, AppOptions, Server, TestApp};
+use harness::{http, spawn_app_with, AppOptions, Server, TestApp};
+use net_tools::proxy::Mode;
 
 /// The harness runs servers with `--acquire-timeout-ms 1000`; no answer may
 /// take longer than that plus a margin a busy 2-core machine cannot exceed.
@@ -215,48 +221,53 @@ fn check(server: Server, records: &[Record], outages: &[Outage]) {
         }
     }
 
-    // The measured figure: from the proxy passing again to the end of the
-    // last answer that was not a 200.
     for o in outages {
-        let last_failure = records
+        each_outage_was_felt_and_recovered_from(name, records, o);
+    }
+}
+
+/// From the proxy passing again to the end of the last answer that was not
+/// a 200: the measured figure. Each dependency route sent during the outage
+/// got at least one 503.
+fn each_outage_was_felt_and_recovered_from(name: &str, records: &[Record], o: &Outage) {
+    let last_failure = records
+        .iter()
+        .filter(|r| DEPENDENT.iter().any(|(p, _)| *p == r.path))
+        .filter(|r| r.sent >= o.back && r.sent + r.took < o.until)
+        .filter(|r| !matches!(r.answer, Ok((200, _))))
+        .map(|r| r.sent + r.took - o.back)
+        .max()
+        .unwrap_or(Duration::ZERO);
+    let during = records
+        .iter()
+        .filter(|r| r.sent > o.down && r.sent < o.back)
+        .count();
+    // The outage was felt: each dependency route sent during it got at
+    // least one 503 (answered during it or just after; a request that
+    // waits out a short outage and then answers 200 must not pass).
+    for (path, _) in DEPENDENT {
+        let refused = records
             .iter()
-            .filter(|r| DEPENDENT.iter().any(|(p, _)| *p == r.path))
-            .filter(|r| r.sent >= o.back && r.sent + r.took < o.until)
-            .filter(|r| !matches!(r.answer, Ok((200, _))))
-            .map(|r| r.sent + r.took - o.back)
-            .max()
-            .unwrap_or(Duration::ZERO);
-        let during = records
-            .iter()
-            .filter(|r| r.sent > o.down && r.sent < o.back)
+            .filter(|r| r.path == path && r.sent > o.down && r.sent < o.back)
+            .filter(|r| matches!(r.answer, Ok((503, _))))
             .count();
-        // The outage was felt: each dependency route sent during it got at
-        // least one 503 (answered during it or just after; a request that
-        // waits out a short outage and then answers 200 must not pass).
-        for (path, _) in DEPENDENT {
-            let refused = records
-                .iter()
-                .filter(|r| r.path == path && r.sent > o.down && r.sent < o.back)
-                .filter(|r| matches!(r.answer, Ok((503, _))))
-                .count();
-            assert!(
-                refused >= 1,
-                "{name}: no {path} sent during the {:?} outage got a 503",
-                o.mode
-            );
-        }
-        println!(
-            "{name}: {:?} outage of {:?} under load ({during} requests during it): \
-             recovered {last_failure:?} after the dependency returned",
-            o.mode,
-            o.back - o.down
-        );
         assert!(
-            last_failure < RECOVER_WITHIN,
-            "{name}: a dependency route still failed {last_failure:?} after the {:?} outage",
+            refused >= 1,
+            "{name}: no {path} sent during the {:?} outage got a 503",
             o.mode
         );
     }
+    println!(
+        "{name}: {:?} outage of {:?} under load ({during} requests during it): \
+         recovered {last_failure:?} after the dependency returned",
+        o.mode,
+        o.back - o.down
+    );
+    assert!(
+        last_failure < RECOVER_WITHIN,
+        "{name}: a dependency route still failed {last_failure:?} after the {:?} outage",
+        o.mode
+    );
 }
 
 #[test]
@@ -267,4 +278,14 @@ fn blocking_server_rides_out_outages_under_load() {
 #[test]
 fn async_server_rides_out_outages_under_load() {
     outage_under_load(Server::Async);
+}
+
+#[test]
+fn virtual_threads_ride_out_outages_under_load() {
+    outage_under_load(Server::Virtual);
+}
+
+#[test]
+fn virtual_threads_yielding_ride_out_outages_under_load() {
+    outage_under_load(Server::VirtualYielding);
 }

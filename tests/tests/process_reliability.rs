@@ -1,8 +1,8 @@
-//! Issue 5, items 3 and 5, on each server's real binary run as a child
+//! On each server mode's real binary run as a child
 //! process: a connection burst on every route (the server keeps serving, and
 //! its threads and RSS come back near idle), SIGTERM with 100 requests in
 //! flight, a second SIGTERM, and the drain timeout. The checks are in
-//! `tests::process`; this file says what is particular to each server.
+//! `harness::process`; this file says what is particular to each server.
 //!
 //! The binaries are this package's `test-blocking-server` and
 //! `test-async-server` (src/bin/), the servers' own `main_with_args` behind a
@@ -10,13 +10,13 @@
 //! connections per route; `RELIABILITY_FULL=1` makes it 10,000 (issue 5's
 //! figure); `BLOCKING_SERVER_BIN` / `ASYNC_SERVER_BIN=target/release/<binary>`
 //! runs another build. See the figures with
-//! `RELIABILITY_FULL=1 cargo test -p tests --test process_reliability -- --nocapture`.
+//! `RELIABILITY_FULL=1 cargo test -p harness --test process_reliability -- --nocapture`.
 
 mod blocking {
     use std::time::Duration;
 
-    use tests::process::ProcessProfile;
-    use tests::Server;
+    use harness::process::ProcessProfile;
+    use harness::Server;
 
     const BLOCKING: ProcessProfile = ProcessProfile {
         server: Server::Blocking,
@@ -34,14 +34,14 @@ mod blocking {
         second_sigterm_exit_code: 128 + 15,
     };
 
-    tests::process_reliability_tests!(BLOCKING);
+    harness::process_reliability_tests!(BLOCKING);
 }
 
 mod async_server {
     use std::time::Duration;
 
-    use tests::process::ProcessProfile;
-    use tests::Server;
+    use harness::process::ProcessProfile;
+    use harness::Server;
 
     const ASYNC: ProcessProfile = ProcessProfile {
         server: Server::Async,
@@ -66,5 +66,29 @@ mod async_server {
         second_sigterm_exit_code: 128 + 15,
     };
 
-    tests::process_reliability_tests!(ASYNC);
+    harness::process_reliability_tests!(ASYNC);
+}
+
+mod virtual_threads {
+    use std::time::Duration;
+
+    use harness::process::ProcessProfile;
+    use harness::Server;
+
+    const VIRTUAL: ProcessProfile = ProcessProfile {
+        server: Server::Virtual,
+        // The blocking server's binary, run with `--threads virtual`
+        // (Server::variant_args).
+        built_binary: env!("CARGO_BIN_EXE_test-blocking-server"),
+        extra_routes: &[],
+        // Its invariant: the carriers, may's I/O thread and the pinning
+        // warnings thread are all it has; a burst of connections adds
+        // coroutines, not threads.
+        peak_threads_over_idle: Some(5),
+        threads_settle: Duration::from_secs(20),
+        // src/cli.rs: a second signal exits at once with 128 + its number.
+        second_sigterm_exit_code: 128 + 15,
+    };
+
+    harness::process_reliability_tests!(VIRTUAL);
 }

@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 
 use contract::model::{to_json, CachedUser};
 use contract::ApiError;
+use harness::{spawn_app_with, AppOptions, Server, TestApp};
+use net_tools::proxy::Mode;
 use redis::Commands as _;
-use tests::fault_proxy::Mode;
-use tests::{spawn_app_with, AppOptions, Server, TestApp};
 
 const CLIENTS: [&str; 3] = ["shared", "deadpool-redis", "pool"];
 /// The acquire timeout the harness gives the servers (1 s) plus a wide margin.
@@ -76,7 +76,7 @@ fn every_client_answers_the_cache_routes_with_the_contracts_bytes() {
                 .map(|id| {
                     s.spawn(move || {
                         let path = format!("/users/{id}/cache");
-                        let r = tests::http::send(addr, "GET", &path, &[], b"").expect("request");
+                        let r = harness::http::send(addr, "GET", &path, &[], b"").expect("request");
                         (
                             r.status,
                             r.json()["email"].as_str().unwrap_or_default().to_owned(),

@@ -13,13 +13,19 @@
 //!
 //! In CI the header timeout is 3 s; `RELIABILITY_FULL=1` keeps the default
 //! 10 s. Both use 1,000 slow connections. See the figures with
-//! `cargo test -p tests --test slow_clients -- --nocapture`.
+//! `cargo test -p harness --test slow_clients -- --nocapture`.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code outside #[test] functions: a panic is how it reports a failure"
+)]
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use tests::{http, spawn_app_with, AppOptions, Server};
+use harness::{http, spawn_app_with, AppOptions, Server};
 
 const SLOW_CLIENTS: usize = 1_000;
 
@@ -44,6 +50,61 @@ fn answered(stream: &mut TcpStream) -> Option<Vec<u8>> {
     }
 }
 
+/// SLOW_CLIENTS connections, each past its first byte, non-blocking.
+fn connect_slow_clients(app: &harness::TestApp, name: &str) -> Vec<Option<TcpStream>> {
+    (0..SLOW_CLIENTS)
+        .map(|i| {
+            let mut s = TcpStream::connect(app.addr)
+                .unwrap_or_else(|e| panic!("{name}: slow client {i} could not connect: {e}"));
+            // The first byte at once: a connection that has sent nothing is
+            // an idle one, which a server may close without a word.
+            let _ = s.write_all(b"G");
+            // Writes must never block the trickling loop.
+            s.set_nonblocking(true).expect("non-blocking slow client");
+            Some(s)
+        })
+        .collect()
+}
+
+/// What became of the slow clients: (answered 408, closed without it,
+/// still open), from what each received while trickling and, for those
+/// still connected, what they read now.
+fn outcomes(
+    name: &str,
+    slow: &mut [Option<TcpStream>],
+    received: &[Option<Vec<u8>>],
+) -> (usize, usize, usize) {
+    let (mut got_408, mut closed_silently, mut still_open) = (0, 0, 0);
+    for answer in received.iter().flatten() {
+        if answer.starts_with(b"HTTP/1.1 408") {
+            got_408 += 1;
+        } else {
+            if closed_silently == 0 {
+                println!(
+                    "{name}: first answer that is not a 408: {:?}",
+                    String::from_utf8_lossy(answer)
+                );
+            }
+            closed_silently += 1;
+        }
+    }
+    for s in slow.iter_mut().flatten() {
+        let _ = s.set_nonblocking(false);
+        let _ = s.set_read_timeout(Some(Duration::from_secs(3)));
+        let mut raw = Vec::new();
+        match s.read_to_end(&mut raw) {
+            Ok(_) if raw.starts_with(b"HTTP/1.1 408") => got_408 += 1,
+            Ok(_) => closed_silently += 1,
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                still_open += 1
+            }
+            Err(_) if raw.starts_with(b"HTTP/1.1 408") => got_408 += 1,
+            Err(_) => closed_silently += 1,
+        }
+    }
+    (got_408, closed_silently, still_open)
+}
+
 fn slow_clients_are_cut_off_and_others_served(server: Server) {
     // 1,000 client sockets here and 1,000 server sockets (in-process).
     let _ = rlimit::increase_nofile_limit(u64::MAX);
@@ -65,18 +126,7 @@ fn slow_clients_are_cut_off_and_others_served(server: Server) {
     );
 
     let connecting = Instant::now();
-    let mut slow: Vec<Option<TcpStream>> = (0..SLOW_CLIENTS)
-        .map(|i| {
-            let mut s = TcpStream::connect(app.addr)
-                .unwrap_or_else(|e| panic!("{name}: slow client {i} could not connect: {e}"));
-            // The first byte at once: a connection that has sent nothing is
-            // an idle one, which a server may close without a word.
-            let _ = s.write_all(b"G");
-            // Writes must never block the trickling loop.
-            s.set_nonblocking(true).expect("non-blocking slow client");
-            Some(s)
-        })
-        .collect();
+    let mut slow = connect_slow_clients(&app, name);
     let connect_phase = connecting.elapsed();
     let started = Instant::now();
     // A head that never ends within the deadline: a request line, then one
@@ -122,34 +172,7 @@ fn slow_clients_are_cut_off_and_others_served(server: Server) {
     let (mut slow, received) = trickler.join().expect("trickle thread");
 
     // Every slow client has had its answer by now (the deadline passed 2 s ago).
-    let (mut got_408, mut closed_silently, mut still_open) = (0, 0, 0);
-    for answer in received.iter().flatten() {
-        if answer.starts_with(b"HTTP/1.1 408") {
-            got_408 += 1;
-        } else {
-            if closed_silently == 0 {
-                println!(
-                    "{name}: first answer that is not a 408: {:?}",
-                    String::from_utf8_lossy(answer)
-                );
-            }
-            closed_silently += 1;
-        }
-    }
-    for s in slow.iter_mut().flatten() {
-        let _ = s.set_nonblocking(false);
-        let _ = s.set_read_timeout(Some(Duration::from_secs(3)));
-        let mut raw = Vec::new();
-        match s.read_to_end(&mut raw) {
-            Ok(_) if raw.starts_with(b"HTTP/1.1 408") => got_408 += 1,
-            Ok(_) => closed_silently += 1,
-            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
-                still_open += 1
-            }
-            Err(_) if raw.starts_with(b"HTTP/1.1 408") => got_408 += 1,
-            Err(_) => closed_silently += 1,
-        }
-    }
+    let (got_408, closed_silently, still_open) = outcomes(name, &mut slow, &received);
     assert!(!latencies.is_empty(), "{name}: no /health probe ran");
     latencies.sort();
     let p50 = latencies[latencies.len() / 2];
@@ -188,4 +211,9 @@ fn blocking_server_cuts_off_slow_clients_and_keeps_serving() {
 #[test]
 fn async_server_cuts_off_slow_clients_and_keeps_serving() {
     slow_clients_are_cut_off_and_others_served(Server::Async);
+}
+
+#[test]
+fn virtual_threads_cut_off_slow_clients_and_keeps_serving() {
+    slow_clients_are_cut_off_and_others_served(Server::Virtual);
 }

@@ -4,9 +4,15 @@
 //!
 //! Each difference is asserted exactly (status, body, whether the connection
 //! is closed), so a change in tiny_http's behaviour turns this red; the
-//! README's "What the card's server does differently" lists the same cases.
+//! docs/servers.md's "What the card's server does differently" lists the same cases.
 //! Where it matters, the same request is sent to our nio connector too, to
 //! show the contract's answer next to tiny_http's.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code outside #[test] functions: a panic is how it reports a failure"
+)]
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -14,7 +20,8 @@ use std::time::{Duration, Instant};
 
 use contract::model::{to_json, Health};
 use contract::ApiError;
-use tests::{spawn_app_with, AppOptions, Server, TestApp};
+use harness::drip::drip_body;
+use harness::{spawn_app_with, AppOptions, Server, TestApp};
 
 /// A short header timeout, so "a head that never finishes" is quick to test.
 const HEADER_TIMEOUT_MS: u64 = 300;
@@ -236,6 +243,80 @@ fn an_oversized_head_gets_the_contracts_431_but_only_after_tiny_http_read_all_of
     assert_eq!(got.body, ApiError::headers_too_large().body_json());
 }
 
+/// The body deadline of the slow-body tests (tests/tests/slow_bodies.rs).
+const BODY_DEADLINE: Duration = Duration::from_millis(500);
+
+fn app_with_body_deadline(server: Server) -> TestApp {
+    spawn_app_with(
+        server,
+        AppOptions {
+            extra_args: vec![
+                "--body-read-timeout-ms".into(),
+                BODY_DEADLINE.as_millis().to_string(),
+            ],
+            ..AppOptions::default()
+        },
+    )
+}
+
+fn echo_head(length: usize) -> Vec<u8> {
+    format!(
+        "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+         Content-Length: {length}\r\n\r\n"
+    )
+    .into_bytes()
+}
+
+#[test]
+fn a_small_dripped_body_is_read_by_tiny_http_itself_with_no_deadline() {
+    let (tiny, nio) = (
+        app_with_body_deadline(Server::BlockingTinyHttp),
+        app_with_body_deadline(Server::Blocking),
+    );
+    // Up to 1 KiB, tiny_http's reader thread reads the whole body before
+    // our code sees the request (request.rs): nothing can time it.
+    let drip = |addr| {
+        let give_up = BODY_DEADLINE + Duration::from_millis(1500);
+        drip_body(
+            addr,
+            &echo_head(100),
+            Duration::from_millis(100),
+            give_up,
+            Duration::ZERO,
+        )
+        .expect("drip")
+    };
+    let got = drip(tiny.addr);
+    assert_eq!((got.status(), got.closed), (None, false), "{got:?}");
+
+    let contract = drip(nio.addr);
+    assert_eq!(contract.status(), Some(408), "{contract:?}");
+    assert_eq!(contract.body(), ApiError::body_timeout().body_json());
+}
+
+#[test]
+fn a_large_dripped_body_gets_the_408_but_tiny_http_keeps_reading_it() {
+    let tiny = app_with_body_deadline(Server::BlockingTinyHttp);
+    // Over 1 KiB, our recv() thread reads the body and checks the deadline
+    // between reads: the contract's 408 comes in time. tiny_http then reads
+    // the rest of the body on that thread before it lets go of the request
+    // (util/equal_reader.rs, on drop), and keeps the connection open.
+    let give_up = BODY_DEADLINE + Duration::from_secs(2);
+    let got = drip_body(
+        tiny.addr,
+        &echo_head(2048),
+        Duration::from_millis(100),
+        give_up,
+        Duration::from_secs(1),
+    )
+    .expect("drip");
+    assert_eq!(got.status(), Some(408), "{got:?}");
+    assert_eq!(got.body(), ApiError::body_timeout().body_json());
+    let at = got.answered_after.expect("answered");
+    assert!(at <= BODY_DEADLINE + Duration::from_secs(1), "{at:?}");
+    assert!(!got.closed, "tiny_http closed the connection: {got:?}");
+}
+
 /// The `process_threads` gauge of `app`'s `/metrics` (the whole test
 /// process: run this measurement alone).
 fn process_threads(app: &TestApp) -> usize {
@@ -247,15 +328,15 @@ fn process_threads(app: &TestApp) -> usize {
         .unwrap_or_else(|| panic!("no process_threads in\n{text}"))
 }
 
-/// The figures the README quotes for the card's server, next to nio's:
+/// The figures docs/results/tiny-http-2026-12-01/ quotes for the card's server, next to nio's:
 /// threads per idle connection, `/health` under 300 unfinished heads,
 /// cold starts with the issue-2 probe, and a drain with requests in flight.
 /// Not a gate (the cold-start figure varies from run to run):
-/// `cargo test -p tests --test tiny_http_differences -- --ignored --nocapture --test-threads=1`.
+/// `cargo test -p harness --test tiny_http_differences -- --ignored --nocapture --test-threads=1`.
 #[test]
-#[ignore = "a measurement for the README; run alone, see its doc comment"]
+#[ignore = "a measurement for docs/results/; run alone, see its doc comment"]
 fn measure_the_card_server_next_to_nio() {
-    use tests::cold_start_probe::probe;
+    use net_tools::cold_start::probe;
     const IDLE: usize = 100;
     for server in [Server::BlockingTinyHttp, Server::Blocking] {
         let name = server.name();
@@ -310,7 +391,7 @@ fn measure_the_card_server_next_to_nio() {
         let in_flight: Vec<_> = (0..50)
             .map(|_| {
                 std::thread::spawn(move || {
-                    tests::http::send(addr, "GET", "/posts/1", &[], b"").map(|r| r.status)
+                    harness::http::send(addr, "GET", "/posts/1", &[], b"").map(|r| r.status)
                 })
             })
             .collect();

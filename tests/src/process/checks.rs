@@ -3,7 +3,7 @@
 //!   crashes nor stops accepting, every request gets an answer or a counted
 //!   connection error, it raised (and logged) its open-file limit, and its
 //!   thread count and RSS return near idle afterwards. Prints the figures
-//!   (idle / peak / after) for the README;
+//!   (idle / peak / after) for docs/results/;
 //! - graceful shutdown: SIGTERM while 100 `/posts/1` are in flight: all 100
 //!   answer 200, new connections are refused, exit code 0 within the drain
 //!   timeout; a second SIGTERM ends a stuck drain at once (with the exit code
@@ -102,6 +102,47 @@ fn logged_open_file_limit(profile: &ProcessProfile, server: &ChildServer) -> u64
         .unwrap_or_else(|| panic!("{name}: no limit in {line:?}"))
 }
 
+/// A burst of `connections` one-request connections on one route: every
+/// request counted, answered 200 or the contract's bounded 503 (nine in ten
+/// at least), and the server still serving /health afterwards.
+fn one_burst_is_answered(
+    profile: &ProcessProfile,
+    server: &ChildServer,
+    (method, path): (&str, &str),
+    connections: usize,
+) {
+    let name = profile.name();
+    let outcome = burst(server.addr(), method, path, connections);
+    let answered = outcome.answered();
+    println!(
+        "{name}: {connections} x {method} {path}: {:?} answered, {} connect errors, {} other errors, {:?}",
+        outcome.by_status, outcome.connect_errors, outcome.other_errors, outcome.took
+    );
+    assert_eq!(
+        answered + outcome.connect_errors + outcome.other_errors,
+        connections as u64,
+        "{name} {path}: every request is counted"
+    );
+    // Answers are the route's 200 or, when the pool is the bottleneck,
+    // the contract's bounded 503; never a crash or another 5xx.
+    for status in outcome.by_status.keys() {
+        assert!(
+            *status == 200 || *status == 503,
+            "{name} {path}: answered {status} in the burst"
+        );
+    }
+    assert!(
+        answered * 10 >= connections as u64 * 9,
+        "{name} {path}: only {answered} of {connections} answered: {outcome:?}"
+    );
+    // Still alive and accepting between bursts.
+    let health = get_status(server, "/health");
+    assert!(
+        health.as_ref().is_ok_and(|s| *s == 200),
+        "{name}: /health after the {path} burst: {health:?}"
+    );
+}
+
 pub fn a_connection_burst_on_every_route_leaves_the_server_serving_and_back_near_idle(
     profile: &ProcessProfile,
 ) {
@@ -119,35 +160,7 @@ pub fn a_connection_burst_on_every_route_leaves_the_server_serving_and_back_near
     let idle = process_stats::sample(server.pid()).expect("idle sample");
     let sampler = process_stats::PeakSampler::start(server.pid(), Duration::from_millis(20));
     for (method, path) in profile.routes() {
-        let outcome = burst(server.addr(), method, path, connections);
-        let answered = outcome.answered();
-        println!(
-            "{name}: {connections} x {method} {path}: {:?} answered, {} connect errors, {} other errors, {:?}",
-            outcome.by_status, outcome.connect_errors, outcome.other_errors, outcome.took
-        );
-        assert_eq!(
-            answered + outcome.connect_errors + outcome.other_errors,
-            connections as u64,
-            "{name} {path}: every request is counted"
-        );
-        // Answers are the route's 200 or, when the pool is the bottleneck,
-        // the contract's bounded 503; never a crash or another 5xx.
-        for status in outcome.by_status.keys() {
-            assert!(
-                *status == 200 || *status == 503,
-                "{name} {path}: answered {status} in the burst"
-            );
-        }
-        assert!(
-            answered * 10 >= connections as u64 * 9,
-            "{name} {path}: only {answered} of {connections} answered: {outcome:?}"
-        );
-        // Still alive and accepting between bursts.
-        let health = get_status(&server, "/health");
-        assert!(
-            health.as_ref().is_ok_and(|s| *s == 200),
-            "{name}: /health after the {path} burst: {health:?}"
-        );
+        one_burst_is_answered(profile, &server, (method, path), connections);
     }
     let peak = sampler.stop();
 
