@@ -3,6 +3,10 @@
 #   minimal   the smallest axum app (crates/async-server/examples/minimal_health.rs)
 #   off       async-server --stall-detector off
 #   on        async-server --stall-detector on (the default)
+#   blocking  blocking-server (nio connector, 2 handler threads; BLOCKING=0 skips it)
+# and, with BASELINE=<commit>, the same servers built from that commit
+# (scripts/build-baseline.sh), each change printed beside them: how a
+# per-request change (the request histogram, say) is decided.
 # The companion of scripts/detector-overhead.sh (issue 9). That one measures
 # what the issue asks for, throughput and CPU time per request, but on a
 # shared machine its rounds can move by 20% and more, which hides a change of
@@ -18,6 +22,7 @@
 #
 #   scripts/instructions-per-request.sh
 #   REQUESTS=50000 scripts/instructions-per-request.sh
+#   BASELINE=24926f0 scripts/instructions-per-request.sh
 #
 # Needs valgrind (apt-get install valgrind).
 set -euo pipefail
@@ -26,6 +31,8 @@ cd "$(dirname "$0")/.."
 
 REQUESTS=${REQUESTS:-20000}
 PORT=${PORT:-18191}
+BLOCKING=${BLOCKING:-1}
+BASELINE=${BASELINE:-}
 for tool in valgrind callgrind_control callgrind_annotate; do
     command -v "$tool" >/dev/null || {
         echo "instructions-per-request: $tool is not installed (apt-get install valgrind)" >&2
@@ -36,7 +43,7 @@ case "$REQUESTS" in
     '' | *[!0-9]* | 0) echo "instructions-per-request: REQUESTS must be a positive number, not $REQUESTS" >&2; exit 2 ;;
 esac
 
-cargo build --release -q -p async-server --bin async-server --example minimal_health -p loadgen --bin loadgen
+cargo build --release -q -p async-server --bin async-server --example minimal_health -p blocking-server --bin blocking-server -p loadgen --bin loadgen
 
 OUT=$(mktemp -d)
 VALGRIND_PID=
@@ -75,15 +82,36 @@ count() {
     echo $((total / REQUESTS))
 }
 
+BASE_DIR=
+if [ -n "$BASELINE" ]; then BASE_DIR=$(scripts/build-baseline.sh "$BASELINE"); fi
+
+# The servers of one build ($1: its directory; $2: the prefix of the names).
+count_build() {
+    for mode in off on; do
+        IR[$2$mode]=$(RUST_LOG=warn count "$1/async-server" --bind "127.0.0.1:$PORT" \
+            --skip-setup --worker-threads 1 --stall-detector "$mode")
+    done
+    if [ "$BLOCKING" = 1 ]; then
+        IR[${2}blocking]=$(RUST_LOG=warn count "$1/blocking-server" --bind "127.0.0.1:$PORT" \
+            --skip-setup --handler-threads 2)
+    fi
+}
+
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'); $REQUESTS requests per server, 1 worker, loadgen -c 10"
+echo "build:   $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- crates || echo ' (with uncommitted changes)')${BASELINE:+, baseline $(git rev-parse --short "$BASELINE")}"
 declare -A IR
 IR[minimal]=$(count target/release/examples/minimal_health "127.0.0.1:$PORT" 1)
-for mode in off on; do
-    IR[$mode]=$(RUST_LOG=warn count target/release/async-server --bind "127.0.0.1:$PORT" \
-        --skip-setup --worker-threads 1 --stall-detector "$mode")
-done
-for name in minimal off on; do
-    printf '%-8s %7d instructions per request  (%+.1f%% against minimal)\n' "$name" "${IR[$name]}" \
+count_build target/release ""
+if [ -n "$BASE_DIR" ]; then count_build "$BASE_DIR" base-; fi
+names=(minimal off on)
+if [ "$BLOCKING" = 1 ]; then names+=(blocking); fi
+for name in "${names[@]}"; do
+    printf '%-8s %7d instructions per request  (%+.1f%% against minimal)' "$name" "${IR[$name]}" \
         "$(echo "(${IR[$name]} / ${IR[minimal]} - 1) * 100" | bc -l)"
+    if [ -n "$BASE_DIR" ] && [ "$name" != minimal ]; then
+        printf ';  baseline %7d, change %+.2f%%' "${IR[base-$name]}" \
+            "$(echo "(${IR[$name]} / ${IR[base-$name]} - 1) * 100" | bc -l)"
+    fi
+    printf '\n'
 done
 printf 'detector on / off: %+.1f%% instructions per request\n' "$(echo "(${IR[on]} / ${IR[off]} - 1) * 100" | bc -l)"
