@@ -51,6 +51,8 @@ fn round(n: u32, rps: f64, p99: f64, threads: u64) -> RoundResult {
             postgres_seconds: 0.5,
             redis_seconds: 0.0,
             proxy_seconds: 0.0,
+            softirq_seconds: 0.2,
+            stolen_seconds: 0.0,
             other_seconds: 0.1,
         },
         server_counted_requests: Some((rps * 10.0) as u64),
@@ -253,6 +255,7 @@ fn group_table_shows_medians_spreads_idle_to_peak_and_ratios() {
         "CPU: load generator (s)                   1.00       1.00 (1.00x)",
         "CPU: Postgres (s)                         0.50       0.50 (1.00x)",
         "CPU: Redis (s)                            0.00               0.00",
+        "CPU: kernel softirqs (s)                  0.20       0.20 (1.00x)",
         "CPU: everything else (s)                  0.10       0.10 (1.00x)",
         "Slow polls (share of polls)                  -                  -",
         "Blocking calls on the event loop             -                  -",
@@ -700,6 +703,37 @@ fn a_busy_window_is_flagged_with_its_column() {
     let mut edge = r.clone();
     edge.groups[0].columns[1].rounds[1].cpu.other_seconds = 1.0;
     assert!(bench::findings::busy_windows(&edge, &THRESHOLDS).is_empty());
+}
+
+#[test]
+fn time_the_hypervisor_took_is_said_apart_and_not_counted_as_another_program() {
+    let mut stolen = steady("async-health", "async", 10.0, 1.0, 5);
+    stolen.rounds[1].cpu.stolen_seconds = 4.0; // 40% of a core over 10 s
+    let r = results(vec![group(
+        "baseline",
+        vec![
+            steady("blocking-health", "blocking", 10.0, 1.0, 200),
+            stolen,
+        ],
+    )]);
+    assert!(bench::findings::busy_windows(&r, &THRESHOLDS).is_empty());
+    let f = check(&r, &THRESHOLDS);
+    let md = bench::report::markdown::render(&r, &f, &THRESHOLDS);
+    assert!(md.contains("The machine was quiet"), "{md}");
+    assert!(
+        md.contains("The host was busy: the hypervisor took up to 40% of one core"),
+        "{md}"
+    );
+    assert!(md.contains("| CPU: stolen by the hypervisor (s) |"), "{md}");
+    // Steal at the quiet line or under it is not mentioned, nor its row
+    // when every round has none.
+    let mut calm = r.clone();
+    calm.groups[0].columns[1].rounds[1].cpu.stolen_seconds = 1.0;
+    let md = bench::report::markdown::render(&calm, &f, &THRESHOLDS);
+    assert!(!md.contains("The host was busy"), "{md}");
+    calm.groups[0].columns[1].rounds[1].cpu.stolen_seconds = 0.0;
+    let md = bench::report::markdown::render(&calm, &f, &THRESHOLDS);
+    assert!(!md.contains("stolen by the hypervisor"), "{md}");
 }
 
 #[test]

@@ -28,6 +28,13 @@ pub struct CpuSnapshot {
     /// Busy time summed over all cores: everything in the `cpu` line of
     /// `/proc/stat` but `idle` and `iowait`.
     pub busy_ticks: u64,
+    /// The part of `busy_ticks` spent in softirqs (`softirq`): mostly the
+    /// kernel moving packets, loopback ones included, which no process's
+    /// own time counts.
+    pub softirq_ticks: u64,
+    /// The part of `busy_ticks` the hypervisor gave to other machines
+    /// while this one had work (`steal`): a busy host, not a busy guest.
+    pub steal_ticks: u64,
     /// Every process that could be read.
     pub processes: Vec<ProcessCpu>,
     /// Clock ticks per second (USER_HZ), the unit of every tick count here.
@@ -38,7 +45,7 @@ impl CpuSnapshot {
     /// Reads `/proc/stat` and every `/proc/<pid>/stat`. A process that exits
     /// while the directory is walked is skipped.
     pub fn take() -> io::Result<CpuSnapshot> {
-        let busy_ticks = parse_proc_stat_busy_ticks(&std::fs::read_to_string("/proc/stat")?)?;
+        let machine = parse_proc_stat_ticks(&std::fs::read_to_string("/proc/stat")?)?;
         let mut processes = Vec::new();
         for entry in std::fs::read_dir("/proc")?.flatten() {
             let Some(pid) = entry
@@ -56,7 +63,9 @@ impl CpuSnapshot {
             }
         }
         Ok(CpuSnapshot {
-            busy_ticks,
+            busy_ticks: machine.busy,
+            softirq_ticks: machine.softirq,
+            steal_ticks: machine.steal,
             processes,
             ticks_per_second: ticks_per_second() as u64,
         })
@@ -71,11 +80,22 @@ impl CpuSnapshot {
     }
 }
 
-/// The busy ticks of all cores from the text of `/proc/stat`: the first
-/// line, `cpu  user nice system idle iowait irq softirq steal guest guest_nice`,
-/// summed without idle (4th) and iowait (5th). Guest time is already
-/// counted inside user and nice, so it is not added again.
-pub fn parse_proc_stat_busy_ticks(text: &str) -> io::Result<u64> {
+/// The machine's ticks, summed over all cores, from `/proc/stat`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MachineTicks {
+    /// Everything but idle and iowait.
+    pub busy: u64,
+    /// Of `busy`, softirq time.
+    pub softirq: u64,
+    /// Of `busy`, steal time (0 where the kernel does not report it).
+    pub steal: u64,
+}
+
+/// The ticks of all cores from the text of `/proc/stat`: the first line,
+/// `cpu  user nice system idle iowait irq softirq steal guest guest_nice`,
+/// busy being the sum without idle (4th) and iowait (5th). Guest time is
+/// already counted inside user and nice, so it is not added again.
+pub fn parse_proc_stat_ticks(text: &str) -> io::Result<MachineTicks> {
     let line = text
         .lines()
         .find(|l| l.starts_with("cpu "))
@@ -91,13 +111,12 @@ pub fn parse_proc_stat_busy_ticks(text: &str) -> io::Result<u64> {
             fields.len()
         )));
     }
-    Ok(fields
-        .iter()
-        .take(8)
-        .enumerate()
-        .filter(|(i, _)| *i != 3 && *i != 4)
-        .map(|(_, v)| v)
-        .sum())
+    let field = |i: usize| fields.get(i).copied().unwrap_or(0);
+    Ok(MachineTicks {
+        busy: (0..8).filter(|i| *i != 3 && *i != 4).map(field).sum(),
+        softirq: field(6),
+        steal: field(7),
+    })
 }
 
 /// A process's name and CPU ticks from the text of its `/proc/<pid>/stat`.
@@ -125,13 +144,26 @@ mod tests {
     fn busy_ticks_leave_out_idle_and_iowait() {
         let text = "cpu  100 5 50 9000 40 3 2 1 7 0\ncpu0 50 2 25 4500 20 1 1 0 0 0\nintr 1\n";
         // user 100 + nice 5 + system 50 + irq 3 + softirq 2 + steal 1; guest (7) is inside user.
-        assert_eq!(parse_proc_stat_busy_ticks(text).unwrap(), 161);
+        let ticks = parse_proc_stat_ticks(text).unwrap();
+        assert_eq!(
+            ticks,
+            MachineTicks {
+                busy: 161,
+                softirq: 2,
+                steal: 1
+            }
+        );
+        // An old kernel's line without steal: none stolen.
+        assert_eq!(
+            parse_proc_stat_ticks("cpu  1 2 3 4 5 6 7\n").unwrap().steal,
+            0
+        );
     }
 
     #[test]
     fn stat_without_a_cpu_line_is_an_error() {
-        assert!(parse_proc_stat_busy_ticks("cpu0 1 2 3 4\n").is_err());
-        assert!(parse_proc_stat_busy_ticks("cpu  1 2\n").is_err());
+        assert!(parse_proc_stat_ticks("cpu0 1 2 3 4\n").is_err());
+        assert!(parse_proc_stat_ticks("cpu  1 2\n").is_err());
     }
 
     #[test]

@@ -16,7 +16,9 @@ mod peak_sampler;
 mod sample;
 mod standard_figures;
 
-pub use cpu_snapshot::{parse_proc_stat_busy_ticks, parse_process_cpu, CpuSnapshot, ProcessCpu};
+pub use cpu_snapshot::{
+    parse_proc_stat_ticks, parse_process_cpu, CpuSnapshot, MachineTicks, ProcessCpu,
+};
 pub use open_files::{open_fds, open_files_limit, parse_open_files_limit};
 pub use peak_sampler::{PeakSampler, Peaks};
 pub use sample::{cpu_times_self, sample, sample_self, CpuTimes, ProcessSample};

@@ -68,7 +68,8 @@ fn crossover_words(
                     c.server_seconds / w,
                     c.load_generator_seconds / w,
                     c.postgres_seconds / w,
-                    (c.redis_seconds + c.other_seconds) / w,
+                    (c.redis_seconds + c.softirq_seconds + c.stolen_seconds + c.other_seconds)
+                        / w,
                 ))
             });
             let cores = cx.results.machine.cores as f64;

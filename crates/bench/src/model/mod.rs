@@ -360,16 +360,36 @@ pub struct CpuUse {
     /// (0 for a group without, and in runs saved before they existed).
     #[serde(default)]
     pub proxy_seconds: f64,
-    /// The machine's busy time (/proc/stat: all but idle and iowait) minus the
-    /// five above: other programs, the kernel's own threads, other servers.
+    /// The kernel's softirq time (/proc/stat), which no process's own time
+    /// counts: mostly moving packets, the load's loopback ones included (0 in
+    /// runs saved before it was split out, whose "everything else" holds it).
+    #[serde(default)]
+    pub softirq_seconds: f64,
+    /// Time the hypervisor gave to other machines while this one had work
+    /// (/proc/stat's steal): a busy host, not a busy guest (0 where the
+    /// kernel reports none, and in runs saved before it was split out).
+    #[serde(default)]
+    pub stolen_seconds: f64,
+    /// The machine's busy time (/proc/stat: all but idle and iowait) minus
+    /// the parts above: other programs, the kernel's own threads, other
+    /// servers.
     pub other_seconds: f64,
 }
 
 impl CpuUse {
     /// "Everything else" as a fraction of one core over the window.
     pub fn other_cores(&self) -> f64 {
+        self.cores(self.other_seconds)
+    }
+
+    /// Time stolen by the hypervisor as a fraction of one core over the window.
+    pub fn stolen_cores(&self) -> f64 {
+        self.cores(self.stolen_seconds)
+    }
+
+    fn cores(&self, seconds: f64) -> f64 {
         if self.window_seconds > 0.0 {
-            self.other_seconds / self.window_seconds
+            seconds / self.window_seconds
         } else {
             0.0
         }

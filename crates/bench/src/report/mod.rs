@@ -117,10 +117,11 @@ pub fn quiet(results: &RunResults, t: &Thresholds) -> Quiet {
             affected: Vec::new(),
         };
     }
+    let host = busy_host(results, t);
     if busy.is_empty() {
         return Quiet {
             headline: format!(
-                "The machine was quiet: in every measured window, programs other than the server, bench, Postgres and Redis used at most {:.0}% of one core.",
+                "The machine was quiet: in every measured window, programs other than the server, bench, Postgres and Redis used at most {:.0}% of one core.{host}",
                 t.quiet_other_cores * 100.0
             ),
             affected: Vec::new(),
@@ -136,13 +137,40 @@ pub fn quiet(results: &RunResults, t: &Thresholds) -> Quiet {
     }
     Quiet {
         headline: format!(
-            "WARNING: the machine was not quiet: other programs used more than {:.0}% of one core (up to {:.0}%) in {} of the measured windows. Figures of those columns include the interference.",
+            "WARNING: the machine was not quiet: other programs used more than {:.0}% of one core (up to {:.0}%) in {} of the measured windows. Figures of those columns include the interference.{host}",
             t.quiet_other_cores * 100.0,
             worst * 100.0,
             busy.len()
         ),
         affected,
     }
+}
+
+/// A sentence on the host when the hypervisor took more than the quiet
+/// line from this machine in some window (steal: every process of the
+/// machine waited alike, so it is not counted as another program), or
+/// nothing.
+fn busy_host(results: &RunResults, t: &Thresholds) -> String {
+    let mut stolen: Vec<f64> = results
+        .groups
+        .iter()
+        .flat_map(|g| &g.columns)
+        .flat_map(|c| &c.rounds)
+        .filter(|r| r.cpu.window_seconds > 0.0)
+        .map(|r| r.cpu.stolen_cores())
+        .collect();
+    stolen.sort_by(f64::total_cmp);
+    let (Some(&worst), Some(&median)) = (stolen.last(), stolen.get(stolen.len() / 2)) else {
+        return String::new();
+    };
+    if worst <= t.quiet_other_cores {
+        return String::new();
+    }
+    format!(
+        " The host was busy: the hypervisor took up to {:.0}% of one core from this virtual machine in a window ({:.0}% in the median window), time in which none of its processes ran.",
+        worst * 100.0,
+        median * 100.0
+    )
 }
 
 /// [`quiet`] in one sentence, the affected windows listed in it.

@@ -5,7 +5,7 @@
 //! the median to the group's first column. Process rows read `idle -> peak`.
 
 use crate::findings::Thresholds;
-use crate::model::{ColdStartResult, ColumnResult, GroupResult, RoundResult};
+use crate::model::{ColdStartResult, ColumnResult, CpuUse, GroupResult, RoundResult};
 use crate::stats::{column_spread, Metric, Spread};
 
 /// Rows and cells, ready for a text or Markdown printer.
@@ -281,6 +281,18 @@ const ROWS: &[Row] = &[
         false,
     ),
     value(
+        SOFTIRQ_ROW,
+        |r| Some(r.cpu.softirq_seconds),
+        Unit::Seconds,
+        false,
+    ),
+    value(
+        STOLEN_ROW,
+        |r| Some(r.cpu.stolen_seconds),
+        Unit::Seconds,
+        false,
+    ),
+    value(
         "CPU: everything else (s)",
         |r| Some(r.cpu.other_seconds),
         Unit::Seconds,
@@ -391,16 +403,32 @@ pub fn compact_table(group: &GroupResult) -> Table {
     }
 }
 
-/// The row of the proxies' CPU, shown only in a group that had proxies.
+/// Rows shown only in a group where some round has a figure above zero:
+/// the proxies' CPU (a group with proxies), the kernel's softirqs and the
+/// hypervisor's steal (runs saved before they were split out of
+/// "everything else" have none).
 const PROXY_ROW: &str = "CPU: proxies in front of Postgres and Redis (s)";
+const SOFTIRQ_ROW: &str = "CPU: kernel softirqs (s)";
+const STOLEN_ROW: &str = "CPU: stolen by the hypervisor (s)";
 
 /// Builds the table of `group`.
 pub fn group_table(group: &GroupResult) -> Table {
-    let proxied = group
-        .columns
-        .iter()
-        .flat_map(|c| &c.rounds)
-        .any(|r| r.cpu.proxy_seconds > 0.0);
+    let any = |figure: fn(&CpuUse) -> f64| {
+        group
+            .columns
+            .iter()
+            .flat_map(|c| &c.rounds)
+            .any(|r| figure(&r.cpu) > 0.0)
+    };
+    let hidden: Vec<&str> = [
+        (PROXY_ROW, any(|c| c.proxy_seconds)),
+        (SOFTIRQ_ROW, any(|c| c.softirq_seconds)),
+        (STOLEN_ROW, any(|c| c.stolen_seconds)),
+    ]
+    .into_iter()
+    .filter(|(_, shown)| !shown)
+    .map(|(row, _)| row)
+    .collect();
     let mut header = vec![String::new()];
     header.extend(group.columns.iter().map(|c| c.label.clone()));
     let rounds = {
@@ -413,7 +441,7 @@ pub fn group_table(group: &GroupResult) -> Table {
     let rows = std::iter::once(rounds)
         .chain(
             ROWS.iter()
-                .filter(|row| proxied || row.name != PROXY_ROW)
+                .filter(|row| !hidden.contains(&row.name))
                 .chain(DETECTOR_ROWS)
                 .chain(probe_rows)
                 .map(|row| {
