@@ -109,6 +109,16 @@ impl Response {
 /// `Socket` impl for may's `TcpStream`).
 const TIMEOUT_SLACK: Duration = Duration::from_millis(5);
 
+/// `timeout` rounded up to a whole number of [`TIMEOUT_SLACK`]s: the
+/// timeouts of a keep-alive connection's successive reads, a few
+/// microseconds apart, round to the same value, so the socket keeps the
+/// one it has.
+fn rounded_up(timeout: Duration) -> Duration {
+    let slack = TIMEOUT_SLACK.as_nanos();
+    let steps = timeout.as_nanos().div_ceil(slack);
+    Duration::from_nanos(u64::try_from(steps * slack).unwrap_or(u64::MAX))
+}
+
 /// What reading a request and writing its answer need of a socket: a std
 /// `TcpStream` on platform threads, where a read blocks the thread, or
 /// may's on virtual threads (crate::virtual_threads), where the same read
@@ -131,21 +141,38 @@ impl Socket for std::net::TcpStream {
 impl Socket for may::net::TcpStream {
     /// may keeps the timeout itself (its sockets are non-blocking and each
     /// read arms a timer) but also sets `SO_RCVTIMEO`, one system call per
-    /// read. A timeout already set no more than [`TIMEOUT_SLACK`] above the
-    /// one asked for is kept: a read then ends at most that much after its
-    /// deadline, and a keep-alive connection's next request usually needs
-    /// no call at all.
+    /// call. The timeout is rounded up to a multiple of [`TIMEOUT_SLACK`]
+    /// and set only when that differs from the one the socket has: a read
+    /// ends at most that much after its deadline, never before it, and a
+    /// keep-alive connection's next request usually needs no call at all.
     fn set_read_timeout(&mut self, timeout: Option<Duration>) -> io::Result<()> {
-        let current = may::net::TcpStream::read_timeout(self)?;
-        if let (Some(current), Some(wanted)) = (current, timeout) {
-            if current >= wanted && current - wanted <= TIMEOUT_SLACK {
-                return Ok(());
-            }
+        let wanted = timeout.map(rounded_up);
+        if may::net::TcpStream::read_timeout(self)? == wanted {
+            return Ok(());
         }
-        may::net::TcpStream::set_read_timeout(self, timeout)
+        may::net::TcpStream::set_read_timeout(self, wanted)
     }
 
     fn shutdown(&mut self, how: Shutdown) -> io::Result<()> {
         may::net::TcpStream::shutdown(self, how)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_timeouts_round_up_to_the_slack_so_a_keep_alive_loop_keeps_its_own() {
+        let ms = Duration::from_millis;
+        assert_eq!(rounded_up(Duration::from_nanos(1)), ms(5));
+        assert_eq!(rounded_up(ms(5)), ms(5));
+        assert_eq!(rounded_up(ms(5) + Duration::from_nanos(1)), ms(10));
+        // Two reads' timeouts microseconds apart: the same socket option.
+        let keep_alive = Duration::from_secs(20);
+        let first = keep_alive - Duration::from_micros(3);
+        let next = keep_alive - Duration::from_micros(41);
+        assert_eq!(rounded_up(first), rounded_up(next));
+        assert_eq!(rounded_up(first), keep_alive);
     }
 }
