@@ -174,3 +174,53 @@ pub(super) fn spends_more_cpu_per_request(a: ColumnId, b: ColumnId) -> Check {
 pub(super) fn comes_close(a: ColumnId, b: ColumnId) -> Check {
     throughput_ratio_above(a, b, |t| 1.0 - t.offload_within)
 }
+
+/// Where the machine's cores went in one window of `server`'s column, for
+/// a finding whose prediction did not come true: "CPU-bound: ..." with
+/// each part's share of the cores when they were busy to within a fifth
+/// (stolen time counts: the machine wanted those cores and did not get
+/// them), else "not for lack of CPU" with the server's share.
+pub(super) fn where_the_cores_went(r: &RoundResult, server: &str, cores: f64) -> String {
+    let c = &r.cpu;
+    let w = c.window_seconds.max(1e-9);
+    let (srv, loadgen, pg, proxies) = (
+        c.server_seconds / w,
+        c.load_generator_seconds / w,
+        c.postgres_seconds / w,
+        c.proxy_seconds / w,
+    );
+    let rest = (c.redis_seconds + c.softirq_seconds + c.stolen_seconds + c.other_seconds) / w;
+    if srv + loadgen + pg + proxies + rest < 0.8 * cores {
+        return format!(
+            "not for lack of CPU: the {server} used {srv:.2} of the machine's {cores:.0} cores"
+        );
+    }
+    let proxies = if proxies > 0.0 {
+        format!(", the proxies {proxies:.2}")
+    } else {
+        String::new()
+    };
+    let stolen = if c.stolen_seconds > 0.0 {
+        format!(
+            " (of which the hypervisor took {:.2})",
+            c.stolen_seconds / w
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "CPU-bound: the {server} used {srv:.2}, the load generator {loadgen:.2}, Postgres {pg:.2}{proxies} and everything else {rest:.2}{stolen} of the machine's {cores:.0} cores"
+    )
+}
+
+/// The round of `c` whose `metric` is the median one (the upper middle of
+/// an even count); `None` when no round has the figure.
+pub(super) fn median_round(c: &ColumnResult, metric: stats::Metric) -> Option<&RoundResult> {
+    let mut rounds: Vec<(&RoundResult, f64)> = c
+        .rounds
+        .iter()
+        .filter_map(|r| Some((r, metric(r)?)))
+        .collect();
+    rounds.sort_by(|a, b| a.1.total_cmp(&b.1));
+    rounds.get(rounds.len() / 2).map(|(r, _)| *r)
+}

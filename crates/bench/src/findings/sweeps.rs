@@ -2,7 +2,7 @@
 //! Little's law's cap, async past it, and where async overtakes on a
 //! database read.
 
-use super::checks::{pct, Ctx, Spec};
+use super::checks::{pct, where_the_cores_went, Ctx, Spec};
 use super::Thresholds;
 use crate::model::{ColumnResult, SweepInfo};
 use crate::plan::{ColumnId, GroupId};
@@ -58,30 +58,19 @@ fn crossover_words(
             pct(margin)
         ),
         None => {
-            let top = ratios.last().map(|(n, _)| *n);
-            let busy = top.and_then(|n| {
-                let r = sw::at_step(a, n).next()?;
-                let w = r.cpu.window_seconds.max(1e-9);
-                let c = &r.cpu;
-                Some((
-                    n,
-                    c.server_seconds / w,
-                    c.load_generator_seconds / w,
-                    c.postgres_seconds / w,
-                    (c.redis_seconds + c.softirq_seconds + c.stolen_seconds + c.other_seconds)
-                        / w,
-                ))
-            });
             let cores = cx.results.machine.cores as f64;
-            let why = match busy {
-                Some((n, server, loadgen, pg, rest)) if server + loadgen + pg + rest >= 0.8 * cores => format!(
-                    "CPU-bound: at {n} connections the async server used {server:.2}, the load generator {loadgen:.2}, Postgres {pg:.2} and everything else {rest:.2} of the machine's {cores:.0} cores"
-                ),
-                Some((n, server, ..)) => format!(
-                    "not for lack of CPU (the async server used {server:.2} of {cores:.0} cores at {n} connections): the rounds' ratios reach within the margin of 1 or below it"
-                ),
-                None => "no step measured both".to_owned(),
-            };
+            let why = ratios
+                .last()
+                .and_then(|(n, _)| Some((*n, sw::at_step(a, *n).next()?)))
+                .map_or_else(
+                    || "no step measured both".to_owned(),
+                    |(n, r)| {
+                        format!(
+                            "at {n} connections, {}",
+                            where_the_cores_went(r, "async server", cores)
+                        )
+                    },
+                );
             format!(
                 "async never beat blocking by more than {} in every round from one step through the highest ({why}); {per_step}",
                 pct(margin)

@@ -146,9 +146,51 @@ fn the_yielding_driver_reaches_the_pool_and_reports_its_wait() {
         "{}",
         f.evidence
     );
+    assert!(!f.evidence.contains("median round"), "{}", f.evidence);
     remote(&mut run, &[900.0; 3], &[3000.0; 3], Some(2.1));
     let f = finding(&run, "remote-db-yielding-reaches-pool");
     assert_eq!(f.verdict, Verdict::NotHeld, "{}", f.evidence);
+    // A prediction that fails says what held it back: here, the cores.
+    let yielding = run
+        .groups
+        .iter_mut()
+        .flat_map(|g| &mut g.columns)
+        .find(|c| c.id == ColumnId::VirtualYieldingUsersRemote)
+        .unwrap();
+    for r in &mut yielding.rounds {
+        r.cpu = crate::model::CpuUse {
+            window_seconds: 10.0,
+            server_seconds: 6.0,
+            load_generator_seconds: 3.0,
+            postgres_seconds: 4.0,
+            proxy_seconds: 3.0,
+            stolen_seconds: 2.0,
+            ..crate::model::CpuUse::default()
+        };
+    }
+    let f = finding(&run, "remote-db-yielding-reaches-pool");
+    assert!(
+        f.evidence.ends_with("; in its median round, CPU-bound: the server used 0.60, the load generator 0.30, Postgres 0.40, the proxies 0.30 and everything else 0.20 (of which the hypervisor took 0.20) of the machine's 2 cores"),
+        "{}",
+        f.evidence
+    );
+    let yielding = run
+        .groups
+        .iter_mut()
+        .flat_map(|g| &mut g.columns)
+        .find(|c| c.id == ColumnId::VirtualYieldingUsersRemote)
+        .unwrap();
+    for r in &mut yielding.rounds {
+        r.cpu.stolen_seconds = 0.0;
+        r.cpu.postgres_seconds = 1.0;
+    }
+    let f = finding(&run, "remote-db-yielding-reaches-pool");
+    assert!(
+        f.evidence
+            .ends_with("not for lack of CPU: the server used 0.60 of the machine's 2 cores"),
+        "{}",
+        f.evidence
+    );
 }
 
 #[test]

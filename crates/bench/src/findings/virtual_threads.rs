@@ -5,7 +5,7 @@
 //! yielding driver's throughput, and delays /health beside it; and no OS
 //! thread per idle connection.
 
-use super::checks::{median, pct, Ctx, Spec};
+use super::checks::{median, median_round, pct, where_the_cores_went, Ctx, Spec};
 use super::Thresholds;
 use crate::model::{ColumnResult, IdleCell, IdleRound, IdleStep, RoundResult};
 use crate::plan::{ColumnId, GroupId};
@@ -109,11 +109,20 @@ fn yielding_reaches_pool(t: &Thresholds) -> Spec {
             let round_trip_ms = s.remote_db_round_trip_ms?;
             let bound = f64::from(s.db_pool_size) * 1000.0 / round_trip_ms.max(1e-6);
             let ratio = Spread::of(y.rounds.iter().filter_map(|r| Some(ok_rps(r)? / bound)))?;
+            let verdict = verdict(&ratio, Side::Above, t.pool_bound_fraction, t.margin);
+            // A prediction that did not come true says what held it back.
+            let cores = match (verdict, median_round(y, ok_rps)) {
+                (Verdict::Held, _) | (_, None) => String::new(),
+                (_, Some(r)) => format!(
+                    "; in its median round, {}",
+                    where_the_cores_went(r, "server", cx.results.machine.cores as f64)
+                ),
+            };
             Some((
                 ratio,
-                verdict(&ratio, Side::Above, t.pool_bound_fraction, t.margin),
+                verdict,
                 format!(
-                    "{:.0} req/s (median) vs pool {} / {round_trip_ms:.1} ms = {bound:.0} req/s: {}; {}",
+                    "{:.0} req/s (median) vs pool {} / {round_trip_ms:.1} ms = {bound:.0} req/s: {}; {}{cores}",
                     median(y, ok_rps),
                     s.db_pool_size,
                     describe_ratio(&ratio),
