@@ -36,7 +36,7 @@ cargo build --release -q -p async-server --bin async-server -p blocking-server -
 declare -A DIR
 DIR[current]=$PWD/target/release
 DIR[baseline]=$(scripts/build-baseline.sh "$BASELINE")
-echo "builds:  current $(git rev-parse --short HEAD) (with the working tree's changes, if any), baseline $(git rev-parse --short "$BASELINE"); $SERVER server"
+echo "builds:  current $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- crates || echo ' (with uncommitted changes)'), baseline $(git rev-parse --short "$BASELINE"); $SERVER server"
 
 launch() {
     local bind="127.0.0.1:$2"
