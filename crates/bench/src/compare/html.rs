@@ -10,18 +10,7 @@ use super::findings::summary;
 use super::tables::{figures_legend, group_heading, group_notes, group_table};
 use super::text::{label_line, outcome_line};
 use super::{number, Change, Comparison, FindingChange, Judged};
-use crate::report::html::page::{escape, page, table};
-use crate::stats::Verdict;
-
-/// The CSS class of a verdict's badge, as the report's.
-fn class(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Held => "held",
-        Verdict::NotHeld => "not-held",
-        Verdict::Inconclusive => "inconclusive",
-        Verdict::NotMeasured => "not-measured",
-    }
-}
+use crate::report::html::page::{escape, page, table, verdict_class};
 
 /// A verdict badge with its interval's median, or "-".
 fn verdict_cell(j: Option<&Judged>) -> String {
@@ -34,7 +23,7 @@ fn verdict_cell(j: Option<&Judged>) -> String {
         .map_or(String::new(), |i| format!(" {}", number(i.median)));
     format!(
         "<span class=\"verdict {}\">{}</span>{median}",
-        class(j.verdict),
+        verdict_class(j.verdict),
         j.verdict.word()
     )
 }

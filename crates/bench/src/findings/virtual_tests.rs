@@ -132,6 +132,16 @@ fn remote(run: &mut RunResults, pinning: &[f64], yielding: &[f64], query_ms: Opt
     );
 }
 
+/// The rounds of column `id`, to change.
+fn rounds_of(run: &mut RunResults, id: ColumnId) -> &mut Vec<RoundResult> {
+    let column = run
+        .groups
+        .iter_mut()
+        .flat_map(|g| &mut g.columns)
+        .find(|c| c.id == id);
+    &mut column.unwrap().rounds
+}
+
 #[test]
 fn the_yielding_driver_reaches_the_pool_and_reports_its_wait() {
     let mut run = saved();
@@ -151,13 +161,7 @@ fn the_yielding_driver_reaches_the_pool_and_reports_its_wait() {
     let f = finding(&run, "remote-db-yielding-reaches-pool");
     assert_eq!(f.verdict, Verdict::NotHeld, "{}", f.evidence);
     // A prediction that fails says what held it back: here, the cores.
-    let yielding = run
-        .groups
-        .iter_mut()
-        .flat_map(|g| &mut g.columns)
-        .find(|c| c.id == ColumnId::VirtualYieldingUsersRemote)
-        .unwrap();
-    for r in &mut yielding.rounds {
+    for r in rounds_of(&mut run, ColumnId::VirtualYieldingUsersRemote) {
         r.cpu = crate::model::CpuUse {
             window_seconds: 10.0,
             server_seconds: 6.0,
@@ -174,13 +178,7 @@ fn the_yielding_driver_reaches_the_pool_and_reports_its_wait() {
         "{}",
         f.evidence
     );
-    let yielding = run
-        .groups
-        .iter_mut()
-        .flat_map(|g| &mut g.columns)
-        .find(|c| c.id == ColumnId::VirtualYieldingUsersRemote)
-        .unwrap();
-    for r in &mut yielding.rounds {
+    for r in rounds_of(&mut run, ColumnId::VirtualYieldingUsersRemote) {
         r.cpu.stolen_seconds = 0.0;
         r.cpu.postgres_seconds = 1.0;
     }

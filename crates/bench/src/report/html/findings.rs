@@ -4,19 +4,9 @@
 
 use std::fmt::Write as _;
 
-use super::page::escape;
+use super::page::{escape, verdict_class};
 use crate::findings::Finding;
 use crate::stats::Verdict;
-
-/// The CSS class of a verdict's badge.
-fn class(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Held => "held",
-        Verdict::NotHeld => "not-held",
-        Verdict::Inconclusive => "inconclusive",
-        Verdict::NotMeasured => "not-measured",
-    }
-}
 
 /// "18 HELD, 2 NOT HELD, ..." as badges, verdicts that occur only.
 fn summary(findings: &[Finding]) -> String {
@@ -29,7 +19,12 @@ fn summary(findings: &[Finding]) -> String {
     ] {
         let n = findings.iter().filter(|f| f.verdict == v).count();
         if n > 0 {
-            let _ = write!(out, "<span class=\"{}\">{n} {}</span>", class(v), v.word());
+            let _ = write!(
+                out,
+                "<span class=\"{}\">{n} {}</span>",
+                verdict_class(v),
+                v.word()
+            );
         }
     }
     out.push_str("</p>\n");
@@ -46,7 +41,7 @@ pub(super) fn section(findings: &[Finding]) -> String {
             out,
             "<tr class=\"finding\" data-id=\"{id}\"><td><span class=\"verdict {class}\">{verdict}</span></td><td><p class=\"claim\">{claim}</p><p class=\"seed\">{seed} · <code>{id}</code></p></td><td class=\"evidence\">{evidence}</td><td class=\"meaning\">{meaning}</td></tr>",
             id = escape(&f.id),
-            class = class(f.verdict),
+            class = verdict_class(f.verdict),
             verdict = f.verdict.word(),
             claim = escape(&f.claim),
             seed = escape(&f.seed),

@@ -93,3 +93,14 @@ summary { cursor: pointer; color: var(--muted); }
   .scroll { overflow: visible; }
 }
 "#;
+
+/// The CSS class of a verdict's badge (the report's and the comparison's).
+pub fn verdict_class(v: crate::stats::Verdict) -> &'static str {
+    use crate::stats::Verdict;
+    match v {
+        Verdict::Held => "held",
+        Verdict::NotHeld => "not-held",
+        Verdict::Inconclusive => "inconclusive",
+        Verdict::NotMeasured => "not-measured",
+    }
+}
