@@ -25,3 +25,5 @@ mod postgres_tests;
 mod resp_tests;
 #[cfg(test)]
 mod test_support;
+#[cfg(test)]
+mod wire_tests;
