@@ -14,7 +14,7 @@
 
 use std::path::Path;
 
-use crate::model::{IdleCell, IdleServer};
+use crate::model::{GroupResult, IdleCell, IdleServer};
 use crate::plan::{ColumnId, GroupId};
 use crate::report::idle_table::idle_table;
 use crate::report::markdown::render_table;
@@ -41,23 +41,13 @@ pub(super) fn make(spec: &str, root: &Path) -> Result<String, String> {
         Some("profiles") => Ok(super::profiles::profiles()),
         Some("loads") => Ok(super::profiles::loads()),
         Some("group") => {
-            let (run, id) = (run(1)?, group(2)?);
-            let g = run
-                .results
-                .groups
-                .iter()
-                .find(|g| g.id == id)
-                .ok_or("the run has no such group")?;
+            let run = run(1)?;
+            let g = find_group(&run, group(2)?)?;
             Ok(render_table(&compact_table(g)))
         }
         Some("sweep") => {
-            let (run, id) = (run(1)?, group(2)?);
-            let g = run
-                .results
-                .groups
-                .iter()
-                .find(|g| g.id == id)
-                .ok_or("the run has no such group")?;
+            let run = run(1)?;
+            let g = find_group(&run, group(2)?)?;
             let tables: Vec<String> = sweep_tables(g)
                 .into_iter()
                 .take(2)
@@ -80,6 +70,15 @@ pub(super) fn make(spec: &str, root: &Path) -> Result<String, String> {
                 .to_owned(),
         ),
     }
+}
+
+/// The group `id` of a saved run.
+fn find_group(run: &SavedRun, id: GroupId) -> Result<&GroupResult, String> {
+    run.results
+        .groups
+        .iter()
+        .find(|g| g.id == id)
+        .ok_or_else(|| "the run has no such group".to_owned())
 }
 
 /// `text` up to its first "; " (a finding's headline figures).
