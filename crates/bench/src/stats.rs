@@ -93,6 +93,18 @@ pub fn column_spread(c: &ColumnResult, metric: Metric) -> Option<Spread> {
     Spread::of(c.rounds.iter().filter_map(metric))
 }
 
+/// The round of `c` whose `metric` is the median one (the upper middle of
+/// an even count); `None` when no round has the figure.
+pub fn median_round(c: &ColumnResult, metric: Metric) -> Option<&RoundResult> {
+    let mut rounds: Vec<(&RoundResult, f64)> = c
+        .rounds
+        .iter()
+        .filter_map(|r| Some((r, metric(r)?)))
+        .collect();
+    rounds.sort_by(|a, b| a.1.total_cmp(&b.1));
+    rounds.get(rounds.len() / 2).map(|(r, _)| *r)
+}
+
 /// The spread of `a / b` taken round by round (rounds matched by number).
 pub fn ratio_spread(a: &ColumnResult, b: &ColumnResult, metric: Metric) -> Option<Spread> {
     Spread::of(a.rounds.iter().filter_map(|ra| {

@@ -212,15 +212,3 @@ pub(super) fn where_the_cores_went(r: &RoundResult, server: &str, cores: f64) ->
         "CPU-bound: the {server} used {srv:.2}, the load generator {loadgen:.2}, Postgres {pg:.2}{proxies} and everything else {rest:.2}{stolen} of the machine's {cores:.0} cores"
     )
 }
-
-/// The round of `c` whose `metric` is the median one (the upper middle of
-/// an even count); `None` when no round has the figure.
-pub(super) fn median_round(c: &ColumnResult, metric: stats::Metric) -> Option<&RoundResult> {
-    let mut rounds: Vec<(&RoundResult, f64)> = c
-        .rounds
-        .iter()
-        .filter_map(|r| Some((r, metric(r)?)))
-        .collect();
-    rounds.sort_by(|a, b| a.1.total_cmp(&b.1));
-    rounds.get(rounds.len() / 2).map(|(r, _)| *r)
-}

@@ -5,7 +5,7 @@
 //! yielding driver's throughput, and delays /health beside it; and no OS
 //! thread per idle connection.
 
-use super::checks::{median, median_round, pct, where_the_cores_went, Ctx, Spec};
+use super::checks::{median, pct, where_the_cores_went, Ctx, Spec};
 use super::Thresholds;
 use crate::model::{ColumnResult, IdleCell, IdleRound, IdleStep, RoundResult};
 use crate::plan::{ColumnId, GroupId};
@@ -111,7 +111,7 @@ fn yielding_reaches_pool(t: &Thresholds) -> Spec {
             let ratio = Spread::of(y.rounds.iter().filter_map(|r| Some(ok_rps(r)? / bound)))?;
             let verdict = verdict(&ratio, Side::Above, t.pool_bound_fraction, t.margin);
             // A prediction that did not come true says what held it back.
-            let cores = match (verdict, median_round(y, ok_rps)) {
+            let cores = match (verdict, crate::stats::median_round(y, ok_rps)) {
                 (Verdict::Held, _) | (_, None) => String::new(),
                 (_, Some(r)) => format!(
                     "; in its median round, {}",

@@ -17,12 +17,10 @@ pub use sweep::{sweep_chart, SweepSeries};
 use crate::model::{ColumnResult, GroupResult, RunResults};
 use crate::stats::{column_spread, Metric, Spread};
 
-/// The round of `c` whose /health p99 is the median one (the round a
+/// The round of `c` whose p99 is the median one (the round a
 /// latency-over-time line is drawn from).
 fn median_round(c: &ColumnResult) -> Option<&crate::model::RoundResult> {
-    let mut rounds: Vec<_> = c.rounds.iter().collect();
-    rounds.sort_by(|a, b| a.load.latency_ms.p99.total_cmp(&b.load.latency_ms.p99));
-    rounds.get(rounds.len() / 2).copied()
+    crate::stats::median_round(c, |r| Some(r.load.latency_ms.p99))
 }
 
 /// Every chart of a run, as (file name, SVG text).
