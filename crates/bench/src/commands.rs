@@ -256,7 +256,7 @@ pub fn watch(cli: &Cli, column: &str, command: &[String]) -> ExitCode {
             format!(
                 "column {column} is on the {} server: give --{}-url",
                 target.name(),
-                target.binary()
+                crate::servers::binary(target)
             ),
         );
     };

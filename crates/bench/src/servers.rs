@@ -79,7 +79,7 @@ impl OwnedServer {
             .with_context(|| format!("cannot open {}", log_path.display()))?;
         let child = Command::new(exe)
             .arg("serve")
-            .arg(target.binary())
+            .arg(crate::servers::binary(target))
             .arg("--bind")
             .arg(addr.to_string())
             .args(&args)
@@ -216,6 +216,29 @@ pub fn parse_base_url(url: &str) -> Result<SocketAddr, String> {
         .ok()
         .and_then(|mut a| a.next())
         .ok_or_else(|| format!("cannot resolve {host_port:?} in {url:?}"))
+}
+
+/// The server binary that runs it (`bench serve <binary>`): virtual
+/// threads are a mode of the blocking server.
+pub fn binary(target: Target) -> &'static str {
+    match target {
+        Target::Blocking | Target::Virtual(_) => "blocking",
+        Target::Async => "async",
+    }
+}
+
+/// The flags that make the binary this target, beyond the run's
+/// (`--carriers` is the run's: [`crate::run`] gives the cores).
+pub fn mode_args(target: Target) -> &'static [&'static str] {
+    match target {
+        Target::Blocking | Target::Async => &[],
+        Target::Virtual(crate::plan::Driver::Pinning) => {
+            &["--threads", "virtual", "--driver", "pinning"]
+        }
+        Target::Virtual(crate::plan::Driver::Yielding) => {
+            &["--threads", "virtual", "--driver", "yielding"]
+        }
+    }
 }
 
 #[cfg(test)]

@@ -3,20 +3,10 @@
 use std::path::Path;
 
 use anyhow::Context;
-use serde::Serialize;
 
 use crate::findings::{Finding, Thresholds};
 use crate::model::RunResults;
 use crate::report;
-
-/// The shape of results.json: the run, then the findings and the thresholds they used.
-#[derive(Serialize)]
-pub struct ResultsFile<'a> {
-    #[serde(flatten)]
-    pub results: &'a RunResults,
-    pub thresholds: &'a Thresholds,
-    pub findings: &'a [Finding],
-}
 
 /// Every file of a run: results.json, then the report files.
 pub fn write_all(
@@ -25,11 +15,7 @@ pub fn write_all(
     findings: &[Finding],
     t: &Thresholds,
 ) -> anyhow::Result<()> {
-    let json = serde_json::to_string_pretty(&ResultsFile {
-        results,
-        thresholds: t,
-        findings,
-    })?;
+    let json = bench_model::results_file::to_json(results, t, findings)?;
     write_file(dir, "results.json", &json)?;
     write_report(dir, results, findings, t)
 }

@@ -124,7 +124,7 @@ fn server_flags_section(cols: &[ExportColumn]) -> String {
     let mut lines = String::new();
     let flags = |c: &ExportColumn| -> Vec<&str> {
         let t = c.column.target;
-        t.mode_args()
+        crate::servers::mode_args(t)
             .iter()
             .chain(c.column.server_args)
             .copied()
@@ -142,7 +142,7 @@ fn server_flags_section(cols: &[ExportColumn]) -> String {
         lines.push_str(&format!(
             "- `{}`: the {} server started with `{}`{watched}\n",
             c.column.id.as_str(),
-            t.binary(),
+            crate::servers::binary(t),
             flags(c).join(" ")
         ));
     }

@@ -19,56 +19,30 @@ mod meaning;
 mod redis_clients;
 mod seeds;
 mod sweeps;
-mod thresholds;
 mod tiny_http;
 mod virtual_detector;
 #[cfg(test)]
 mod virtual_tests;
 mod virtual_threads;
 
-use serde::{Deserialize, Serialize};
-
 use crate::model::RunResults;
 use crate::plan::ColumnId;
-use crate::stats::{Spread, Verdict};
+use crate::stats::Verdict;
 use checks::Ctx;
 
+pub use bench_model::{Finding, Thresholds, THRESHOLDS};
 pub use detector::{detector_observations, exact_flags_verdict, DetectorObservation, Half};
 pub use meaning::meaning;
-pub use thresholds::{Thresholds, THRESHOLDS};
 pub use tiny_http::cold_start_verdict;
 pub use virtual_detector::{carrier_blocking_calls, carrier_stalls, virtual_observations};
 
-/// One checked conclusion.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Finding {
-    pub id: String,
-    /// The seed it comes from, e.g. "seed 000".
-    pub seed: String,
-    /// The conclusion, in words.
-    pub claim: String,
-    pub verdict: Verdict,
-    /// The ratio (or factor) over rounds the verdict was taken on.
-    pub interval: Option<Spread>,
-    /// The numbers behind the verdict: both sides' medians and the interval.
-    pub evidence: String,
-    /// The columns the claim needs.
-    pub columns: Vec<ColumnId>,
-    /// What the verdict means for someone choosing a model, in one sentence
-    /// ([`meaning`]); empty in runs saved before it existed.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub meaning: String,
-}
-
-impl Finding {
-    /// Its sentence for a reader: the one it was saved with, or this
-    /// build's for its id and verdict.
-    pub fn meaning(&self) -> Option<&str> {
-        if self.meaning.is_empty() {
-            meaning(&self.id, self.verdict)
-        } else {
-            Some(&self.meaning)
-        }
+/// The sentence of `f` for a reader: the one it was saved with, or this
+/// build's for its id and verdict.
+pub fn meaning_of(f: &Finding) -> Option<&str> {
+    if f.meaning.is_empty() {
+        meaning(&f.id, f.verdict)
+    } else {
+        Some(&f.meaning)
     }
 }
 

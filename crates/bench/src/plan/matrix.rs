@@ -4,7 +4,6 @@
 
 use std::time::Duration;
 
-use super::ids::{ColumnId, Driver, GroupId, Target};
 use super::more_groups::{
     idle_group, mixed_group, remote_db_group, remote_mixed_group, stalls_group, sweep_posts_group,
     sweep_users_group,
@@ -12,6 +11,7 @@ use super::more_groups::{
 use super::seed_groups::{
     baseline_group, cache_group, cpu_group, database_group, json_group, ramp_group, slow_group,
 };
+use bench_model::{ColumnId, Driver, GroupId, Target};
 
 /// One column: a route on one server. In the mixed group, `background` is
 /// loaded while `path` (always /health) is measured.
@@ -206,5 +206,17 @@ mod tests {
                 assert!(seen.insert(c.id), "{} twice", c.id.as_str());
             }
         }
+    }
+
+    #[test]
+    fn every_column_id_is_in_the_matrix_once_in_id_order() {
+        let in_matrix: Vec<ColumnId> = groups()
+            .into_iter()
+            .flat_map(|g| g.columns)
+            .map(|c| c.id)
+            .collect();
+        assert_eq!(in_matrix, ColumnId::ALL);
+        let groups: Vec<GroupId> = groups().into_iter().map(|g| g.id).collect();
+        assert_eq!(groups, GroupId::ALL);
     }
 }

@@ -3,14 +3,13 @@
 //! give each group its load ([`profiles`]). Nothing here starts a server or
 //! sends a request.
 
-mod ids;
 mod loads;
 mod matrix;
 mod more_groups;
 mod profiles;
 mod seed_groups;
 
-pub use ids::{ColumnId, Driver, GroupId, Target};
+pub use bench_model::{ColumnId, Driver, GroupId, Target};
 pub use loads::{IdleLoad, Load, Sweep};
 pub use matrix::{
     group_of, groups, Column, Group, Needs, Network, REMOTE_DB_ROUND_TRIP, STALLS_ROUND_TRIP,

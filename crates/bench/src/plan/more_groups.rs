@@ -2,11 +2,11 @@
 //! detectors', idle connections, the concurrency sweeps and the
 //! remote-database groups, each with virtual threads' columns. Pure data.
 
-use super::ids::{ColumnId, Driver, GroupId, Target};
 use super::matrix::{
     col, idle, mixed, virt, Group, Network, BOTH, DB, LONG_IDLE_TIMEOUT, NONE,
     REMOTE_DB_ROUND_TRIP, STALLS_ROUND_TRIP,
 };
+use bench_model::{ColumnId, Driver, GroupId, Target};
 
 /// /health next to each background load: does a blocked event loop delay everyone?
 pub(super) fn mixed_group() -> Group {

@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use super::ids::GroupId;
 use super::loads::{IdleLoad, Load, Sweep};
+use bench_model::GroupId;
 
 /// The cold-start fairness probe (issue 2's check, which tiny_http 0.12
 /// fails): on a freshly started server, `connections` keep-alive connections

@@ -2,10 +2,10 @@
 //! cache, slow downstream, /health, JSON and the ramp, each with a column
 //! per server, virtual threads' included. Pure data.
 
-use super::ids::{ColumnId, Driver, GroupId, Target};
 use super::matrix::{
     col, redis_client, tiny_http, virt, Column, Group, Network, BOTH, DB, ECHO_BODY, NONE,
 };
+use bench_model::{ColumnId, Driver, GroupId, Target};
 
 /// Seed 000, CPU-bound: the loop inline, on rayon and on spawn_blocking.
 pub(super) fn cpu_group() -> Group {

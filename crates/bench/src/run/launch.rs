@@ -135,7 +135,11 @@ impl Launch {
         }
         let log = self.logs.join(format!("{}-server.log", target.name()));
         let mut args = args.clone();
-        args.extend(target.mode_args().iter().map(|a| (*a).to_owned()));
+        args.extend(
+            crate::servers::mode_args(target)
+                .iter()
+                .map(|a| (*a).to_owned()),
+        );
         args.extend(column_args.iter().map(|a| (*a).to_owned()));
         let skip = "--skip-setup".to_owned();
         if self.set_up.get() && !args.contains(&skip) {
@@ -184,9 +188,7 @@ pub(super) fn drop_variants_of_external(
                 Target::Blocking | Target::Virtual(_) => blocking_external.is_some(),
                 Target::Async => async_external.is_some(),
             };
-            let flags: Vec<&str> = c
-                .target
-                .mode_args()
+            let flags: Vec<&str> = crate::servers::mode_args(c.target)
                 .iter()
                 .chain(c.server_args)
                 .copied()
@@ -198,7 +200,7 @@ pub(super) fn drop_variants_of_external(
                     group: Skipped::Column(group.id, c.id),
                     reason: format!(
                         "its server reaches Postgres and Redis through a proxy bench starts; a server given by --{}-url is measured as it is",
-                        c.target.binary()
+                        crate::servers::binary(c.target)
                     ),
                 });
             } else if !keep {
@@ -206,9 +208,9 @@ pub(super) fn drop_variants_of_external(
                     group: Skipped::Column(group.id, c.id),
                     reason: format!(
                         "it measures the {} server started with `{}`; a server given by --{}-url is measured as it is",
-                        c.target.binary(),
+                        crate::servers::binary(c.target),
                         flags.join(" "),
-                        c.target.binary()
+                        crate::servers::binary(c.target)
                     ),
                 });
             }

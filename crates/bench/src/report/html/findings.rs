@@ -46,7 +46,7 @@ pub(super) fn section(findings: &[Finding]) -> String {
             claim = escape(&f.claim),
             seed = escape(&f.seed),
             evidence = escape(&f.evidence),
-            meaning = escape(f.meaning().unwrap_or_default()),
+            meaning = escape(crate::findings::meaning_of(f).unwrap_or_default()),
         );
     }
     out.push_str("</tbody>\n</table>\n</section>\n");

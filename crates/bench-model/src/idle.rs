@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::plan::ColumnId;
+use crate::ids::ColumnId;
 
 /// The idle-connection group: per server, per round, the server with no
 /// idle connection open and with each size open.

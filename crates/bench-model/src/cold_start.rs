@@ -3,9 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::plan::ColumnId;
+use crate::ids::ColumnId;
 
-/// The cold-start fairness probe of a group ([`crate::plan::ColdStartProbe`]):
+/// The cold-start fairness probe of a group (bench's `ColdStartProbe`):
 /// on each fresh server, many connections at once, each one's first answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ColdStartResult {

@@ -22,19 +22,6 @@ pub enum ErrorKind {
     Unfinished,
 }
 
-impl ErrorKind {
-    /// Whether this is the seed's deliberate failure on `path`: a 500 from
-    /// `/posts/{id}` with id >= 10 (seed 001's error path).
-    pub fn is_deliberate_on(self, path: &str) -> bool {
-        let id = path
-            .strip_prefix("/posts/")
-            .and_then(|rest| rest.split(['/', '?']).next())
-            .and_then(|id| id.parse::<i64>().ok());
-        self == ErrorKind::Status(500)
-            && id.is_some_and(|id| id >= contract::posts::FIRST_FAILING_POST_ID)
-    }
-}
-
 impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -101,15 +88,5 @@ mod tests {
         }
         assert!("status_x".parse::<ErrorKind>().is_err());
         assert!("refused".parse::<ErrorKind>().is_err());
-    }
-
-    #[test]
-    fn only_posts_from_ten_fail_on_purpose() {
-        let s500 = ErrorKind::Status(500);
-        assert!(s500.is_deliberate_on("/posts/10"));
-        assert!(s500.is_deliberate_on("/posts/12/blocking"));
-        assert!(!s500.is_deliberate_on("/posts/9"));
-        assert!(!ErrorKind::Timeout.is_deliberate_on("/posts/10"));
-        assert!(!s500.is_deliberate_on("/users/10"));
     }
 }

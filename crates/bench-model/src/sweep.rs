@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Latency;
 
-/// A concurrency sweep group ([`crate::plan::Sweep`]).
+/// A concurrency sweep group (bench's `Sweep`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SweepInfo {
     /// Connections per step, ascending.
@@ -38,7 +38,7 @@ pub struct SweepStep {
     /// The step's connections.
     pub connections: usize,
     /// Whether the step ran on a fresh server process because the one before
-    /// was not idle within the settle time ([`crate::plan::Sweep::settle`]).
+    /// was not idle within the settle time (the sweep's settle time in bench's plan).
     pub fresh_server: bool,
     /// Latency over every request of the window: answered ones, timed-out
     /// ones at the time they were given up and those still in flight at the

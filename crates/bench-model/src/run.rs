@@ -1,0 +1,142 @@
+//! A whole run as results.json holds it: when and where it ran, the
+//! settings that shape its figures, its groups, and what it skipped.
+
+use serde::{Deserialize, Serialize};
+
+use crate::ids::{ColumnId, GroupId};
+use crate::GroupResult;
+
+/// One whole run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunResults {
+    /// Version of this shape; bumped when a field changes meaning.
+    pub schema_version: u32,
+    pub started_at: String,
+    pub wall_seconds: f64,
+    pub machine: Machine,
+    pub settings: RunSettings,
+    pub groups: Vec<GroupResult>,
+    /// Groups not run, and why (e.g. no Postgres could be found or started).
+    pub skipped: Vec<SkippedGroup>,
+    /// The source the run was measured on, when bench could tell (it asks
+    /// git in the checkout it was built from); absent in runs saved before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<Source>,
+    /// Whether the run was stopped (Ctrl-C) before its last column: then it
+    /// holds the column rounds measured until then.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
+}
+
+/// The commit a run was measured on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Source {
+    /// The commit id, in full.
+    pub commit: String,
+    /// Whether the checkout had uncommitted changes to tracked files.
+    pub uncommitted_changes: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Machine {
+    pub cores: usize,
+    pub cpu_model: String,
+    pub memory_bytes: u64,
+    pub os: String,
+    /// The 1-minute load average when the run started. Kept for the record
+    /// only: the blocking server's own 200 threads push it past 50 under load,
+    /// so whether the machine was quiet is judged from CPU accounting
+    /// ([`CpuUse::other_seconds`]) instead.
+    pub load_average_at_start: f64,
+}
+
+/// Every setting that shapes the figures, so two reports can be compared.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunSettings {
+    pub profile: String,
+    /// `--cold`: no warm-up window, a fresh process per round (seed 000);
+    /// `None` when bench cannot tell (an import: the external tool ran it).
+    pub cold_start: Option<bool>,
+    /// Rounds per column.
+    pub rounds: u32,
+    pub blocking_handler_threads: u32,
+    pub async_worker_threads: u32,
+    pub async_blocking_threads: u32,
+    pub async_rayon_threads: u32,
+    pub db_pool_size: u32,
+    pub redis_pool_size: u32,
+    /// Carrier threads of the virtual-thread server (`--carriers`); absent
+    /// in runs saved before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub virtual_carriers: Option<u32>,
+    /// The round trip added in front of Postgres and Redis in the
+    /// remote-database groups (`--db-latency`), in ms, when they ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote_db_round_trip_ms: Option<f64>,
+    pub loadgen_threads: u32,
+    pub cpu_n: u64,
+    /// Where the servers ran: "started by bench" or the URLs given.
+    pub targets: String,
+    /// The blocking server's URL when bench did not start it
+    /// (`--blocking-url`); the server settings above are then bench's
+    /// defaults, not what that server runs with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocking_url: Option<String>,
+    /// The async server's URL when bench did not start it (`--async-url`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub async_url: Option<String>,
+    /// The tool that sent the load and measured it when not bench's own
+    /// load generator (`bench import`), e.g. "locust 2.47.0".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured_by: Option<String>,
+    /// Where the server process rows come from when not /proc: "/metrics"
+    /// for servers bench did not start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_figures_from: Option<String>,
+}
+
+/// A group, or one column of it, that was not run, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SkippedGroup {
+    pub group: Skipped,
+    pub reason: String,
+}
+
+/// What was skipped: a whole group ("cache"), or one column of a group
+/// ("database / blocking-users-tiny-http"), as results.json spells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum Skipped {
+    Group(GroupId),
+    Column(GroupId, ColumnId),
+}
+
+impl std::fmt::Display for Skipped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Skipped::Group(g) => write!(f, "{g}"),
+            Skipped::Column(g, c) => write!(f, "{g} / {c}"),
+        }
+    }
+}
+
+impl From<Skipped> for String {
+    fn from(s: Skipped) -> String {
+        s.to_string()
+    }
+}
+
+impl TryFrom<String> for Skipped {
+    type Error = String;
+
+    fn try_from(text: String) -> Result<Skipped, String> {
+        let group = |g: &str| GroupId::parse(g).ok_or_else(|| format!("unknown group {g:?}"));
+        match text.split_once(" / ") {
+            None => Ok(Skipped::Group(group(&text)?)),
+            Some((g, c)) => {
+                let column = ColumnId::parse(c).ok_or_else(|| format!("unknown column {c:?}"))?;
+                Ok(Skipped::Column(group(g)?, column))
+            }
+        }
+    }
+}
