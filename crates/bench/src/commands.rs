@@ -7,8 +7,9 @@ use std::process::ExitCode;
 
 use crate::cli::{Cli, ServerKind};
 use crate::export::{self, Targets, Tool};
-use crate::findings::{check, THRESHOLDS};
 use crate::plan::ColumnId;
+use bench_analysis::findings::check;
+use bench_model::THRESHOLDS;
 
 fn fail(command: &str, message: impl std::fmt::Display) -> ExitCode {
     eprintln!("bench {command}: {message}");

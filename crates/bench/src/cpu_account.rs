@@ -16,7 +16,7 @@
 
 use process_stats::CpuSnapshot;
 
-use crate::model::CpuUse;
+use bench_model::CpuUse;
 
 /// The processes a window's CPU is split among.
 #[derive(Debug, Clone, Copy)]

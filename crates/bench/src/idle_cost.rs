@@ -20,8 +20,8 @@ use anyhow::Context;
 
 use crate::idle_connections::IdleConnections;
 use crate::load::{run_column, ColumnError, LoadOptions};
-use crate::model::{IdleRound, IdleStep, ProbeStats, ProcessFigures, IDLE_FDS_SLACK};
 use crate::plan::{Column, IdleLoad, Load};
+use bench_model::{IdleRound, IdleStep, ProbeStats, ProcessFigures, IDLE_FDS_SLACK};
 
 /// Open files the server needs besides the idle connections and the probe's
 /// (listener, epoll, pools, logs): a size is skipped when the server's limit

@@ -8,8 +8,8 @@ use std::time::Duration;
 use anyhow::Context;
 use loadgen::{LoadModel, Plan, StopAt};
 
-use crate::model::{ErrorKind, Latency, LoadStats, Second};
 use crate::plan::{Column, Load, PathValues};
+use bench_model::{ErrorKind, Latency, LoadStats, Second};
 
 /// Everything about a run that is not the column.
 #[derive(Debug, Clone, Copy)]
@@ -242,7 +242,7 @@ pub fn run_sweep_step(
     (warm_up, window): (Duration, Duration),
     o: &LoadOptions,
     at_window: impl FnOnce(),
-) -> Result<(LoadStats, crate::model::SweepStep), ColumnError> {
+) -> Result<(LoadStats, bench_model::SweepStep), ColumnError> {
     let model = LoadModel::Closed {
         connections,
         stop: StopAt::Duration(window),
@@ -281,7 +281,7 @@ pub fn run_sweep_step(
         .map_or(stats.latency_ms, latency);
     Ok((
         stats,
-        crate::model::SweepStep {
+        bench_model::SweepStep {
             connections,
             fresh_server: false,
             latency_lower_bound_ms: bound,

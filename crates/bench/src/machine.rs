@@ -3,7 +3,7 @@
 
 use std::process::Command;
 
-use crate::model::{Machine, Source};
+use bench_model::{Machine, Source};
 
 /// The commit of the checkout bench was built from, and whether it had
 /// uncommitted changes to tracked files; `None` without git or a checkout

@@ -5,7 +5,8 @@
 use std::process::ExitCode;
 
 use bench::cli::{Cli, Command};
-use bench::findings::{check, THRESHOLDS};
+use bench_analysis::findings::check;
+use bench_model::THRESHOLDS;
 use clap::Parser;
 
 fn main() -> ExitCode {
@@ -63,7 +64,7 @@ fn run(cli: &Cli) -> ExitCode {
         dir.display()
     );
     if cli.strict {
-        let unexpected = bench::model::unexpected_errors(&results);
+        let unexpected = bench_analysis::errors::unexpected_errors(&results);
         if !unexpected.is_empty() {
             for (column, what) in &unexpected {
                 eprintln!("bench: --strict: {column}: {what}");

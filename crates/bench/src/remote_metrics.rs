@@ -15,8 +15,8 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::model::ServerStats;
 use crate::servers::http_get;
+use bench_model::ServerStats;
 
 /// How often a remote server is polled: often enough to see a burst's peak
 /// of threads, rarely enough that the polls cost the server next to nothing.

@@ -11,10 +11,10 @@ use std::time::Instant;
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
-use crate::model::ServerStats;
 use crate::plan::{groups, ColumnId, Target};
 use crate::remote_metrics::{self, RemoteSampler, SAMPLE_EVERY};
 use crate::servers::parse_base_url;
+use bench_model::ServerStats;
 
 /// What one watch saw: the file `bench import` reads beside a tool's results.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

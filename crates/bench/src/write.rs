@@ -4,9 +4,9 @@ use std::path::Path;
 
 use anyhow::Context;
 
-use crate::findings::{Finding, Thresholds};
-use crate::model::RunResults;
 use crate::report;
+use bench_model::RunResults;
+use bench_model::{Finding, Thresholds};
 
 /// Every file of a run: results.json, then the report files.
 pub fn write_all(

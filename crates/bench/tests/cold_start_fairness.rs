@@ -24,8 +24,10 @@ mod common;
 
 use std::time::Duration;
 
-use bench::findings::{cold_start_verdict, THRESHOLDS};
-use bench::stats::Verdict;
+use bench_analysis::findings::cold_start_verdict;
+
+use bench_model::Verdict;
+use bench_model::THRESHOLDS;
 
 const CONNECTIONS: usize = 64;
 const MAX_TINY_HTTP_STARTS: usize = 40;

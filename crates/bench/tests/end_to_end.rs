@@ -106,10 +106,10 @@ fn tiny_profile_measures_every_column_in_two_interleaved_rounds_on_fresh_servers
     // The findings saved are the ones its rounds give, every one of them.
     // (Ids and verdicts: a float read back from JSON may differ in its last bit.)
     let saved: bench::saved::SavedRun = serde_json::from_value(json.clone()).unwrap();
-    let verdicts = |findings: &[bench::findings::Finding]| -> Vec<(String, bench::stats::Verdict)> {
+    let verdicts = |findings: &[bench_model::Finding]| -> Vec<(String, bench_model::Verdict)> {
         findings.iter().map(|f| (f.id.clone(), f.verdict)).collect()
     };
-    let rechecked = bench::findings::check(&saved.results, &saved.thresholds);
+    let rechecked = bench_analysis::findings::check(&saved.results, &saved.thresholds);
     assert_eq!(verdicts(&saved.findings), verdicts(&rechecked));
     cold_start_probe_ran(groups);
     for file in [

@@ -8,8 +8,10 @@
     reason = "test code outside #[test] functions: a panic is how it reports a failure"
 )]
 
-use bench::findings::{check, THRESHOLDS};
+use bench_analysis::findings::check;
+
 use bench::saved::SavedRun;
+use bench_model::THRESHOLDS;
 
 fn saved(name: &str) -> SavedRun {
     let path = format!(
@@ -37,7 +39,7 @@ fn findings_come_first_one_row_each_in_order_with_their_verdict() {
     let held = run
         .findings
         .iter()
-        .filter(|f| f.verdict == bench::stats::Verdict::Held)
+        .filter(|f| f.verdict == bench_model::Verdict::Held)
         .count();
     assert!(html.contains(&format!("<span class=\"held\">{held} HELD</span>")));
 }

@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 
 use bench::idle_cost::measure_round;
 use bench::load::LoadOptions;
-use bench::model::{IdleRound, IDLE_FDS_SLACK};
 use bench::plan::{groups, ColumnId, GroupId, IdleLoad};
+use bench_model::{IdleRound, IDLE_FDS_SLACK};
 
 const CONNECTIONS: usize = 500;
 

@@ -3,12 +3,14 @@
 
 use std::collections::BTreeMap;
 
-use bench::findings::{check, Thresholds, THRESHOLDS};
-use bench::model::*;
+use bench_analysis::findings::check;
+
 use bench::plan::{groups, seed, ColumnId, GroupId, Target};
 use bench::report::table::{cold_start_table, group_table};
 use bench::report::text::render_table;
-use bench::stats::Verdict;
+use bench_model::Verdict;
+use bench_model::*;
+use bench_model::{Thresholds, THRESHOLDS};
 
 /// One round: throughput, p99, peak threads; everything else derived.
 fn round(n: u32, rps: f64, p99: f64, threads: u64) -> RoundResult {
@@ -556,7 +558,7 @@ fn sweep_group(
         })
         .collect();
     let mut g = group(id, columns);
-    let cap = bench::sweep::littles_law_cap(200, std::time::Duration::from_millis(300));
+    let cap = bench_analysis::sweep::littles_law_cap(200, std::time::Duration::from_millis(300));
     g.sweep = Some(SweepInfo {
         steps: steps.to_vec(),
         rounds: 3,
@@ -702,7 +704,7 @@ fn a_busy_window_is_flagged_with_its_column() {
     // 10% exactly is still quiet.
     let mut edge = r.clone();
     edge.groups[0].columns[1].rounds[1].cpu.other_seconds = 1.0;
-    assert!(bench::findings::busy_windows(&edge, &THRESHOLDS).is_empty());
+    assert!(bench_analysis::findings::busy_windows(&edge, &THRESHOLDS).is_empty());
 }
 
 #[test]
@@ -716,7 +718,7 @@ fn time_the_hypervisor_took_is_said_apart_and_not_counted_as_another_program() {
             stolen,
         ],
     )]);
-    assert!(bench::findings::busy_windows(&r, &THRESHOLDS).is_empty());
+    assert!(bench_analysis::findings::busy_windows(&r, &THRESHOLDS).is_empty());
     let f = check(&r, &THRESHOLDS);
     let md = bench::report::markdown::render(&r, &f, &THRESHOLDS);
     assert!(md.contains("The machine was quiet"), "{md}");

@@ -17,10 +17,10 @@
 //! 50 req/s) varies by hundredths of a percent, so two runs of it are often
 //! wholly apart by a change no one would call one. As criterion has a noise
 //! threshold, a change is called only when the medians also differ by more
-//! than the margin the findings use ([`crate::findings::Thresholds::margin`],
+//! than the margin the findings use ([`bench_model::Thresholds::margin`],
 //! 5%); a smaller one, however apart, is "below margin".
 
-use crate::stats::Spread;
+use bench_model::Spread;
 
 /// What is compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

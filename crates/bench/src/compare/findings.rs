@@ -4,8 +4,8 @@
 //! verdict that lost or gained its decision, or none. A finding one run
 //! does not have (a build that added or retired it) is listed as such.
 
-use crate::findings::Finding;
-use crate::stats::{Spread, Verdict};
+use bench_model::Finding;
+use bench_model::{Spread, Verdict};
 
 /// One finding across the two runs.
 #[derive(Debug, Clone, PartialEq)]

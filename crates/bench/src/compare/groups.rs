@@ -9,11 +9,12 @@
 //! it. The cold-start probe is not compared here: its finding is.
 
 use super::figures::{Figure, FigureChange};
-use crate::model::{ColumnResult, GroupResult, IdleResult, IdleServer, RoundResult, RunResults};
-use crate::model::{IdleCell, Skipped};
 use crate::plan::{ColumnId, GroupId};
-use crate::stats::{column_spread, Metric, Spread};
-use crate::sweep;
+use bench_analysis::stats::{column_spread, Metric};
+use bench_analysis::sweep;
+use bench_model::Spread;
+use bench_model::{ColumnResult, GroupResult, IdleResult, IdleServer, RoundResult, RunResults};
+use bench_model::{IdleCell, Skipped};
 
 /// Which run alone has something.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

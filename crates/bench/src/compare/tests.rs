@@ -5,10 +5,10 @@
 use std::path::Path;
 
 use super::*;
-use crate::model::{GroupResult, IdleServer};
 use crate::plan::{ColumnId, GroupId};
 use crate::saved::SavedRun;
-use crate::stats::{Spread, Verdict};
+use bench_model::{GroupResult, IdleServer};
+use bench_model::{Spread, Verdict};
 
 fn seed(name: &str) -> SavedRun {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -147,7 +147,7 @@ fn scale(
     run: &mut SavedRun,
     group_id: GroupId,
     column: ColumnId,
-    f: impl Fn(&mut crate::model::RoundResult),
+    f: impl Fn(&mut bench_model::RoundResult),
 ) {
     let c = group(run, group_id)
         .columns
@@ -246,7 +246,7 @@ fn warnings_name_what_differs_besides_the_code() {
     new.results.settings.blocking_url = Some("http://10.0.0.2:8080".into());
     new.thresholds.margin = 0.1;
     new.results.interrupted = true;
-    new.results.source = Some(crate::model::Source {
+    new.results.source = Some(bench_model::Source {
         commit: "0123456789abcdef".into(),
         uncommitted_changes: false,
     });

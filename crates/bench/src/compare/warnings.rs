@@ -6,8 +6,8 @@
 //! not here: a different commit is usually the point of comparing, so the
 //! labels show them instead ([`super::RunLabel`]).
 
-use crate::model::{Machine, RunResults};
 use crate::saved::SavedRun;
+use bench_model::{Machine, RunResults};
 
 /// Every warning for comparing `old` with `new`, one line each.
 pub fn warnings(old: &SavedRun, new: &SavedRun) -> Vec<String> {

@@ -14,14 +14,14 @@
 
 use std::path::Path;
 
-use crate::model::{GroupResult, IdleCell, IdleServer};
 use crate::plan::{ColumnId, GroupId};
 use crate::report::idle_table::idle_table;
 use crate::report::markdown::render_table;
 use crate::report::sweep_table::sweep_tables;
 use crate::report::table::compact_table;
 use crate::saved::SavedRun;
-use crate::stats::{Spread, Verdict};
+use bench_model::{GroupResult, IdleCell, IdleServer};
+use bench_model::{Spread, Verdict};
 
 /// The table `spec` ("KIND [PATH] [GROUP]") names, in Markdown.
 pub(super) fn make(spec: &str, root: &Path) -> Result<String, String> {

@@ -10,8 +10,8 @@ use std::path::Path;
 use anyhow::{bail, Context};
 
 use crate::import::locust::split_csv;
-use crate::model::{ErrorKind, Latency, LoadStats, Second};
 use crate::plan::ColumnId;
+use bench_model::{ErrorKind, Latency, LoadStats, Second};
 
 /// An error kind in bench's words from a JTL responseCode.
 pub fn error_kind(code: &str) -> ErrorKind {

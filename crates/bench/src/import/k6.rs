@@ -12,8 +12,8 @@ use std::path::Path;
 use anyhow::{bail, Context};
 use serde_json::Value;
 
-use crate::model::{ErrorKind, Latency, LoadStats};
 use crate::plan::ColumnId;
+use bench_model::{ErrorKind, Latency, LoadStats};
 
 /// Table rows k6's summary has no figure for.
 pub const NOT_MEASURED: &[&str] = &["Std. Dev. (ms)"];

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 
-use crate::model::{ErrorKind, Latency, LoadStats, Second};
 use crate::plan::ColumnId;
+use bench_model::{ErrorKind, Latency, LoadStats, Second};
 
 /// Table rows Locust's output has no figure for.
 pub const NOT_MEASURED: &[&str] = &["Std. Dev. (ms)"];

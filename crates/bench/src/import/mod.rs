@@ -14,12 +14,12 @@ use std::path::Path;
 use anyhow::Context;
 
 use crate::export::Tool;
-use crate::model::{
+use crate::plan::{groups, ColumnId, Profile};
+use crate::watch::{record_path, WatchRecord};
+use bench_model::{
     ColumnResult, GroupResult, LoadStats, RoundResult, RunResults, RunSettings, ServerStats,
     SCHEMA_VERSION,
 };
-use crate::plan::{groups, ColumnId, Profile};
-use crate::watch::{record_path, WatchRecord};
 
 /// One measured run of one column by the tool, with its watch if there was one.
 #[derive(Debug, Clone)]
@@ -191,7 +191,7 @@ fn round(n: u32, i: &Imported) -> RoundResult {
         load: i.load.clone(),
         background_load: None,
         server_process: i.watch.as_ref().map_or(unmeasured, |w| w.server_process),
-        cpu: crate::model::CpuUse::default(),
+        cpu: bench_model::CpuUse::default(),
         server_counted_requests: i.watch.as_ref().and_then(|w| w.server_counted_requests),
         machine_cpu_measured: false,
         not_measured: i.not_measured.iter().map(|s| s.to_string()).collect(),

@@ -14,7 +14,7 @@ use bench_model::GroupId;
 /// time of each connection's first answer is kept. Repeated
 /// on `cold_starts` fresh processes per probed column, the columns
 /// interleaved. How late counts as starved is a threshold of the finding
-/// ([`crate::findings::Thresholds::cold_start_answer_within_ms`]).
+/// ([`bench_model::Thresholds::cold_start_answer_within_ms`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ColdStartProbe {
     pub connections: usize,

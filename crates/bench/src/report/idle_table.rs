@@ -6,8 +6,8 @@
 //! open or did not try says so, the reason in a note under the table.
 
 use super::table::{fmt_ms, Table};
-use crate::model::{IdleCell, IdleResult, IdleRound, IdleServer, IdleStep};
-use crate::stats::Spread;
+use bench_model::Spread;
+use bench_model::{IdleCell, IdleResult, IdleRound, IdleServer, IdleStep};
 
 const MIB: f64 = 1024.0 * 1024.0;
 
@@ -30,7 +30,7 @@ fn figure(values: impl IntoIterator<Item = Option<f64>>, show: impl Fn(f64) -> S
 
 /// "0.09 / 0.27 ±10%": the medians of p50 and p99, the spread of p99.
 fn p50_p99<'a>(
-    probes: impl Iterator<Item = Option<&'a crate::model::ProbeStats>> + Clone,
+    probes: impl Iterator<Item = Option<&'a bench_model::ProbeStats>> + Clone,
 ) -> String {
     let p50 = Spread::of(probes.clone().flatten().map(|p| p.p50_ms));
     let p99 = Spread::of(probes.flatten().map(|p| p.p99_ms));

@@ -6,8 +6,8 @@ use super::idle_table::{idle_notes, idle_table};
 use super::sweep_table::sweep_tables;
 use super::table::{cold_start_table, group_table, Table};
 use super::text::verdict;
-use crate::findings::{Finding, Thresholds};
-use crate::model::RunResults;
+use bench_model::RunResults;
+use bench_model::{Finding, Thresholds};
 
 pub fn render_table(t: &Table) -> String {
     let mut out = String::new();

@@ -1,4 +1,4 @@
-//! Printers of a run: pure functions from [`crate::model::RunResults`] to text.
+//! Printers of a run: pure functions from [`bench_model::RunResults`] to text.
 //!
 //! The terminal table, `report.md`, `results.json` and the SVG charts are all
 //! made here from the same results, so they cannot disagree.
@@ -11,8 +11,10 @@ pub mod sweep_table;
 pub mod table;
 pub mod text;
 
-use crate::findings::{busy_windows, Thresholds};
-use crate::model::RunResults;
+use bench_analysis::findings::busy_windows;
+
+use bench_model::RunResults;
+use bench_model::Thresholds;
 
 /// "2 cores, AMD EPYC, 23.5 GiB memory, Linux 6.x"
 pub fn machine_line(results: &RunResults) -> String {
@@ -83,7 +85,7 @@ pub fn settings_line(results: &RunResults) -> String {
 
 /// "; load sent and measured by locust 2.47.0; server rows from /metrics",
 /// or nothing for a native run on servers bench started.
-fn provenance(s: &crate::model::RunSettings) -> String {
+fn provenance(s: &bench_model::RunSettings) -> String {
     let mut out = String::new();
     if let Some(tool) = &s.measured_by {
         out.push_str(&format!("; load sent and measured by {tool}"));
@@ -201,7 +203,7 @@ pub fn failure_lines(results: &RunResults) -> Vec<String> {
 }
 
 /// The heading of a group's cold-start probe table.
-pub fn cold_start_line(probe: &crate::model::ColdStartResult) -> String {
+pub fn cold_start_line(probe: &bench_model::ColdStartResult) -> String {
     format!(
         "Cold-start fairness probe: on each freshly started server, {} keep-alive connections opened at once, each sending GET /health in a loop until every connection has had an answer ({:.1} s at the most; a connection never answered counts as that long).",
         probe.connections,
@@ -210,7 +212,7 @@ pub fn cold_start_line(probe: &crate::model::ColdStartResult) -> String {
 }
 
 /// "Load: ... Warm-up: ..." for a group heading.
-pub fn group_load_line(g: &crate::model::GroupResult) -> String {
+pub fn group_load_line(g: &bench_model::GroupResult) -> String {
     format!(
         "Load: {}. Warm-up before each measured window: {}.",
         g.load, g.warm_up
@@ -220,7 +222,7 @@ pub fn group_load_line(g: &crate::model::GroupResult) -> String {
 /// A sweep group's lines under its heading: rounds and steps, the cap (or
 /// why there is none), the steps that needed a fresh server; `None` for
 /// other groups.
-pub fn sweep_lines(g: &crate::model::GroupResult) -> Option<Vec<String>> {
+pub fn sweep_lines(g: &bench_model::GroupResult) -> Option<Vec<String>> {
     let info = g.sweep.as_ref()?;
     let mut lines = vec![
         format!(

@@ -5,9 +5,9 @@
 //! their age then; a "≥" marks a lower bound (some went unanswered).
 
 use super::table::{fmt_ms, Table, MIB};
-use crate::model::{ColumnResult, GroupResult, SweepInfo};
-use crate::stats::Metric;
-use crate::sweep::{self as sw, step_spread};
+use bench_analysis::stats::Metric;
+use bench_analysis::sweep::{self as sw, step_spread};
+use bench_model::{ColumnResult, GroupResult, SweepInfo};
 
 /// One cell of a sweep table: a column at a step.
 type Cell<'a> = &'a dyn Fn(&ColumnResult, usize) -> String;

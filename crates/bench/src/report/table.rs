@@ -4,9 +4,10 @@
 //! rounds' range, as a share of the median); then, in brackets, the ratio of
 //! the median to the group's first column. Process rows read `idle -> peak`.
 
-use crate::findings::Thresholds;
-use crate::model::{ColdStartResult, ColumnResult, CpuUse, GroupResult, RoundResult};
-use crate::stats::{column_spread, Metric, Spread};
+use bench_analysis::stats::{column_spread, Metric};
+use bench_model::Spread;
+use bench_model::Thresholds;
+use bench_model::{ColdStartResult, ColumnResult, CpuUse, GroupResult, RoundResult};
 
 /// Rows and cells, ready for a text or Markdown printer.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,14 +56,14 @@ struct Row {
 
 /// The route a column loads: its own, or in the mixed group its background's.
 fn loaded_route(c: &ColumnResult) -> Option<&'static str> {
-    crate::detector::route_pattern(c.background_path.as_deref().unwrap_or(&c.path))
+    bench_analysis::routes::route_pattern(c.background_path.as_deref().unwrap_or(&c.path))
 }
 
 /// The detector's figures of `route` over a column's rounds.
 fn route_windows<'a>(
     c: &'a ColumnResult,
     route: Option<&'a str>,
-) -> impl Iterator<Item = &'a crate::model::RouteWindow> + 'a {
+) -> impl Iterator<Item = &'a bench_model::RouteWindow> + 'a {
     c.rounds
         .iter()
         .filter_map(move |r| r.detector.as_ref()?.route(route?))
@@ -75,7 +76,7 @@ fn slow_polls_cell(c: &ColumnResult, route: Option<&str>) -> Option<String> {
         route,
         |w| w.slow_polls,
         |w| w.slow_poll_share(),
-        crate::stats::percent,
+        bench_analysis::stats::percent,
     )
 }
 
@@ -87,7 +88,7 @@ fn blocking_calls_cell(c: &ColumnResult, route: Option<&str>) -> Option<String> 
         route,
         |w| w.blocking_calls,
         |w| w.blocking_calls_per_poll(),
-        |rate| format!("{} per poll", crate::stats::per_poll(rate)),
+        |rate| format!("{} per poll", bench_analysis::stats::per_poll(rate)),
     )
 }
 
@@ -96,8 +97,8 @@ fn blocking_calls_cell(c: &ColumnResult, route: Option<&str>) -> Option<String> 
 fn count_and_rate_cell(
     c: &ColumnResult,
     route: Option<&str>,
-    count: fn(&crate::model::RouteWindow) -> Option<u64>,
-    rate: fn(&crate::model::RouteWindow) -> Option<f64>,
+    count: fn(&bench_model::RouteWindow) -> Option<u64>,
+    rate: fn(&bench_model::RouteWindow) -> Option<f64>,
     show_rate: impl Fn(f64) -> String,
 ) -> Option<String> {
     let windows: Vec<_> = route_windows(c, route)
@@ -467,7 +468,7 @@ pub fn cold_start_table(probe: &ColdStartResult, t: &Thresholds) -> Table {
     let within = t.cold_start_answer_within_ms;
     let mut header = vec![String::new()];
     header.extend(probe.servers.iter().map(|s| s.label.clone()));
-    let row = |name: String, cell: &dyn Fn(&crate::model::ColdStartServer) -> String| {
+    let row = |name: String, cell: &dyn Fn(&bench_model::ColdStartServer) -> String| {
         let mut cells = vec![name];
         cells.extend(probe.servers.iter().map(|s| match &s.failure {
             Some(_) => "not probed".to_owned(),

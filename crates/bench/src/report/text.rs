@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 use super::idle_table::{idle_notes, idle_table};
 use super::sweep_table::sweep_tables;
 use super::table::{cold_start_table, group_table, Table};
-use crate::findings::{Finding, Thresholds};
-use crate::model::RunResults;
+use bench_model::RunResults;
+use bench_model::{Finding, Thresholds};
 
 /// Pads every column to its widest cell; the first column left-aligned, the rest right-aligned.
 pub fn render_table(t: &Table) -> String {

@@ -8,8 +8,8 @@ use anyhow::Context;
 use super::column::column_label;
 use super::launch::Launch;
 use super::progress::Progress;
-use crate::model::{ColdStartResult, ColdStartServer};
 use crate::plan::{ColdStartProbe, Column, Group};
+use bench_model::{ColdStartResult, ColdStartServer};
 
 /// The cold-start fairness probe of `group`'s probed columns, if it has
 /// any: `probe.cold_starts` rounds, each starting a fresh server per column
@@ -64,7 +64,7 @@ pub(super) fn measure_cold_starts(
                 .iter()
                 .map(|f| f.map(|d| d.as_secs_f64() * 1000.0))
                 .collect();
-            let within = crate::findings::THRESHOLDS.cold_start_answer_within_ms;
+            let within = bench_model::THRESHOLDS.cold_start_answer_within_ms;
             progress.say(&format!(
                 "  [{start}/{}] {}: {} of {} connections without an answer within {within:.0} ms",
                 probe.cold_starts,

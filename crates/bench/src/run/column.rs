@@ -2,8 +2,8 @@
 //! before any round, the routes whose detector figures it keeps, and its
 //! progress line per round.
 
-use crate::model::{ColumnResult, RoundResult};
 use crate::plan::{Column, PathValues};
+use bench_model::{ColumnResult, RoundResult};
 
 /// A column with no rounds yet.
 pub(crate) fn empty_column(column: &Column, paths: PathValues) -> ColumnResult {
@@ -45,7 +45,7 @@ pub(super) fn column_label(c: &Column) -> String {
 pub(super) fn detector_routes(column: &Column) -> Vec<&'static str> {
     std::iter::once(column.path)
         .chain(column.background)
-        .filter_map(crate::detector::route_pattern)
+        .filter_map(bench_analysis::routes::route_pattern)
         .collect()
 }
 

@@ -7,8 +7,8 @@ use super::column::column_label;
 use super::rounds::{every_column_round, Measured};
 use super::Ctx;
 use crate::load::ColumnError;
-use crate::model::{GroupResult, IdleResult, IdleRound, IdleServer};
 use crate::plan::{Group, IdleLoad, Load};
+use bench_model::{GroupResult, IdleResult, IdleRound, IdleServer};
 
 /// The idle group `group` under `idle`, `rounds` rounds.
 pub(super) fn measure_idle_group(

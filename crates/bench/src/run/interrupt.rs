@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use crate::model::RunResults;
+use bench_model::RunResults;
 
 type Guards = (local_services::TestDatabase, local_services::RedisPrefix);
 
@@ -37,8 +37,8 @@ fn write_partial() {
         return;
     };
     results.interrupted = true;
-    let t = crate::findings::THRESHOLDS;
-    let findings = crate::findings::check(&results, &t);
+    let t = bench_model::THRESHOLDS;
+    let findings = bench_analysis::findings::check(&results, &t);
     match crate::write::write_all(&dir, &results, &findings, &t) {
         Ok(()) => eprintln!(
             "bench: interrupted; what was measured is in {}",

@@ -12,9 +12,9 @@ use anyhow::Context;
 
 use crate::cli::Cli;
 use crate::load::ColumnError;
-use crate::model::{RunSettings, Skipped, SkippedGroup};
 use crate::plan::{Group, Profile, Target};
 use crate::servers::{http_get, parse_base_url, ExitedAtStart, OwnedServer};
+use bench_model::{RunSettings, Skipped, SkippedGroup};
 
 /// How each column's server comes to be: started fresh by bench with these
 /// arguments, or a server someone else runs at a given address.

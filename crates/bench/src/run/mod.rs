@@ -25,8 +25,8 @@ use anyhow::Context;
 
 use crate::cli::Cli;
 use crate::load::LoadOptions;
-use crate::model::{GroupResult, RunResults, RunSettings, SkippedGroup, SCHEMA_VERSION};
 use crate::plan::{groups, Group, GroupId, Load, Network, Profile, Target};
+use bench_model::{GroupResult, RunResults, RunSettings, SkippedGroup, SCHEMA_VERSION};
 use launch::Launch;
 use progress::{PlannedGroup, Progress};
 use snapshot::Snapshot;
@@ -253,7 +253,7 @@ fn measure_group(
             if cli.cold {
                 sweep.warm_up = Duration::ZERO;
             }
-            let cap = crate::sweep::cap_for(group.id, &prepared.settings);
+            let cap = bench_analysis::sweep::cap_for(group.id, &prepared.settings);
             sweep::measure_sweep_group(group, (&sweep, rounds), cap, cx)
         }
         Load::Idle(idle) => idle::measure_idle_group(group, (idle, rounds), cx),
@@ -276,7 +276,7 @@ fn measure_load_group(
     profile: &Profile,
     cx: &Ctx<'_>,
 ) -> anyhow::Result<GroupResult> {
-    let result = |columns: Vec<crate::model::ColumnResult>| GroupResult {
+    let result = |columns: Vec<bench_model::ColumnResult>| GroupResult {
         id: group.id,
         title: group.title.to_owned(),
         load: load.describe(),
@@ -292,7 +292,7 @@ fn measure_load_group(
         .map(|c| empty_column(c, cx.options.paths))
         .collect();
     let labels: Vec<String> = columns.iter().map(|c| c.label.clone()).collect();
-    let kept = |so_far: &[crate::model::ColumnResult]| cx.snapshot.keep(result(so_far.to_vec()));
+    let kept = |so_far: &[bench_model::ColumnResult]| cx.snapshot.keep(result(so_far.to_vec()));
     rounds::every_column_round(
         &mut columns,
         rounds,

@@ -6,8 +6,8 @@
 //! only in what one column round measures.
 
 use crate::load::ColumnError;
-use crate::model::{ColumnResult, IdleRound, IdleServer, RoundResult};
 use crate::plan::round_order;
+use bench_model::{ColumnResult, IdleRound, IdleServer, RoundResult};
 
 use super::progress::Progress;
 

@@ -2,8 +2,8 @@
 //! `local-services`, with a throwaway database and key prefix per run.
 
 use super::interrupt::keep_guards;
-use crate::model::{Skipped, SkippedGroup};
 use crate::plan::Group;
+use bench_model::{Skipped, SkippedGroup};
 
 /// Finds Postgres and Redis and makes a throwaway database and key prefix
 /// for the servers bench starts; returns their arguments. Without them, the

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use crate::model::{GroupResult, RunResults};
+use bench_model::{GroupResult, RunResults};
 
 /// The groups finished so far, on top of which each column round's state
 /// of the group in progress is kept.

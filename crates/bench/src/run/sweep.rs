@@ -17,12 +17,12 @@ use super::window::{server_stats, SAMPLE_EVERY};
 use super::Ctx;
 use crate::cpu_account::{account, Parts};
 use crate::load::{run_sweep_step, ColumnError, LoadOptions};
-use crate::model::{
-    ColumnResult, GroupResult, LittleCap, RoundResult, ServerStats, SweepInfo, SweepStep,
-};
 use crate::plan::{Column, Group, Load, Sweep};
 use crate::remote_metrics;
 use crate::servers::{http_get_within, requests_total};
+use bench_model::{
+    ColumnResult, GroupResult, LittleCap, RoundResult, ServerStats, SweepInfo, SweepStep,
+};
 
 /// The sweep group `group` under `sweep`, `rounds` column rounds; `cap` is
 /// the blocking server's predicted cap and how it was found.

@@ -14,10 +14,10 @@ use super::launch::{Launch, RoundServer};
 use crate::cpu_account::{account, Parts};
 use crate::detector;
 use crate::load::{run_column, run_warm_up, ColumnError, LoadOptions};
-use crate::model::{CpuUse, LoadStats, RoundResult, ServerStats};
 use crate::plan::{Column, Load};
 use crate::remote_metrics;
 use crate::servers::{http_get, requests_total};
+use bench_model::{CpuUse, LoadStats, RoundResult, ServerStats};
 
 /// How often the server's threads and RSS are sampled within a window.
 pub(super) const SAMPLE_EVERY: Duration = Duration::from_millis(10);

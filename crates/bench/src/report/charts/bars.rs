@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::svg::*;
-use crate::stats::Spread;
+use bench_model::Spread;
 
 /// Vertical bars, one per (label, spread): the bar at the median, a whisker
 /// from min to max, the median's value above both; each label under its bar,

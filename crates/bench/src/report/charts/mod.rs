@@ -14,13 +14,14 @@ pub use bars::bar_chart;
 pub use lines::{idle_rss_chart, line_chart};
 pub use sweep::{sweep_chart, SweepSeries};
 
-use crate::model::{ColumnResult, GroupResult, RunResults};
-use crate::stats::{column_spread, Metric, Spread};
+use bench_analysis::stats::{column_spread, Metric};
+use bench_model::Spread;
+use bench_model::{ColumnResult, GroupResult, RunResults};
 
 /// The round of `c` whose p99 is the median one (the round a
 /// latency-over-time line is drawn from).
-fn median_round(c: &ColumnResult) -> Option<&crate::model::RoundResult> {
-    crate::stats::median_round(c, |r| Some(r.load.latency_ms.p99))
+fn median_round(c: &ColumnResult) -> Option<&bench_model::RoundResult> {
+    bench_analysis::stats::median_round(c, |r| Some(r.load.latency_ms.p99))
 }
 
 /// Every chart of a run, as (file name, SVG text).
@@ -91,7 +92,7 @@ pub fn of_group(g: &GroupResult) -> Vec<(String, String)> {
 
 /// A sweep group's two charts: successful throughput (with the blocking
 /// cap, if any) and p99 (every request counted) against connections.
-fn sweep_charts(g: &GroupResult, info: &crate::model::SweepInfo) -> Vec<(String, String)> {
+fn sweep_charts(g: &GroupResult, info: &bench_model::SweepInfo) -> Vec<(String, String)> {
     let series = |metric: Metric| -> Vec<SweepSeries> {
         g.columns
             .iter()
@@ -99,7 +100,7 @@ fn sweep_charts(g: &GroupResult, info: &crate::model::SweepInfo) -> Vec<(String,
                 let points = info
                     .steps
                     .iter()
-                    .filter_map(|&n| Some((n, crate::sweep::step_spread(c, n, metric)?)))
+                    .filter_map(|&n| Some((n, bench_analysis::sweep::step_spread(c, n, metric)?)))
                     .collect();
                 (c.label.clone(), points)
             })
@@ -122,7 +123,7 @@ fn sweep_charts(g: &GroupResult, info: &crate::model::SweepInfo) -> Vec<(String,
             sweep_chart(
                 (g.title.as_str(), &format!("successful req/s, {rounds}")),
                 "req/s",
-                &series(crate::sweep::successful_rps),
+                &series(bench_analysis::sweep::successful_rps),
                 cap,
                 false,
             ),

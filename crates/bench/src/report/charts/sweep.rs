@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::svg::*;
-use crate::stats::Spread;
+use bench_model::Spread;
 
 /// One series of a sweep chart: a label and (connections, spread over rounds) points.
 pub type SweepSeries = (String, Vec<(usize, Spread)>);

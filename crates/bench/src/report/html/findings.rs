@@ -5,8 +5,8 @@
 use std::fmt::Write as _;
 
 use super::page::{escape, verdict_class};
-use crate::findings::Finding;
-use crate::stats::Verdict;
+use bench_model::Finding;
+use bench_model::Verdict;
 
 /// "18 HELD, 2 NOT HELD, ..." as badges, verdicts that occur only.
 fn summary(findings: &[Finding]) -> String {
@@ -46,7 +46,7 @@ pub(super) fn section(findings: &[Finding]) -> String {
             claim = escape(&f.claim),
             seed = escape(&f.seed),
             evidence = escape(&f.evidence),
-            meaning = escape(crate::findings::meaning_of(f).unwrap_or_default()),
+            meaning = escape(bench_analysis::findings::meaning_of(f).unwrap_or_default()),
         );
     }
     out.push_str("</tbody>\n</table>\n</section>\n");

@@ -5,12 +5,12 @@
 use std::fmt::Write as _;
 
 use super::page::{escape, fold, table};
-use crate::findings::Thresholds;
-use crate::model::GroupResult;
 use crate::report::idle_table::{idle_notes, idle_table};
 use crate::report::sweep_table::sweep_tables;
 use crate::report::table::{cold_start_table, compact_table, group_table};
 use crate::report::{charts, cold_start_line, group_load_line, sweep_lines};
+use bench_model::GroupResult;
+use bench_model::Thresholds;
 
 /// A table that may be wider than the page, scrolled on its own.
 fn scrolled(inner: String) -> String {

@@ -12,9 +12,9 @@ use std::fmt::Write as _;
 
 use page::{escape, fold, page};
 
-use crate::findings::{Finding, Thresholds};
-use crate::model::RunResults;
 use crate::report::{failure_lines, machine_line, quiet, settings_line, text::thresholds_line};
+use bench_model::RunResults;
+use bench_model::{Finding, Thresholds};
 
 /// The whole page of a run.
 pub fn render(results: &RunResults, findings: &[Finding], t: &Thresholds) -> String {

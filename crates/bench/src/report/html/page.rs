@@ -95,8 +95,8 @@ summary { cursor: pointer; color: var(--muted); }
 "#;
 
 /// The CSS class of a verdict's badge (the report's and the comparison's).
-pub fn verdict_class(v: crate::stats::Verdict) -> &'static str {
-    use crate::stats::Verdict;
+pub fn verdict_class(v: bench_model::Verdict) -> &'static str {
+    use bench_model::Verdict;
     match v {
         Verdict::Held => "held",
         Verdict::NotHeld => "not-held",

@@ -3,9 +3,10 @@
 
 use super::checks::{beats, comes_close, median, p99, paired, pct, peak_threads, rps, Spec};
 use super::Thresholds;
-use crate::model::{ColumnResult, RoundResult};
-use crate::plan::ColumnId;
-use crate::stats::{describe_ratio, ratio_spread, verdict, Side, Spread};
+use crate::stats::{describe_ratio, ratio_spread, verdict, Side};
+use bench_model::ColumnId;
+use bench_model::Spread;
+use bench_model::{ColumnResult, RoundResult};
 
 /// Every finding of this family, in report order.
 pub(super) fn specs(t: &Thresholds) -> Vec<Spec> {

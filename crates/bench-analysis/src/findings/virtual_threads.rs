@@ -7,10 +7,11 @@
 
 use super::checks::{median, pct, where_the_cores_went, Ctx, Spec};
 use super::Thresholds;
-use crate::model::{ColumnResult, IdleCell, IdleRound, IdleStep, RoundResult};
-use crate::plan::{ColumnId, GroupId};
-use crate::stats::{describe_ratio, ratio_spread, verdict, Side, Spread, Verdict};
+use crate::stats::{describe_ratio, ratio_spread, verdict, Side};
 use crate::sweep::{self as sw, successful_rps};
+use bench_model::{ColumnId, GroupId};
+use bench_model::{ColumnResult, IdleCell, IdleRound, IdleStep, RoundResult};
+use bench_model::{Spread, Verdict};
 
 /// Every finding of this family, in report order.
 pub(super) fn specs(t: &Thresholds) -> Vec<Spec> {

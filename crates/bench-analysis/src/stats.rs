@@ -10,9 +10,7 @@
 //! anything else is inconclusive. That is what keeps two runs from calling the
 //! same comparison HELD and NOT HELD.
 
-pub use bench_model::{Spread, Verdict};
-
-use crate::model::{ColumnResult, RoundResult};
+use bench_model::{ColumnResult, RoundResult, Spread, Verdict};
 
 /// A share (0..1) as a percentage with the decimals its size needs:
 /// "0%", "<0.01%", "0.04%", "3.4%".
@@ -154,5 +152,14 @@ mod tests {
             verdict(&s(&[0.2, 0.3]), Side::Below, 0.25, m),
             Verdict::Inconclusive
         );
+    }
+
+    #[test]
+    fn shares_are_written_with_the_decimals_their_size_needs() {
+        assert_eq!(percent(0.0), "0%");
+        assert_eq!(percent(1.0 / 61113.0 / 2.0), "<0.01%");
+        assert_eq!(percent(22.0 / 61113.0), "0.04%");
+        assert_eq!(percent(0.075), "7.5%");
+        assert_eq!(percent(1.0), "100.0%");
     }
 }

@@ -1,9 +1,10 @@
-//! The results of a run: bench-model's types, and the check of a run's
-//! errors that `--strict` applies.
+//! The errors a run should not have had: every one but the seed's
+//! deliberate 500s and a sweep step's requests cut off at its window's
+//! end (what `bench --strict` fails on).
 
 use std::collections::BTreeMap;
 
-pub use bench_model::*;
+use bench_model::{ColumnId, ErrorKind, RunResults};
 
 /// Columns with errors other than deliberate ones, or that failed, as
 /// (column id, "kind=count, ..." or the failure's cause), summed over rounds.

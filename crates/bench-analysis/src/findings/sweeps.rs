@@ -4,10 +4,11 @@
 
 use super::checks::{pct, where_the_cores_went, Ctx, Spec};
 use super::Thresholds;
-use crate::model::{ColumnResult, SweepInfo};
-use crate::plan::{ColumnId, GroupId};
-use crate::stats::{describe_ratio, verdict, Side, Spread};
+use crate::stats::{describe_ratio, verdict, Side};
 use crate::sweep::{self as sw, successful_rps};
+use bench_model::Spread;
+use bench_model::{ColumnId, GroupId};
+use bench_model::{ColumnResult, SweepInfo};
 
 /// Every finding of this family, in report order.
 pub(super) fn specs(t: &Thresholds) -> Vec<Spec> {

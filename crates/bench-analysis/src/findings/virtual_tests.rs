@@ -5,17 +5,21 @@
 
 use std::path::Path;
 
-use super::{check, Finding, THRESHOLDS};
-use crate::model::{
+use super::check;
+use bench_model::Verdict;
+use bench_model::{ColumnId, Driver, GroupId, Target};
+use bench_model::{
     ColumnResult, DetectorWindow, GroupResult, PoolWindow, RoundResult, RouteWindow, RunResults,
 };
-use crate::plan::{ColumnId, Driver, GroupId, Target};
-use crate::stats::Verdict;
+use bench_model::{Finding, THRESHOLDS};
 
 fn saved() -> RunResults {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../docs/results/seed-2026-12-02/results.json");
-    let mut run = crate::saved::read(&path).unwrap().results;
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut run = bench_model::SavedRun::from_json(&text, "seed-2026-12-02")
+        .unwrap()
+        .results;
     run.settings.virtual_carriers = Some(2);
     run.settings.remote_db_round_trip_ms = Some(2.0);
     run.settings.db_pool_size = 10;
@@ -162,14 +166,14 @@ fn the_yielding_driver_reaches_the_pool_and_reports_its_wait() {
     assert_eq!(f.verdict, Verdict::NotHeld, "{}", f.evidence);
     // A prediction that fails says what held it back: here, the cores.
     for r in rounds_of(&mut run, ColumnId::VirtualYieldingUsersRemote) {
-        r.cpu = crate::model::CpuUse {
+        r.cpu = bench_model::CpuUse {
             window_seconds: 10.0,
             server_seconds: 6.0,
             load_generator_seconds: 3.0,
             postgres_seconds: 4.0,
             proxy_seconds: 3.0,
             stolen_seconds: 2.0,
-            ..crate::model::CpuUse::default()
+            ..bench_model::CpuUse::default()
         };
     }
     let f = finding(&run, "remote-db-yielding-reaches-pool");

@@ -3,11 +3,10 @@
 //! checks that several findings share (one column beats another, comes
 //! close, spends more CPU per request).
 
-use crate::model::{ColdStartServer, ColumnResult, IdleServer, RoundResult, RunResults, SweepInfo};
-use crate::plan::{ColumnId, GroupId};
-use crate::stats::{
-    self, column_spread, describe_ratio, ratio_spread, verdict, Side, Spread, Verdict,
-};
+use crate::stats::{self, column_spread, describe_ratio, ratio_spread, verdict, Side};
+use bench_model::{ColdStartServer, ColumnResult, IdleServer, RoundResult, RunResults, SweepInfo};
+use bench_model::{ColumnId, GroupId};
+use bench_model::{Spread, Verdict};
 
 use super::Thresholds;
 

@@ -10,9 +10,10 @@
 
 use std::time::Duration;
 
-use crate::model::{ColumnResult, LittleCap, RoundResult, RunSettings};
-use crate::plan::GroupId;
-use crate::stats::{verdict, Metric, Side, Spread, Verdict};
+use crate::stats::{verdict, Metric, Side};
+use bench_model::GroupId;
+use bench_model::{ColumnResult, LittleCap, RoundResult, RunSettings};
+use bench_model::{Spread, Verdict};
 
 /// Successful completions per second in the step's window: the sweep's
 /// throughput (errors, timeouts and requests unfinished at the window's end
@@ -192,7 +193,7 @@ pub fn crossover_verdict(ratios: &[(usize, Spread)], margin: f64) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{CpuUse, Latency, LoadStats, ServerStats, SweepStep};
+    use bench_model::{CpuUse, Latency, LoadStats, ServerStats, SweepStep};
 
     fn step_round(round: u32, connections: usize, rps: f64) -> RoundResult {
         let latency = Latency {
@@ -242,9 +243,9 @@ mod tests {
     /// A sweep column: `rps[round][step]` at steps 50, 100, 200.
     fn column(rps: &[[f64; 3]]) -> ColumnResult {
         ColumnResult {
-            id: crate::plan::ColumnId::BlockingPostsSweep,
+            id: bench_model::ColumnId::BlockingPostsSweep,
             label: "c".into(),
-            server: crate::plan::Target::Blocking,
+            server: bench_model::Target::Blocking,
             method: "GET".into(),
             path: "/posts/1".into(),
             background_path: None,

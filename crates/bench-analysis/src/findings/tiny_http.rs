@@ -3,8 +3,9 @@
 
 use super::checks::{median, peak_threads, Spec};
 use super::Thresholds;
-use crate::plan::ColumnId;
-use crate::stats::{ratio_spread, verdict, Side, Spread, Verdict};
+use crate::stats::{ratio_spread, verdict, Side};
+use bench_model::ColumnId;
+use bench_model::{Spread, Verdict};
 
 /// Every finding of this family, in report order.
 pub(super) fn specs(t: &Thresholds) -> Vec<Spec> {

@@ -2,7 +2,7 @@
 //! sentence per verdict. Kept apart from the checks so that a saved run's
 //! findings (which carry only their id and verdict) read the same sentence.
 
-use crate::stats::Verdict;
+use bench_model::Verdict;
 
 /// The sentence for a finding that held, and for one that did not.
 struct Meaning {
@@ -209,11 +209,11 @@ mod tests {
 
     #[test]
     fn every_finding_of_this_build_has_a_sentence_for_each_verdict() {
-        let results: crate::model::RunResults = serde_json::from_str(include_str!(
+        let results: bench_model::RunResults = serde_json::from_str(include_str!(
             "../../../../docs/results/seed-2026-12-02/results.json"
         ))
         .unwrap();
-        let ids: Vec<String> = super::super::check(&results, &super::super::THRESHOLDS)
+        let ids: Vec<String> = super::super::check(&results, &bench_model::THRESHOLDS)
             .into_iter()
             .map(|f| f.id)
             .collect();

@@ -14,6 +14,8 @@
 
 mod checks;
 mod detector;
+#[cfg(test)]
+mod detector_tests;
 mod idle;
 mod meaning;
 mod redis_clients;
@@ -25,12 +27,12 @@ mod virtual_detector;
 mod virtual_tests;
 mod virtual_threads;
 
-use crate::model::RunResults;
-use crate::plan::ColumnId;
-use crate::stats::Verdict;
+use bench_model::ColumnId;
+use bench_model::RunResults;
+use bench_model::Verdict;
 use checks::Ctx;
 
-pub use bench_model::{Finding, Thresholds, THRESHOLDS};
+use bench_model::{Finding, Thresholds};
 pub use detector::{detector_observations, exact_flags_verdict, DetectorObservation, Half};
 pub use meaning::meaning;
 pub use tiny_http::cold_start_verdict;
@@ -53,11 +55,11 @@ pub fn check(results: &RunResults, t: &Thresholds) -> Vec<Finding> {
         .into_iter()
         .chain(redis_clients::specs(t))
         .chain(tiny_http::specs(t))
-        .chain(detector::specs(t))
+        .chain(detector::specs(t, results))
         .chain(idle::specs(t))
         .chain(sweeps::specs(t))
         .chain(virtual_threads::specs(t))
-        .chain(virtual_detector::specs(t))
+        .chain(virtual_detector::specs(t, results))
         .map(|spec| {
             let (interval, verdict, evidence) = match (spec.check)(&cx, t) {
                 Some((interval, verdict, evidence)) => (Some(interval), verdict, evidence),

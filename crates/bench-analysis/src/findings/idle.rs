@@ -3,9 +3,10 @@
 
 use super::checks::Spec;
 use super::Thresholds;
-use crate::model::{IdleCell, IdleRound, IdleServer, IdleStep};
-use crate::plan::ColumnId;
-use crate::stats::{describe_ratio, verdict, Side, Spread};
+use crate::stats::{describe_ratio, verdict, Side};
+use bench_model::ColumnId;
+use bench_model::Spread;
+use bench_model::{IdleCell, IdleRound, IdleServer, IdleStep};
 
 /// Every finding of this family, in report order.
 pub(super) fn specs(t: &Thresholds) -> Vec<Spec> {

@@ -17,17 +17,20 @@ use contract::routes::NonBlocking;
 
 use super::checks::{Outcome, Spec};
 use super::detector::{
-    exact_flags_verdict, lag_words, observations, routes_blocking, DetectorObservation, Figures,
-    Half,
+    detector_columns, exact_flags_verdict, lag_words, observations, routes_blocking,
+    DetectorObservation, Figures, Half,
 };
 use super::Thresholds;
-use crate::model::RunResults;
-use crate::plan::{ColumnId, Driver, GroupId, Target};
 use crate::stats;
+use bench_model::RunResults;
+use bench_model::{Driver, GroupId, Target};
 
 /// Every finding of this family, in report order.
-pub(super) fn specs(t: &Thresholds) -> Vec<Spec> {
-    vec![marks_blocking_calls(t), timing_flags_stalls(t)]
+pub(super) fn specs(t: &Thresholds, results: &RunResults) -> Vec<Spec> {
+    vec![
+        marks_blocking_calls(t, results),
+        timing_flags_stalls(t, results),
+    ]
 }
 
 /// The threads a driver must not block: the route table's mode for it.
@@ -87,7 +90,7 @@ fn what_should_be_flagged() -> String {
 }
 
 /// The marks flag exactly the pinning routes and inline /cpu.
-fn marks_blocking_calls(t: &Thresholds) -> Spec {
+fn marks_blocking_calls(t: &Thresholds, results: &RunResults) -> Spec {
     Spec {
         id: "virtual-detector-marks-pinning-calls",
         seed: "none (issue 22: which route pins my carrier? jdk.VirtualThreadPinned's question)",
@@ -96,7 +99,7 @@ fn marks_blocking_calls(t: &Thresholds) -> Spec {
             what_should_be_flagged(),
             t.detector_blocking_calls_per_request
         ),
-        needs: virtual_columns(|_| true),
+        needs: detector_columns(results, is_virtual, |_| true),
         check: Box::new(|cx, t| {
             exact_flags_verdict(&virtual_observations(cx.results), &carrier_blocking_calls(t))
         }),
@@ -104,7 +107,7 @@ fn marks_blocking_calls(t: &Thresholds) -> Spec {
 }
 
 /// The timing flags the same routes where their blocking lasts.
-fn timing_flags_stalls(t: &Thresholds) -> Spec {
+fn timing_flags_stalls(t: &Thresholds, results: &RunResults) -> Spec {
     Spec {
         id: "virtual-detector-timing-flags-pinning-routes",
         seed: "none (issue 22: a pinned carrier seen by its timing alone)",
@@ -113,7 +116,7 @@ fn timing_flags_stalls(t: &Thresholds) -> Spec {
             what_should_be_flagged(),
             stats::percent(t.detector_carrier_stalls_per_request)
         ),
-        needs: virtual_columns(|g| g == GroupId::Stalls),
+        needs: detector_columns(results, is_virtual, |g| g == GroupId::Stalls),
         check: Box::new(|cx, t| timing_outcome(cx.results, t)),
     }
 }
@@ -132,13 +135,7 @@ fn timing_outcome(results: &RunResults, t: &Thresholds) -> Option<Outcome> {
     ))
 }
 
-/// The virtual-thread columns of the matrix in the groups `wanted` accepts.
-fn virtual_columns(wanted: impl Fn(GroupId) -> bool) -> Vec<ColumnId> {
-    crate::plan::groups()
-        .into_iter()
-        .filter(|g| wanted(g.id))
-        .flat_map(|g| g.columns)
-        .filter(|c| matches!(c.target, Target::Virtual(_)))
-        .map(|c| c.id)
-        .collect()
+/// Whether a column's server runs on virtual threads.
+fn is_virtual(server: Target) -> bool {
+    matches!(server, Target::Virtual(_))
 }

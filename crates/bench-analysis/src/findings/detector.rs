@@ -19,13 +19,17 @@ use contract::routes::{self, NonBlocking};
 
 use super::checks::{Outcome, Spec};
 use super::Thresholds;
-use crate::model::{DetectorWindow, RouteWindow, RunResults};
-use crate::plan::{ColumnId, GroupId, Target};
-use crate::stats::{self, Spread, Verdict};
+use crate::stats;
+use bench_model::{ColumnId, GroupId, Target};
+use bench_model::{DetectorWindow, RouteWindow, RunResults};
+use bench_model::{Spread, Verdict};
 
 /// Every finding of this family, in report order.
-pub(super) fn specs(t: &Thresholds) -> Vec<Spec> {
-    vec![marks_blocking_calls(t), timing_flags_blocking_routes(t)]
+pub(super) fn specs(t: &Thresholds, results: &RunResults) -> Vec<Spec> {
+    vec![
+        marks_blocking_calls(t, results),
+        timing_flags_blocking_routes(t, results),
+    ]
 }
 
 /// One route of one column in one round, as its server's stall detector
@@ -100,7 +104,7 @@ pub(super) fn observations(
             };
             let routes: Vec<&'static str> = std::iter::once(c.path.as_str())
                 .chain(c.background_path.as_deref())
-                .filter_map(crate::detector::route_pattern)
+                .filter_map(crate::routes::route_pattern)
                 .collect();
             for r in c.rounds.iter().filter(|r| r.step.is_none()) {
                 for route in &routes {
@@ -289,7 +293,7 @@ pub(super) fn routes_blocking(mode: NonBlocking) -> String {
 }
 
 /// The instrument: marked calls counted on exactly the routes that make them.
-fn marks_blocking_calls(t: &Thresholds) -> Spec {
+fn marks_blocking_calls(t: &Thresholds, results: &RunResults) -> Spec {
     Spec {
         id: "detector-marks-blocking-calls",
         seed: "none (issue 9: which route blocks my event loop? BlockHound's question)",
@@ -298,7 +302,7 @@ fn marks_blocking_calls(t: &Thresholds) -> Spec {
             routes_blocking(NonBlocking::EventLoop),
             t.detector_blocking_calls_per_poll
         ),
-        needs: async_columns(|_| true),
+        needs: detector_columns(results, is_async, |_| true),
         check: Box::new(|cx, t| {
             exact_flags_verdict(&detector_observations(cx.results), &Half::blocking_calls(t))
         }),
@@ -307,7 +311,7 @@ fn marks_blocking_calls(t: &Thresholds) -> Spec {
 
 /// The measurement: slow polls alone flag each blocking route once its
 /// blocking outlasts the threshold, in the stall-detector group.
-fn timing_flags_blocking_routes(t: &Thresholds) -> Spec {
+fn timing_flags_blocking_routes(t: &Thresholds, results: &RunResults) -> Spec {
     Spec {
         id: "detector-timing-flags-blocking-routes",
         seed: "none (issue 9: a blocked worker seen by its timing alone)",
@@ -316,7 +320,7 @@ fn timing_flags_blocking_routes(t: &Thresholds) -> Spec {
             routes_blocking(NonBlocking::EventLoop),
             stats::percent(t.detector_slow_poll_share)
         ),
-        needs: async_columns(|g| g == GroupId::Stalls),
+        needs: detector_columns(results, is_async, |g| g == GroupId::Stalls),
         check: Box::new(|cx, t| {
             let obs: Vec<DetectorObservation> = detector_observations(cx.results)
                 .into_iter()
@@ -352,13 +356,27 @@ pub(super) fn lag_words(obs: &[DetectorObservation]) -> String {
     )
 }
 
-/// The async columns of the matrix in the groups `wanted` accepts.
-fn async_columns(wanted: impl Fn(GroupId) -> bool) -> Vec<ColumnId> {
-    crate::plan::groups()
-        .into_iter()
-        .filter(|g| wanted(g.id))
-        .flat_map(|g| g.columns)
-        .filter(|c| c.target == Target::Async)
+/// Whether a column's server is the async one.
+fn is_async(server: Target) -> bool {
+    server == Target::Async
+}
+
+/// The columns a detector finding is judged on, as the run saved them:
+/// those on a server `on` accepts, in the groups `wanted` accepts, whose
+/// rounds are detector windows (a load group's: a sweep's steps and the
+/// idle group do not read the detector). A group the run did not measure
+/// has none.
+pub(super) fn detector_columns(
+    results: &RunResults,
+    on: fn(Target) -> bool,
+    wanted: impl Fn(GroupId) -> bool,
+) -> Vec<ColumnId> {
+    results
+        .groups
+        .iter()
+        .filter(|g| wanted(g.id) && g.sweep.is_none() && g.idle.is_none())
+        .flat_map(|g| &g.columns)
+        .filter(|c| on(c.server))
         .map(|c| c.id)
         .collect()
 }

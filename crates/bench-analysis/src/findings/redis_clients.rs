@@ -3,7 +3,7 @@
 
 use super::checks::{beats_showing_cpu, spends_more_cpu_per_request, Spec};
 use super::Thresholds;
-use crate::plan::ColumnId;
+use bench_model::ColumnId;
 
 /// Every finding of this family, in report order.
 pub(super) fn specs(t: &Thresholds) -> Vec<Spec> {

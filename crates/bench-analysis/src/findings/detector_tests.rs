@@ -1,0 +1,253 @@
+//! The stall detectors' findings (the blocking-call counter, and timing
+//! alone, each flagging exactly the routes that block by design) from fixed
+//! observations, each able to fail without the other; and the detector
+//! findings' columns, taken from the run as it was saved.
+
+use bench_model::{ColumnId, GroupId, Verdict, THRESHOLDS};
+
+use super::detector::{exact_flags_verdict, DetectorObservation, Half};
+
+fn observation(
+    column: &str,
+    round: u32,
+    route: &str,
+    slow_poll_share: Option<f64>,
+    blocking_calls_per_poll: Option<f64>,
+) -> DetectorObservation {
+    DetectorObservation {
+        group: GroupId::Stalls,
+        column: ColumnId::parse(column).unwrap_or_else(|| panic!("no column {column}")),
+        round,
+        route: route.to_owned(),
+        mode: contract::routes::NonBlocking::EventLoop,
+        slow_poll_share,
+        blocking_calls_per_poll,
+        blocking_calls_per_request: None,
+        carrier_stalls_per_request: None,
+        lag_p99_ms: None,
+    }
+}
+
+/// `rounds` rounds of the same figures: (column, route, slow-poll share,
+/// blocking calls per poll).
+fn matrix(rounds: u32, figures: &[(&str, &str, f64, f64)]) -> Vec<DetectorObservation> {
+    (1..=rounds)
+        .flat_map(|r| {
+            figures
+                .iter()
+                .map(move |(col, route, s, c)| observation(col, r, route, Some(*s), Some(*c)))
+        })
+        .collect()
+}
+
+/// The stall-detector group as a run of it reads: every route that blocks
+/// by design makes a slow poll and a blocking call on about every poll, the
+/// others none.
+const STALLS: &[(&str, &str, f64, f64)] = &[
+    ("async-users-stalls", "/users/{id}", 0.0, 0.0),
+    (
+        "async-users-blocking-stalls",
+        "/users/{id}/blocking",
+        1.0,
+        1.0,
+    ),
+    ("async-cache-stalls", "/users/{id}/cache", 0.0, 0.0),
+    (
+        "async-cache-blocking-stalls",
+        "/users/{id}/cache/blocking",
+        1.0,
+        2.0,
+    ),
+    ("async-posts-stalls", "/posts/{id}", 0.0, 0.0),
+    (
+        "async-posts-blocking-stalls",
+        "/posts/{id}/blocking",
+        1.0,
+        1.0,
+    ),
+    ("async-cpu-rayon-stalls", "/cpu/rayon", 0.0, 0.0),
+    ("async-cpu-stalls", "/cpu", 1.0, 1.0),
+];
+
+#[test]
+fn each_half_holds_when_it_flags_exactly_the_blocking_routes_in_every_round() {
+    let obs = matrix(3, STALLS);
+    for half in [
+        Half::slow_polls(&THRESHOLDS),
+        Half::blocking_calls(&THRESHOLDS),
+    ] {
+        let (interval, verdict, evidence) = exact_flags_verdict(&obs, &half).unwrap();
+        assert_eq!(verdict, Verdict::Held, "{evidence}");
+        assert_eq!((interval.min, interval.max, interval.n), (0.0, 0.0, 3));
+        assert!(
+            evidence.ends_with("/users/{id}/blocking, /users/{id}/cache/blocking, /posts/{id}/blocking, /cpu; mismatches per round: 0, 0, 0"),
+            "{evidence}"
+        );
+    }
+}
+
+#[test]
+fn a_blocking_route_timing_misses_fails_the_timing_finding_only() {
+    // A sync query quicker than the slow-poll threshold: counted as a
+    // blocking call, never a slow poll (what a local, idle Postgres gives).
+    let mut figures = STALLS.to_vec();
+    figures[1] = (
+        "async-users-blocking-stalls",
+        "/users/{id}/blocking",
+        0.002,
+        1.0,
+    );
+    let obs = matrix(2, &figures);
+    let (interval, verdict, evidence) =
+        exact_flags_verdict(&obs, &Half::slow_polls(&THRESHOLDS)).unwrap();
+    assert_eq!(verdict, Verdict::NotHeld);
+    assert_eq!((interval.min, interval.max), (1.0, 1.0));
+    assert!(
+        evidence.contains("should be flagged but is not: /users/{id}/blocking in async-users-blocking-stalls (0.2%, 0.2%)"),
+        "{evidence}"
+    );
+    let (_, verdict, _) = exact_flags_verdict(&obs, &Half::blocking_calls(&THRESHOLDS)).unwrap();
+    assert_eq!(verdict, Verdict::Held);
+}
+
+#[test]
+fn a_call_counted_where_none_is_made_fails_the_instrument_finding_only() {
+    // A mark on the non-blocking path: the counter lies, timing does not.
+    let mut figures = STALLS.to_vec();
+    figures[0] = ("async-users-stalls", "/users/{id}", 0.0, 1.0);
+    let obs = matrix(2, &figures);
+    let (_, verdict, evidence) =
+        exact_flags_verdict(&obs, &Half::blocking_calls(&THRESHOLDS)).unwrap();
+    assert_eq!(verdict, Verdict::NotHeld);
+    assert!(
+        evidence
+            .contains("flagged but should not be: /users/{id} in async-users-stalls (1.00, 1.00)"),
+        "{evidence}"
+    );
+    let (_, verdict, _) = exact_flags_verdict(&obs, &Half::slow_polls(&THRESHOLDS)).unwrap();
+    assert_eq!(verdict, Verdict::Held);
+}
+
+#[test]
+fn lines_are_reached_at_or_over_them() {
+    // Just under the line is not flagged; on it is.
+    let under = matrix(
+        1,
+        &[(
+            "async-users-blocking-stalls",
+            "/users/{id}/blocking",
+            0.0099,
+            0.0099,
+        )],
+    );
+    let on = matrix(
+        1,
+        &[(
+            "async-users-blocking-stalls",
+            "/users/{id}/blocking",
+            0.01,
+            0.01,
+        )],
+    );
+    for half in [
+        Half::slow_polls(&THRESHOLDS),
+        Half::blocking_calls(&THRESHOLDS),
+    ] {
+        assert_eq!(
+            exact_flags_verdict(&under, &half).unwrap().1,
+            Verdict::NotHeld
+        );
+        assert_eq!(exact_flags_verdict(&on, &half).unwrap().1, Verdict::Held);
+    }
+}
+
+#[test]
+fn rounds_that_disagree_or_a_missing_figure_are_inconclusive() {
+    let mut obs = matrix(2, &[("async-cpu-stalls", "/cpu", 0.5, 1.0)]);
+    obs.push(observation(
+        "async-users-blocking-stalls",
+        1,
+        "/users/{id}/blocking",
+        Some(0.0),
+        Some(1.0),
+    ));
+    obs.push(observation(
+        "async-users-blocking-stalls",
+        2,
+        "/users/{id}/blocking",
+        Some(0.0),
+        Some(0.0),
+    ));
+    let calls = Half::blocking_calls(&THRESHOLDS);
+    let (_, verdict, evidence) = exact_flags_verdict(&obs, &calls).unwrap();
+    assert_eq!(verdict, Verdict::Inconclusive);
+    assert!(
+        evidence.ends_with("mismatches per round: 0, 1"),
+        "{evidence}"
+    );
+
+    let off = vec![observation("async-cpu-stalls", 1, "/cpu", None, None)];
+    let (_, verdict, evidence) = exact_flags_verdict(&off, &calls).unwrap();
+    assert_eq!(verdict, Verdict::Inconclusive);
+    assert!(evidence.contains("no figure (detector off"), "{evidence}");
+    assert!(exact_flags_verdict(&[], &calls).is_none());
+}
+
+/// The saved seed run of docs/results/seed-2026-12-03, which has every group.
+fn saved_seed_run() -> bench_model::RunResults {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../docs/results/seed-2026-12-03/results.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    bench_model::SavedRun::from_json(&text, "seed-2026-12-03")
+        .unwrap()
+        .results
+}
+
+/// The columns a finding of `run` names, by finding id.
+fn columns_of(run: &bench_model::RunResults, id: &str) -> Vec<ColumnId> {
+    super::check(run, &THRESHOLDS)
+        .into_iter()
+        .find(|f| f.id == id)
+        .unwrap()
+        .columns
+}
+
+#[test]
+fn detector_findings_name_the_columns_the_run_saved_not_todays_matrix() {
+    let mut run = saved_seed_run();
+    let async_load_columns: Vec<ColumnId> = run
+        .groups
+        .iter()
+        .filter(|g| g.sweep.is_none() && g.idle.is_none())
+        .flat_map(|g| &g.columns)
+        .filter(|c| c.server == bench_model::Target::Async)
+        .map(|c| c.id)
+        .collect();
+    assert!(async_load_columns.contains(&ColumnId::AsyncCpu));
+    assert_eq!(
+        columns_of(&run, "detector-marks-blocking-calls"),
+        async_load_columns
+    );
+    // Only the stall group left in the run: only its columns are named,
+    // whatever the matrix of this build holds.
+    run.groups.retain(|g| g.id == GroupId::Stalls);
+    let stalls: Vec<ColumnId> = run.groups[0]
+        .columns
+        .iter()
+        .filter(|c| matches!(c.server, bench_model::Target::Virtual(_)))
+        .map(|c| c.id)
+        .collect();
+    assert!(!stalls.is_empty());
+    assert_eq!(
+        columns_of(&run, "virtual-detector-marks-pinning-calls"),
+        stalls
+    );
+    assert_eq!(
+        columns_of(&run, "virtual-detector-timing-flags-pinning-routes"),
+        stalls
+    );
+    assert!(!columns_of(&run, "detector-marks-blocking-calls").contains(&ColumnId::AsyncCpu));
+    // A run without the group: nothing named, and not measured.
+    run.groups.clear();
+    assert!(columns_of(&run, "detector-timing-flags-blocking-routes").is_empty());
+}
