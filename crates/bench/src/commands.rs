@@ -20,7 +20,7 @@ fn fail(command: &str, message: impl std::fmt::Display) -> ExitCode {
 /// saved run, written into DIR (default: `rendered/` beside the file),
 /// never over the saved file.
 pub fn render(cli: &Cli, path: &Path, recheck: bool) -> ExitCode {
-    let saved = match crate::saved::read(path) {
+    let saved = match bench_report::saved::read(path) {
         Ok(s) => s,
         Err(e) => return fail("render", e),
     };
@@ -41,7 +41,7 @@ pub fn render(cli: &Cli, path: &Path, recheck: bool) -> ExitCode {
     }
     print!(
         "{}",
-        crate::report::text::render(&saved.results, &findings, &thresholds)
+        bench_report::text::render(&saved.results, &findings, &thresholds)
     );
     if let Err(e) = crate::write::write_report(&dir, &saved.results, &findings, &thresholds) {
         eprintln!("bench render: {e:#}");
@@ -64,7 +64,7 @@ pub fn doc_tables(check: bool) -> ExitCode {
             "run it inside the project: no folder with README.md and docs/ above here",
         );
     };
-    match crate::doc_tables::stale(&root, !check) {
+    match bench_report::doc_tables::stale(&root, !check, &crate::plan::tables::code_tables()) {
         Ok(stale) if stale.is_empty() => ExitCode::SUCCESS,
         Ok(stale) => {
             for file in &stale {
@@ -90,18 +90,21 @@ pub fn doc_tables(check: bool) -> ExitCode {
 /// finding flipped between HELD and NOT HELD (as criterion reports a
 /// regression), 2 when a file cannot be read or written.
 pub fn compare(cli: &Cli, old: &Path, new: &Path) -> ExitCode {
-    let (old_run, new_run) = match (crate::saved::read(old), crate::saved::read(new)) {
+    let (old_run, new_run) = match (
+        bench_report::saved::read(old),
+        bench_report::saved::read(new),
+    ) {
         (Ok(o), Ok(n)) => (o, n),
         (Err(e), _) | (_, Err(e)) => return fail("compare", e),
     };
     let names = (old.display().to_string(), new.display().to_string());
-    let cmp = crate::compare::compare(&old_run, &new_run, (&names.0, &names.1));
+    let cmp = bench_report::compare::compare(&old_run, &new_run, (&names.0, &names.1));
     for w in &cmp.warnings {
         eprintln!("bench compare: warning: {w}");
     }
-    print!("{}", crate::compare::text::render(&cmp));
+    print!("{}", bench_report::compare::text::render(&cmp));
     if let Some(dir) = &cli.out {
-        if let Err(e) = crate::compare::files::write(dir, &cmp) {
+        if let Err(e) = bench_report::compare::files::write(dir, &cmp) {
             return fail("compare", e);
         }
         println!("\ncompare.md and compare.html written to {}", dir.display());
@@ -223,7 +226,7 @@ pub fn import(cli: &Cli, tool: &str, files: &[PathBuf]) -> ExitCode {
     let findings = check(&results, &THRESHOLDS);
     print!(
         "{}",
-        crate::report::text::render(&results, &findings, &THRESHOLDS)
+        bench_report::text::render(&results, &findings, &THRESHOLDS)
     );
     if let Err(e) = crate::write::write_all(&out, &results, &findings, &THRESHOLDS) {
         eprintln!("bench import: {e:#}");

@@ -11,10 +11,8 @@
 
 pub mod cli;
 pub mod commands;
-pub mod compare;
 pub mod cpu_account;
 pub mod detector;
-pub mod doc_tables;
 pub mod export;
 pub mod idle_connections;
 pub mod idle_cost;
@@ -23,9 +21,7 @@ pub mod load;
 pub mod machine;
 pub mod plan;
 pub mod remote_metrics;
-pub mod report;
 pub mod run;
-pub mod saved;
 pub mod servers;
 pub mod watch;
 pub mod write;

@@ -53,7 +53,7 @@ fn run(cli: &Cli) -> ExitCode {
     let findings = check(&results, &THRESHOLDS);
     print!(
         "{}",
-        bench::report::text::render(&results, &findings, &THRESHOLDS)
+        bench_report::text::render(&results, &findings, &THRESHOLDS)
     );
     if let Err(e) = bench::write::write_all(&dir, &results, &findings, &THRESHOLDS) {
         eprintln!("bench: {e:#}");

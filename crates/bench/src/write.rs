@@ -1,12 +1,10 @@
-//! Writes a run's files: results.json (with the findings), report.md and the charts.
+//! Writes a run's files: results.json (with the findings, through
+//! bench-model) and the report files (made by bench-report).
 
 use std::path::Path;
 
 use anyhow::Context;
-
-use crate::report;
-use bench_model::RunResults;
-use bench_model::{Finding, Thresholds};
+use bench_model::{Finding, RunResults, Thresholds};
 
 /// Every file of a run: results.json, then the report files.
 pub fn write_all(
@@ -27,19 +25,16 @@ fn write_file(dir: &Path, name: &str, text: &str) -> anyhow::Result<()> {
     std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// The report files of a run (report.md and the charts), without its
-/// results.json: what `bench render` writes for a saved run.
+/// The report files of a run (report.md, report.html and the charts),
+/// without its results.json: what `bench render` writes for a saved run.
 pub fn write_report(
     dir: &Path,
     results: &RunResults,
     findings: &[Finding],
     t: &Thresholds,
 ) -> anyhow::Result<()> {
-    let write = |name: &str, text: &str| write_file(dir, name, text);
-    write("report.md", &report::markdown::render(results, findings, t))?;
-    write("report.html", &report::html::render(results, findings, t))?;
-    for (name, svg) in report::charts::all(results) {
-        write(&name, &svg)?;
+    for (name, text) in bench_report::files::report_files(results, findings, t) {
+        write_file(dir, &name, &text)?;
     }
     Ok(())
 }

@@ -42,19 +42,25 @@ fn a_figure_edited_by_hand_is_caught() {
     std::fs::write(root.path().join("README.md"), &doc).unwrap();
     // Written once, it is fresh.
     assert_eq!(
-        bench::doc_tables::stale(root.path(), true).unwrap().len(),
+        bench_report::doc_tables::stale(root.path(), true, &Default::default())
+            .unwrap()
+            .len(),
         1
     );
-    assert!(bench::doc_tables::stale(root.path(), false)
-        .unwrap()
-        .is_empty());
+    assert!(
+        bench_report::doc_tables::stale(root.path(), false, &Default::default())
+            .unwrap()
+            .is_empty()
+    );
     // One verdict changed by hand: stale.
     let text = std::fs::read_to_string(root.path().join("README.md")).unwrap();
     let edited = text.replacen("| NOT HELD |", "| HELD |", 1);
     assert_ne!(edited, text);
     std::fs::write(root.path().join("README.md"), edited).unwrap();
     assert_eq!(
-        bench::doc_tables::stale(root.path(), false).unwrap().len(),
+        bench_report::doc_tables::stale(root.path(), false, &Default::default())
+            .unwrap()
+            .len(),
         1
     );
 }

@@ -105,7 +105,7 @@ fn tiny_profile_measures_every_column_in_two_interleaved_rounds_on_fresh_servers
     detectors_were_read(&json);
     // The findings saved are the ones its rounds give, every one of them.
     // (Ids and verdicts: a float read back from JSON may differ in its last bit.)
-    let saved: bench::saved::SavedRun = serde_json::from_value(json.clone()).unwrap();
+    let saved: bench_report::saved::SavedRun = serde_json::from_value(json.clone()).unwrap();
     let verdicts = |findings: &[bench_model::Finding]| -> Vec<(String, bench_model::Verdict)> {
         findings.iter().map(|f| (f.id.clone(), f.verdict)).collect()
     };

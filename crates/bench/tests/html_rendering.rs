@@ -10,21 +10,21 @@
 
 use bench_analysis::findings::check;
 
-use bench::saved::SavedRun;
 use bench_model::THRESHOLDS;
+use bench_report::saved::SavedRun;
 
 fn saved(name: &str) -> SavedRun {
     let path = format!(
         "{}/../../docs/results/{name}/results.json",
         env!("CARGO_MANIFEST_DIR")
     );
-    bench::saved::read(std::path::Path::new(&path)).unwrap()
+    bench_report::saved::read(std::path::Path::new(&path)).unwrap()
 }
 
 #[test]
 fn findings_come_first_one_row_each_in_order_with_their_verdict() {
     let run = saved("seed-2026-12-02");
-    let html = bench::report::html::render(&run.results, &run.findings, &run.thresholds);
+    let html = bench_report::html::render(&run.results, &run.findings, &run.thresholds);
     let findings_at = html.find("<section id=\"findings\">").unwrap();
     let first_group = html.find("<section class=\"group\"").unwrap();
     assert!(findings_at < first_group, "findings after the groups");
@@ -47,8 +47,8 @@ fn findings_come_first_one_row_each_in_order_with_their_verdict() {
 #[test]
 fn every_chart_is_inline_and_every_load_group_folds_its_full_table() {
     let run = saved("seed-2026-12-02");
-    let html = bench::report::html::render(&run.results, &run.findings, &run.thresholds);
-    let charts = bench::report::charts::all(&run.results);
+    let html = bench_report::html::render(&run.results, &run.findings, &run.thresholds);
+    let charts = bench_report::charts::all(&run.results);
     assert_eq!(html.matches("<svg ").count(), charts.len());
     assert_eq!(html.matches("class=\"chart\"").count(), charts.len());
     let load_groups = run
@@ -82,7 +82,7 @@ fn every_chart_is_inline_and_every_load_group_folds_its_full_table() {
 #[test]
 fn the_page_fetches_nothing_and_says_whether_the_machine_was_quiet() {
     let run = saved("seed-2026-12-01");
-    let html = bench::report::html::render(&run.results, &run.findings, &run.thresholds);
+    let html = bench_report::html::render(&run.results, &run.findings, &run.thresholds);
     assert!(html.starts_with("<!DOCTYPE html>"));
     assert!(!html.contains("<script"), "a script");
     assert!(!html.contains("<link"), "a linked resource");
@@ -103,7 +103,7 @@ fn a_finding_without_a_saved_sentence_reads_this_builds() {
     for f in &mut bare {
         f.meaning.clear();
     }
-    let html = bench::report::html::render(&run.results, &bare, &THRESHOLDS);
+    let html = bench_report::html::render(&run.results, &bare, &THRESHOLDS);
     let f = &findings[0];
     assert!(!f.meaning.is_empty());
     assert!(html.contains(&format!("<td class=\"meaning\">{}</td>", f.meaning)));

@@ -6,11 +6,11 @@ use std::collections::BTreeMap;
 use bench_analysis::findings::check;
 
 use bench::plan::{groups, seed, ColumnId, GroupId, Target};
-use bench::report::table::{cold_start_table, group_table};
-use bench::report::text::render_table;
 use bench_model::Verdict;
 use bench_model::*;
 use bench_model::{Thresholds, THRESHOLDS};
+use bench_report::table::{cold_start_table, group_table};
+use bench_report::text::render_table;
 
 /// One round: throughput, p99, peak threads; everything else derived.
 fn round(n: u32, rps: f64, p99: f64, threads: u64) -> RoundResult {
@@ -285,7 +285,7 @@ fn unsampled_servers_show_not_applicable_and_failed_columns_say_so() {
     assert_eq!(row("Server CPU per request (us)")[1], "n/a");
     assert_eq!(row("Throughput (req/s)")[2], "failed");
     let r = results(vec![g]);
-    let text = bench::report::text::render(&r, &check(&r, &THRESHOLDS), &THRESHOLDS);
+    let text = bench_report::text::render(&r, &check(&r, &THRESHOLDS), &THRESHOLDS);
     assert!(
         text.contains(
             "FAILED: blocking-health (blocking-health) failed: the load: every connection was refused"
@@ -669,7 +669,7 @@ fn markdown_report_has_every_group_and_finding() {
         ],
     )]);
     let f = check(&r, &THRESHOLDS);
-    let md = bench::report::markdown::render(&r, &f, &THRESHOLDS);
+    let md = bench_report::markdown::render(&r, &f, &THRESHOLDS);
     assert!(
         md.contains("| Throughput (req/s) | 200.0 ±0% | 100.0 ±0% (0.50x) |"),
         "{md}"
@@ -693,8 +693,8 @@ fn a_busy_window_is_flagged_with_its_column() {
     )]);
     let f = check(&r, &THRESHOLDS);
     for text in [
-        bench::report::text::render(&r, &f, &THRESHOLDS),
-        bench::report::markdown::render(&r, &f, &THRESHOLDS),
+        bench_report::text::render(&r, &f, &THRESHOLDS),
+        bench_report::markdown::render(&r, &f, &THRESHOLDS),
     ] {
         assert!(
             text.contains("WARNING: the machine was not quiet: other programs used more than 10% of one core (up to 30%) in 1 of the measured windows; affected: async-health (round 2)."),
@@ -720,7 +720,7 @@ fn time_the_hypervisor_took_is_said_apart_and_not_counted_as_another_program() {
     )]);
     assert!(bench_analysis::findings::busy_windows(&r, &THRESHOLDS).is_empty());
     let f = check(&r, &THRESHOLDS);
-    let md = bench::report::markdown::render(&r, &f, &THRESHOLDS);
+    let md = bench_report::markdown::render(&r, &f, &THRESHOLDS);
     assert!(md.contains("The machine was quiet"), "{md}");
     assert!(
         md.contains("The host was busy: the hypervisor took up to 40% of one core"),
@@ -731,10 +731,10 @@ fn time_the_hypervisor_took_is_said_apart_and_not_counted_as_another_program() {
     // when every round has none.
     let mut calm = r.clone();
     calm.groups[0].columns[1].rounds[1].cpu.stolen_seconds = 1.0;
-    let md = bench::report::markdown::render(&calm, &f, &THRESHOLDS);
+    let md = bench_report::markdown::render(&calm, &f, &THRESHOLDS);
     assert!(!md.contains("The host was busy"), "{md}");
     calm.groups[0].columns[1].rounds[1].cpu.stolen_seconds = 0.0;
-    let md = bench::report::markdown::render(&calm, &f, &THRESHOLDS);
+    let md = bench_report::markdown::render(&calm, &f, &THRESHOLDS);
     assert!(!md.contains("stolen by the hypervisor"), "{md}");
 }
 
@@ -742,7 +742,7 @@ fn time_the_hypervisor_took_is_said_apart_and_not_counted_as_another_program() {
 fn markdown_cells_escape_pipes() {
     let mut c = steady("async-health-next-to-cpu", "async", 20.0, 5.0, 21);
     c.label = "async /health | /cpu".into();
-    let md = bench::report::markdown::render_table(&group_table(&group("mixed", vec![c])));
+    let md = bench_report::markdown::render_table(&group_table(&group("mixed", vec![c])));
     assert!(md.starts_with("|  | async /health \\| /cpu |\n"), "{md}");
 }
 
@@ -857,12 +857,12 @@ fn cold_start_probe_renders_its_table_and_its_finding() {
         "connections unanswered for over 1000 ms: tiny_http 0, 2, 0 of 3 (on 1 of 3 cold starts); nio 0, 0, 0 of 3 (on 0 of 3 cold starts)"
     );
     // The terminal and Markdown reports both carry the table.
-    let md = bench::report::markdown::render(&r, &f, &THRESHOLDS);
+    let md = bench_report::markdown::render(&r, &f, &THRESHOLDS);
     assert!(
         md.contains("| Starts with any unanswered | 1 of 3 | 0 of 3 |"),
         "{md}"
     );
-    let terminal = bench::report::text::render(&r, &f, &THRESHOLDS);
+    let terminal = bench_report::text::render(&r, &f, &THRESHOLDS);
     assert!(
         terminal.contains("Cold-start fairness probe: on each freshly started server, 3 keep-alive connections opened at once"),
         "{terminal}"
@@ -1102,7 +1102,7 @@ fn idle_table_shows_costs_per_connection_and_its_findings_follow_them() {
     let mut g = group("idle", vec![]);
     g.idle = Some(idle);
     let r = results(vec![g]);
-    let table = bench::report::idle_table::idle_table(r.groups[0].idle.as_ref().unwrap());
+    let table = bench_report::idle_table::idle_table(r.groups[0].idle.as_ref().unwrap());
     let text = render_table(&table);
     // Cells apart by one space: the widths are the text printer's business.
     let row = |name: &str| {
@@ -1128,13 +1128,13 @@ fn idle_table_shows_costs_per_connection_and_its_findings_follow_them() {
         "{text}"
     );
     assert_eq!(
-        bench::report::idle_table::idle_notes(r.groups[0].idle.as_ref().unwrap()),
+        bench_report::idle_table::idle_notes(r.groups[0].idle.as_ref().unwrap()),
         ["blocking-idle-tiny-http, 5000 open: not tried: 5000 idle connections skipped: the limit"]
     );
 
     // tiny_http at its largest size (1000): a thread each; nio and async at
     // 5000: 0 and 1 threads above idle; async 20 KiB vs tiny_http's 32.
-    let report = bench::report::text::render(&r, &check(&r, &THRESHOLDS), &THRESHOLDS);
+    let report = bench_report::text::render(&r, &check(&r, &THRESHOLDS), &THRESHOLDS);
     assert!(
         report.contains("Whether the machine was quiet was not checked"),
         "{report}"

@@ -8,6 +8,7 @@ mod matrix;
 mod more_groups;
 mod profiles;
 mod seed_groups;
+pub mod tables;
 
 pub use bench_model::{ColumnId, Driver, GroupId, Target};
 pub use loads::{IdleLoad, Load, Sweep};

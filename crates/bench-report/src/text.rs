@@ -88,15 +88,15 @@ pub fn render_findings(findings: &[Finding], t: &Thresholds) -> String {
 /// The whole terminal report.
 pub fn render(results: &RunResults, findings: &[Finding], t: &Thresholds) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "Machine: {}", super::machine_line(results));
-    let _ = writeln!(out, "Settings: {}", super::settings_line(results));
+    let _ = writeln!(out, "Machine: {}", crate::lines::machine_line(results));
+    let _ = writeln!(out, "Settings: {}", crate::lines::settings_line(results));
     let _ = writeln!(
         out,
         "Each cell: the median over the rounds, ±spread where rounds vary, (ratio to the group's first column)."
     );
     for g in &results.groups {
-        let _ = writeln!(out, "\n{}\n{}", g.title, super::group_load_line(g));
-        if let Some(lines) = super::sweep_lines(g) {
+        let _ = writeln!(out, "\n{}\n{}", g.title, crate::lines::group_load_line(g));
+        if let Some(lines) = crate::lines::sweep_lines(g) {
             for line in lines {
                 let _ = writeln!(out, "{line}");
             }
@@ -116,17 +116,17 @@ pub fn render(results: &RunResults, findings: &[Finding], t: &Thresholds) -> Str
             }
         }
         if let Some(probe) = &g.cold_start {
-            let _ = writeln!(out, "\n{}", super::cold_start_line(probe));
+            let _ = writeln!(out, "\n{}", crate::lines::cold_start_line(probe));
             out.push_str(&render_table(&cold_start_table(probe, t)));
         }
     }
     for sk in &results.skipped {
         let _ = writeln!(out, "\nSkipped {}: {}", sk.group, sk.reason);
     }
-    for line in super::failure_lines(results) {
+    for line in crate::lines::failure_lines(results) {
         let _ = writeln!(out, "\nFAILED: {line}");
     }
-    let _ = writeln!(out, "\n{}", super::quiet_line(results, t));
+    let _ = writeln!(out, "\n{}", crate::lines::quiet_line(results, t));
     let _ = writeln!(out, "\nFindings");
     out.push_str(&render_findings(findings, t));
     out

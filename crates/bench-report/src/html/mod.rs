@@ -12,7 +12,8 @@ use std::fmt::Write as _;
 
 use page::{escape, fold, page};
 
-use crate::report::{failure_lines, machine_line, quiet, settings_line, text::thresholds_line};
+use crate::lines::{failure_lines, machine_line, quiet, settings_line};
+use crate::text::thresholds_line;
 use bench_model::RunResults;
 use bench_model::{Finding, Thresholds};
 

@@ -27,8 +27,8 @@ pub mod warnings;
 #[cfg(test)]
 mod tests;
 
-use crate::saved::SavedRun;
 use bench_model::RunResults;
+use bench_model::SavedRun;
 
 pub use figures::{Figure, FigureChange, Word};
 pub use findings::{Change, FindingChange, Judged};

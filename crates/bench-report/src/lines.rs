@@ -1,15 +1,7 @@
-//! Printers of a run: pure functions from [`bench_model::RunResults`] to text.
-//!
-//! The terminal table, `report.md`, `results.json` and the SVG charts are all
-//! made here from the same results, so they cannot disagree.
-
-pub mod charts;
-pub mod html;
-pub mod idle_table;
-pub mod markdown;
-pub mod sweep_table;
-pub mod table;
-pub mod text;
+//! The sentences every printer of a run shares, around its tables: the
+//! machine, the settings, whether the machine was quiet, the columns that
+//! failed, a group's load and warm-up, a sweep's steps and cap, the
+//! cold-start probe's heading.
 
 use bench_analysis::findings::busy_windows;
 
@@ -234,7 +226,7 @@ pub fn sweep_lines(g: &bench_model::GroupResult) -> Option<Vec<String>> {
         ),
         format!("{}.", info.cap_note),
     ];
-    let fresh = sweep_table::sweep_fresh_servers(g);
+    let fresh = crate::sweep_table::sweep_fresh_servers(g);
     if !fresh.is_empty() {
         lines.push(format!(
             "Steps on a fresh server (the one before was not idle within the settle time): {}.",

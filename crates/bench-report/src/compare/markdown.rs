@@ -7,8 +7,8 @@ use super::findings::summary;
 use super::tables::{figures_legend, findings_table, group_heading, group_notes, group_table};
 use super::text::{label_line, outcome_line};
 use super::Comparison;
-use crate::report::markdown::render_table;
-use crate::report::table::Table;
+use crate::markdown::render_table;
+use crate::table::Table;
 
 /// `t` with every column left-aligned: the findings table is words, not
 /// figures. A `|` inside a cell would end it, so it is escaped.

@@ -1,5 +1,5 @@
 //! `compare.html`: the comparison as one self-contained page (the report's
-//! own shell, [`crate::report::html::page`]: no script, nothing fetched).
+//! own shell, [`crate::html::page`]: no script, nothing fetched).
 //! The runs and the warnings first, then every finding with its verdict
 //! badge in each run, the change and both runs' evidence, then every
 //! group's figures.
@@ -10,7 +10,7 @@ use super::findings::summary;
 use super::tables::{figures_legend, group_heading, group_notes, group_table};
 use super::text::{label_line, outcome_line};
 use super::{number, Change, Comparison, FindingChange, Judged};
-use crate::report::html::page::{escape, page, table, verdict_class};
+use crate::html::page::{escape, page, table, verdict_class};
 
 /// A verdict badge with its interval's median, or "-".
 fn verdict_cell(j: Option<&Judged>) -> String {

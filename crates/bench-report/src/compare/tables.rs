@@ -5,7 +5,7 @@
 
 use super::figures::{describe_relative, describe_spread};
 use super::{number, FindingChange, GroupChange, Judged};
-use crate::report::table::Table;
+use crate::table::Table;
 
 /// "HELD 1.16": the verdict with its interval's median; "-" when absent.
 pub(super) fn verdict_cell(j: Option<&Judged>) -> String {

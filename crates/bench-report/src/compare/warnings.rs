@@ -6,7 +6,7 @@
 //! not here: a different commit is usually the point of comparing, so the
 //! labels show them instead ([`super::RunLabel`]).
 
-use crate::saved::SavedRun;
+use bench_model::SavedRun;
 use bench_model::{Machine, RunResults};
 
 /// Every warning for comparing `old` with `new`, one line each.

@@ -55,7 +55,7 @@ pub fn of_group(g: &GroupResult) -> Vec<(String, String)> {
         ));
         if matches!(
             g.id,
-            crate::plan::GroupId::Mixed | crate::plan::GroupId::RemoteMixed
+            bench_model::GroupId::Mixed | bench_model::GroupId::RemoteMixed
         ) {
             let series = g
                 .columns

@@ -1,10 +1,10 @@
-//! The `profiles` and `loads` tables: what each profile sets and the load
-//! each group gets in it, made from the profiles' own tables
-//! ([`crate::plan::profiles`]), so the docs cannot drift from the code.
+//! The `profiles` and `loads` tables of `bench doc-tables`: what each
+//! profile sets and the load each group gets in it, made from the profiles'
+//! own tables ([`super::profile`]), so the docs cannot drift from the code.
 
 use std::time::Duration;
 
-use crate::plan::{doubling, profile, GroupId, Load, Profile, PROFILE_NAMES};
+use super::{doubling, profile, GroupId, Load, Profile, PROFILE_NAMES};
 
 fn all() -> Vec<Profile> {
     PROFILE_NAMES.iter().filter_map(|n| profile(n)).collect()
@@ -82,13 +82,21 @@ fn brief(load: &Load) -> String {
     }
 }
 
+/// Both tables, for bench-report's doc tables.
+pub fn code_tables() -> bench_report::doc_tables::CodeTables {
+    bench_report::doc_tables::CodeTables {
+        profiles: profiles(),
+        loads: loads(),
+    }
+}
+
 fn row(out: &mut String, head: &str, cells: impl Iterator<Item = String>) {
     let cells: Vec<String> = cells.collect();
     out.push_str(&format!("| {head} | {} |\n", cells.join(" | ")));
 }
 
 /// What each profile sets, a column per profile.
-pub(super) fn profiles() -> String {
+fn profiles() -> String {
     let all = all();
     let mut out = String::from("| |");
     for p in &all {
@@ -125,7 +133,7 @@ pub(super) fn profiles() -> String {
 }
 
 /// The load of every group, a column per profile.
-pub(super) fn loads() -> String {
+fn loads() -> String {
     let all = all();
     let mut out = String::from("| group |");
     for p in &all {

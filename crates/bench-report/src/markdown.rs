@@ -29,21 +29,26 @@ pub fn render_table(t: &Table) -> String {
 pub fn render(results: &RunResults, findings: &[Finding], t: &Thresholds) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# Bench report, {}\n", results.started_at);
-    let _ = writeln!(out, "Machine: {}.  ", super::machine_line(results));
+    let _ = writeln!(out, "Machine: {}.  ", crate::lines::machine_line(results));
     let _ = writeln!(
         out,
         "Settings: {}. Wall time {:.0} s.\n",
-        super::settings_line(results),
+        crate::lines::settings_line(results),
         results.wall_seconds
     );
-    let _ = writeln!(out, "{}\n", super::quiet_line(results, t));
+    let _ = writeln!(out, "{}\n", crate::lines::quiet_line(results, t));
     let _ = writeln!(
         out,
         "Each cell: the median over the rounds, ±spread where rounds vary (the farther end of the rounds' range, as a share of the median), then in brackets the median's ratio to the group's first column. Threads and RSS read idle (just after the server started) -> peak (within the measured window).\n"
     );
     for g in &results.groups {
-        let _ = writeln!(out, "## {}\n\n{}\n", g.title, super::group_load_line(g));
-        if let Some(lines) = super::sweep_lines(g) {
+        let _ = writeln!(
+            out,
+            "## {}\n\n{}\n",
+            g.title,
+            crate::lines::group_load_line(g)
+        );
+        if let Some(lines) = crate::lines::sweep_lines(g) {
             for line in lines {
                 let _ = writeln!(out, "{line}\n");
             }
@@ -72,7 +77,7 @@ pub fn render(results: &RunResults, findings: &[Finding], t: &Thresholds) -> Str
             out.push('\n');
         }
         if let Some(probe) = &g.cold_start {
-            let _ = writeln!(out, "{}\n", super::cold_start_line(probe));
+            let _ = writeln!(out, "{}\n", crate::lines::cold_start_line(probe));
             out.push_str(&render_table(&cold_start_table(probe, t)));
             out.push('\n');
         }
@@ -80,7 +85,7 @@ pub fn render(results: &RunResults, findings: &[Finding], t: &Thresholds) -> Str
     for sk in &results.skipped {
         let _ = writeln!(out, "Skipped **{}**: {}\n", sk.group, sk.reason);
     }
-    for line in super::failure_lines(results) {
+    for line in crate::lines::failure_lines(results) {
         let _ = writeln!(out, "**FAILED**: {line}\n");
     }
     let _ = writeln!(out, "## Findings\n");

@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use crate::report::table::Table;
+use crate::table::Table;
 
 /// `text` safe inside HTML text and attribute values.
 pub fn escape(text: &str) -> String {

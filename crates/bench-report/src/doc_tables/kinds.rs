@@ -10,21 +10,21 @@
 //! - `sweep PATH GROUP`: a sweep's throughput and latency per step;
 //! - `idle PATH`: the idle group's table;
 //! - `profiles` and `loads`: what each profile sets, and each group's load
-//!   in it, from the code ([`super::profiles`]).
+//!   in it, from bench's code ([`super::CodeTables`]).
 
 use std::path::Path;
 
-use crate::plan::{ColumnId, GroupId};
-use crate::report::idle_table::idle_table;
-use crate::report::markdown::render_table;
-use crate::report::sweep_table::sweep_tables;
-use crate::report::table::compact_table;
-use crate::saved::SavedRun;
+use crate::idle_table::idle_table;
+use crate::markdown::render_table;
+use crate::sweep_table::sweep_tables;
+use crate::table::compact_table;
+use bench_model::SavedRun;
+use bench_model::{ColumnId, GroupId};
 use bench_model::{GroupResult, IdleCell, IdleServer};
 use bench_model::{Spread, Verdict};
 
 /// The table `spec` ("KIND [PATH] [GROUP]") names, in Markdown.
-pub(super) fn make(spec: &str, root: &Path) -> Result<String, String> {
+pub(super) fn make(spec: &str, root: &Path, code: &super::CodeTables) -> Result<String, String> {
     let words: Vec<&str> = spec.split_whitespace().collect();
     let run = |i: usize| -> Result<SavedRun, String> {
         let path = words.get(i).ok_or("no results.json named")?;
@@ -38,8 +38,8 @@ pub(super) fn make(spec: &str, root: &Path) -> Result<String, String> {
         Some("findings") => Ok(findings(&run(1)?)),
         Some("models") => Ok(models(&run(1)?)),
         Some("runs") => runs(root),
-        Some("profiles") => Ok(super::profiles::profiles()),
-        Some("loads") => Ok(super::profiles::loads()),
+        Some("profiles") => Ok(code.profiles.clone()),
+        Some("loads") => Ok(code.loads.clone()),
         Some("group") => {
             let run = run(1)?;
             let g = find_group(&run, group(2)?)?;

@@ -5,8 +5,8 @@
 use std::path::Path;
 
 use super::*;
-use crate::plan::{ColumnId, GroupId};
-use crate::saved::SavedRun;
+use bench_model::SavedRun;
+use bench_model::{ColumnId, GroupId};
 use bench_model::{GroupResult, IdleServer};
 use bench_model::{Spread, Verdict};
 

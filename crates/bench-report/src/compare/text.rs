@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use super::findings::summary;
 use super::tables::{figures_legend, findings_table, group_heading, group_notes, group_table};
 use super::{Change, Comparison, FindingChange, RunLabel};
-use crate::report::text::render_table;
+use crate::text::render_table;
 
 /// "OLD: path (started ..., profile seed, commit ...)".
 pub(super) fn label_line(side: &str, l: &RunLabel) -> String {

@@ -9,10 +9,10 @@
 //! it. The cold-start probe is not compared here: its finding is.
 
 use super::figures::{Figure, FigureChange};
-use crate::plan::{ColumnId, GroupId};
 use bench_analysis::stats::{column_spread, Metric};
 use bench_analysis::sweep;
 use bench_model::Spread;
+use bench_model::{ColumnId, GroupId};
 use bench_model::{ColumnResult, GroupResult, IdleResult, IdleServer, RoundResult, RunResults};
 use bench_model::{IdleCell, Skipped};
 

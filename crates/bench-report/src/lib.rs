@@ -1,0 +1,26 @@
+//! `bench-report`: a saved run, or two, as a reader sees them. Pure
+//! printers from bench-model's results and bench-analysis's findings to
+//! text: the terminal report ([`text`]), `report.md` ([`markdown`]),
+//! `report.html` ([`html`]), the SVG charts ([`charts`]) and the tables
+//! they share ([`table`], [`idle_table`], [`sweep_table`], [`lines`]); two
+//! runs side by side ([`compare`]); the tables of README.md and docs/ made
+//! from the runs they cite ([`doc_tables`]).
+//!
+//! Every file of a run's report is named and made in one place
+//! ([`files::report_files`]), so the terminal, Markdown, HTML and SVG
+//! cannot disagree. This crate links no server and no runtime: rendering a
+//! saved run needs nothing but the run (a test of `cargo tree` holds it to
+//! that).
+
+pub mod charts;
+pub mod compare;
+pub mod doc_tables;
+pub mod files;
+pub mod html;
+pub mod idle_table;
+pub mod lines;
+pub mod markdown;
+pub mod saved;
+pub mod sweep_table;
+pub mod table;
+pub mod text;
