@@ -1,27 +1,21 @@
-//! `bench`: the MVC-vs-WebFlux matrix, run on this machine.
+//! `bench`: the MVC-vs-WebFlux matrix, run on this machine. The binary
+//! crate: the only one that links the servers.
 //!
-//! Pipeline: CLI -> profile and groups ([`plan`]) -> services, then for every
-//! group and round a fresh child server per column ([`servers`], [`run`]) ->
-//! one warm-up and one measured window per column round ([`load`], through the
-//! `loadgen` library) with the server sampled from /proc and the machine's CPU
-//! accounted ([`cpu_account`]) -> [`model::RunResults`] -> medians and spreads
-//! ([`stats`]) -> [`findings`] (HELD / NOT HELD / INCONCLUSIVE) -> printers
-//! ([`report`]): a terminal table, `report.md`, `results.json` and SVG charts
-//! under `results/<timestamp>/`.
+//! Pipeline: CLI ([`cli`]) -> profile and groups ([`plan`]) -> services,
+//! then for every group and round a fresh child server per column
+//! ([`servers`], [`run`]) -> one warm-up and one measured window per column
+//! round, the server sampled and the machine's CPU accounted ([`measure`])
+//! -> bench-model's `RunResults` -> bench-analysis's findings (HELD / NOT
+//! HELD / INCONCLUSIVE) -> the run's files, written in one place
+//! ([`output`]): results.json, and bench-report's terminal report,
+//! `report.md`, `report.html` and SVG charts under `results/<timestamp>/`.
+//! The external load tools (Locust, k6, JMeter) get the matrix and give
+//! their results back through [`tools`].
 
 pub mod cli;
-pub mod commands;
-pub mod cpu_account;
-pub mod detector;
-pub mod export;
-pub mod idle_connections;
-pub mod idle_cost;
-pub mod import;
-pub mod load;
-pub mod machine;
+pub mod measure;
+pub mod output;
 pub mod plan;
-pub mod remote_metrics;
 pub mod run;
 pub mod servers;
-pub mod watch;
-pub mod write;
+pub mod tools;

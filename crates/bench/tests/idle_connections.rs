@@ -14,8 +14,8 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use bench::idle_cost::measure_round;
-use bench::load::LoadOptions;
+use bench::measure::idle_cost::measure_round;
+use bench::measure::load::LoadOptions;
 use bench::plan::{groups, ColumnId, GroupId, IdleLoad};
 use bench_model::{IdleRound, IDLE_FDS_SLACK};
 

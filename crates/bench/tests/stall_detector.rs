@@ -1,7 +1,7 @@
 //! bench's reading of the servers' stall detectors (issue 9): the figures
 //! of a window computed from captured `/metrics` texts of the real servers.
 
-use bench::detector::window;
+use bench::measure::detector::window;
 use bench_model::{DetectorWindow, RouteWindow};
 
 // Captured from the real servers (see fixtures/metrics/README.md): the async

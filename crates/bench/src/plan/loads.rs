@@ -150,10 +150,10 @@ impl Load {
     /// The unrecorded window before each measured one: the same load, with
     /// timed loads cut to `length` (a ramp warms up at its peak). The mixed
     /// group has no separate one: its background runs alone for `length`
-    /// before the probe starts ([`crate::load::LoadOptions::mixed_lead`]),
+    /// before the probe starts ([`crate::measure::load::LoadOptions::mixed_lead`]),
     /// which warms the server at the same load without a second window. A
     /// closed warm-up abandons what is still in flight at its end
-    /// ([`crate::load::run_warm_up`]).
+    /// ([`crate::measure::load::run_warm_up`]).
     pub fn warm_up(&self, length: Duration) -> Option<Load> {
         match self {
             Load::Burst { .. } | Load::ClosedCount { .. } => Some(self.clone()),

@@ -3,6 +3,7 @@
 //! give each group its load ([`profiles`]). Nothing here starts a server or
 //! sends a request.
 
+mod columns;
 mod loads;
 mod matrix;
 mod more_groups;

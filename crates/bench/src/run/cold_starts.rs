@@ -5,7 +5,6 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use super::column::column_label;
 use super::launch::Launch;
 use super::progress::Progress;
 use crate::plan::{ColdStartProbe, Column, Group};
@@ -34,7 +33,7 @@ pub(super) fn measure_cold_starts(
         .iter()
         .map(|c| ColdStartServer {
             id: c.id,
-            label: column_label(c),
+            label: c.label(),
             starts: Vec::new(),
             failure: launch.external(c.target).map(|addr| {
                 format!("not probed: the server at http://{addr} was not started by bench, so it cannot be cold-started")

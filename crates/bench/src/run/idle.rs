@@ -1,12 +1,11 @@
-//! The idle-connection group ([`crate::idle_cost`]): every column's server
+//! The idle-connection group ([`crate::measure::idle_cost`]): every column's server
 //! once per round (the shared round loop), each on a fresh process stopped
 //! before the next starts. A server whose round fails is reported failed
 //! with the cause and skipped in later rounds.
 
-use super::column::column_label;
 use super::rounds::{every_column_round, Measured};
 use super::Ctx;
-use crate::load::ColumnError;
+use crate::measure::load::ColumnError;
 use crate::plan::{Group, IdleLoad, Load};
 use bench_model::{GroupResult, IdleResult, IdleRound, IdleServer};
 
@@ -38,7 +37,7 @@ pub(super) fn measure_idle_group(
         .iter()
         .map(|c| IdleServer {
             id: c.id,
-            label: column_label(c),
+            label: c.label(),
             rounds: Vec::new(),
             failure: None,
         })
@@ -53,7 +52,7 @@ pub(super) fn measure_idle_group(
             let column = &group.columns[i];
             let server = launch.start_column(column.target, column.server_args)?;
             let outcome = match server.pid() {
-            Some(pid) => crate::idle_cost::measure_round(
+            Some(pid) => crate::measure::idle_cost::measure_round(
                 server.addr(),
                 pid,
                 column,

@@ -37,9 +37,7 @@ fn write_partial() {
         return;
     };
     results.interrupted = true;
-    let t = bench_model::THRESHOLDS;
-    let findings = bench_analysis::findings::check(&results, &t);
-    match crate::write::write_all(&dir, &results, &findings, &t) {
+    match crate::output::judge_and_write(&dir, &results, crate::output::Echo::Quiet) {
         Ok(()) => eprintln!(
             "bench: interrupted; what was measured is in {}",
             dir.display()

@@ -11,7 +11,7 @@ use std::rc::Rc;
 use anyhow::Context;
 
 use crate::cli::Cli;
-use crate::load::ColumnError;
+use crate::measure::load::ColumnError;
 use crate::plan::{Group, Profile, Target};
 use crate::servers::{http_get, parse_base_url, ExitedAtStart, OwnedServer};
 use bench_model::{RunSettings, Skipped, SkippedGroup};

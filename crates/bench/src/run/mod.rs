@@ -6,7 +6,6 @@
 //! ([`cold_starts`]); then tear down. Progress goes to stderr on a terminal.
 
 mod cold_starts;
-mod column;
 mod idle;
 mod interrupt;
 mod launch;
@@ -24,14 +23,13 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 
 use crate::cli::Cli;
-use crate::load::LoadOptions;
+use crate::measure::load::LoadOptions;
 use crate::plan::{groups, Group, GroupId, Load, Network, Profile, Target};
 use bench_model::{GroupResult, RunResults, RunSettings, SkippedGroup, SCHEMA_VERSION};
 use launch::Launch;
 use progress::{PlannedGroup, Progress};
 use snapshot::Snapshot;
 
-pub(crate) use column::empty_column;
 pub use interrupt::install_interrupt_cleanup;
 
 /// Runs the selected groups and returns the results; `dir` receives server logs.
@@ -42,7 +40,7 @@ pub fn run(
     dir: &Path,
 ) -> anyhow::Result<RunResults> {
     let started = Instant::now();
-    let machine = crate::machine::describe();
+    let machine = crate::measure::machine::describe();
     let started_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     let prepared = prepare(cli, profile, selected, dir)?;
     let options = load_options(cli, profile);
@@ -58,7 +56,7 @@ pub fn run(
             settings: prepared.settings.clone(),
             groups: Vec::new(),
             skipped: prepared.skipped.clone(),
-            source: crate::machine::source(),
+            source: crate::measure::machine::source(),
             interrupted: false,
         },
     );
@@ -289,7 +287,7 @@ fn measure_load_group(
     let mut columns: Vec<_> = group
         .columns
         .iter()
-        .map(|c| empty_column(c, cx.options.paths))
+        .map(|c| c.empty_result(cx.options.paths))
         .collect();
     let labels: Vec<String> = columns.iter().map(|c| c.label.clone()).collect();
     let kept = |so_far: &[bench_model::ColumnResult]| cx.snapshot.keep(result(so_far.to_vec()));
@@ -306,7 +304,7 @@ fn measure_load_group(
                 (round, position),
             )?;
             Ok(rounds::Measured {
-                lines: vec![column::round_line(&labels[i], round, rounds, &r)],
+                lines: vec![rounds::round_line(&labels[i], round, rounds, &r)],
                 rounds: vec![r],
             })
         },

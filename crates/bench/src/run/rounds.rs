@@ -5,7 +5,7 @@
 //! goes on. The columns of a load group, a sweep and the idle group differ
 //! only in what one column round measures.
 
-use crate::load::ColumnError;
+use crate::measure::load::ColumnError;
 use crate::plan::round_order;
 use bench_model::{ColumnResult, IdleRound, IdleServer, RoundResult};
 
@@ -97,4 +97,17 @@ pub(super) fn every_column_round<T: Rounds>(
         }
     }
     Ok(())
+}
+
+/// One column round's progress line.
+pub(super) fn round_line(label: &str, round: u32, rounds: u32, r: &RoundResult) -> String {
+    format!(
+        "  [{round}/{rounds}] {label}: {:.1} req/s, p99 {:.1} ms, {} errors, threads {} -> {}, other CPU {:.0}% of a core",
+        r.load.throughput_rps,
+        r.load.latency_ms.p99,
+        r.load.errors,
+        r.server_process.idle_threads,
+        r.server_process.peak_threads,
+        r.cpu.other_cores() * 100.0
+    )
 }

@@ -10,15 +10,15 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use process_stats::{CpuSnapshot, PeakSampler};
 
-use super::column::{empty_column, round_line};
 use super::launch::{Launch, RoundServer};
+use super::rounds::round_line;
 use super::rounds::{every_column_round, Measured};
 use super::window::{server_stats, SAMPLE_EVERY};
 use super::Ctx;
-use crate::cpu_account::{account, Parts};
-use crate::load::{run_sweep_step, ColumnError, LoadOptions};
+use crate::measure::cpu_account::{account, Parts};
+use crate::measure::load::{run_sweep_step, ColumnError, LoadOptions};
+use crate::measure::remote_metrics;
 use crate::plan::{Column, Group, Load, Sweep};
-use crate::remote_metrics;
 use crate::servers::{http_get_within, requests_total};
 use bench_model::{
     ColumnResult, GroupResult, LittleCap, RoundResult, ServerStats, SweepInfo, SweepStep,
@@ -54,7 +54,7 @@ pub(super) fn measure_sweep_group(
     let mut columns: Vec<ColumnResult> = group
         .columns
         .iter()
-        .map(|c| empty_column(c, cx.options.paths))
+        .map(|c| c.empty_result(cx.options.paths))
         .collect();
     let labels: Vec<String> = columns.iter().map(|c| c.label.clone()).collect();
     let kept = |so_far: &[ColumnResult]| cx.snapshot.keep(result(so_far.to_vec()));

@@ -9,13 +9,12 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use process_stats::{CpuSnapshot, PeakSampler, Peaks, ProcessSample};
 
-use super::column::detector_routes;
 use super::launch::{Launch, RoundServer};
-use crate::cpu_account::{account, Parts};
-use crate::detector;
-use crate::load::{run_column, run_warm_up, ColumnError, LoadOptions};
+use crate::measure::cpu_account::{account, Parts};
+use crate::measure::detector;
+use crate::measure::load::{run_column, run_warm_up, ColumnError, LoadOptions};
+use crate::measure::remote_metrics;
 use crate::plan::{Column, Load};
-use crate::remote_metrics;
 use crate::servers::{http_get, requests_total};
 use bench_model::{CpuUse, LoadStats, RoundResult, ServerStats};
 
@@ -87,7 +86,7 @@ pub(super) fn measure_column(
     server.kill();
     let window = window?;
     let detector = match (&window.metrics_before, &window.metrics_after) {
-        (Some(before), Some(after)) => detector::window(before, after, &detector_routes(column)),
+        (Some(before), Some(after)) => detector::window(before, after, &column.detector_routes()),
         _ => None,
     };
     let counted = |text: &Option<String>| text.as_deref().map(requests_total);

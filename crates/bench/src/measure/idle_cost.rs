@@ -3,7 +3,7 @@
 //! connection open (which also warms the server up); the server's threads,
 //! RSS and open files are read once the probe's connections are closed:
 //! the idle line. Then for each size in turn, connections are added until
-//! that many are open ([`crate::idle_connections`]), the server is sampled
+//! that many are open ([`crate::measure::idle_connections`]), the server is sampled
 //! and /health probed beside them. Last, every connection is closed and the
 //! server's open files must come back down.
 //!
@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
-use crate::idle_connections::IdleConnections;
-use crate::load::{run_column, ColumnError, LoadOptions};
+use crate::measure::idle_connections::IdleConnections;
+use crate::measure::load::{run_column, ColumnError, LoadOptions};
 use crate::plan::{Column, IdleLoad, Load};
 use bench_model::{IdleRound, IdleStep, ProbeStats, ProcessFigures, IDLE_FDS_SLACK};
 

@@ -11,8 +11,8 @@
 
 use serde_json::{json, Value};
 
-use crate::export::{ExportColumn, Targets};
 use crate::plan::{Load, Profile, Target};
+use crate::tools::export::{ExportColumn, Targets};
 
 /// The environment variable holding a server's base URL (`k6 run -e NAME=...`).
 pub fn url_var(t: Target) -> &'static str {

@@ -40,7 +40,7 @@ fn sample(text: &str, name: &str) -> Option<f64> {
 /// The value of the first sample of `name` whose labels include every
 /// `(label, value)` pair of `labels` (`&[]`: any sample of `name`). This is
 /// bench's one reader of a Prometheus text line: the process figures above
-/// and the stall detector's per-route counters ([`crate::detector`]) both go
+/// and the stall detector's per-route counters ([`crate::measure::detector`]) both go
 /// through it. A value that is not a number, or `NaN` (an empty summary
 /// window), is `None`.
 pub fn value(text: &str, name: &str, labels: &[(&str, &str)]) -> Option<f64> {

@@ -12,8 +12,8 @@
 //! the mixed group is a background thread group next to a probe paced by a
 //! Constant Throughput Timer.
 
-use crate::export::{ExportColumn, Targets};
 use crate::plan::{Load, Profile, Target};
+use crate::tools::export::{ExportColumn, Targets};
 
 /// XML text escaped for an element's content or an attribute.
 fn esc(s: &str) -> String {

@@ -7,10 +7,10 @@
 //! carrier lag p99; and the blocking server's pool checkouts and waits.
 //!
 //! Pure functions of two `/metrics` texts, parsed with
-//! [`crate::remote_metrics::value`] (bench's one `/metrics` reader), so the
+//! [`crate::measure::remote_metrics::value`] (bench's one `/metrics` reader), so the
 //! arithmetic is tested from captured texts of the real servers.
 
-use crate::remote_metrics::value;
+use crate::measure::remote_metrics::value;
 use bench_model::{DetectorWindow, PoolWindow, RouteWindow};
 
 /// A counter of `route` in `text`. A route the async server has not polled

@@ -9,8 +9,8 @@
 //! finishing its request in flight, `stop_timeout`), waits [`DRAIN_SECONDS`]
 //! so every worker reports, and only then quits.
 
-use crate::export::{ExportColumn, Targets};
 use crate::plan::{Load, Profile, Target};
+use crate::tools::export::{ExportColumn, Targets};
 
 /// Seconds at zero users after the load: more than Locust's worker report
 /// interval (3 s), so the master has every request before it quits.

@@ -13,9 +13,9 @@ use std::path::Path;
 
 use anyhow::Context;
 
-use crate::export::Tool;
 use crate::plan::{groups, ColumnId, Profile};
-use crate::watch::{record_path, WatchRecord};
+use crate::tools::export::Tool;
+use crate::tools::watch::{record_path, WatchRecord};
 use bench_model::{
     ColumnResult, GroupResult, LoadStats, RoundResult, RunResults, RunSettings, ServerStats,
     SCHEMA_VERSION,
@@ -102,7 +102,7 @@ pub fn results(tool: Tool, profile: &Profile, imported: &[Imported]) -> anyhow::
         schema_version: SCHEMA_VERSION,
         started_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         wall_seconds: 0.0,
-        machine: crate::machine::describe(),
+        machine: crate::measure::machine::describe(),
         // The tool measured the run; the commit of this import is not its.
         source: None,
         interrupted: false,
@@ -154,7 +154,7 @@ fn imported_group(
         if rounds.is_empty() {
             continue;
         }
-        let mut column: ColumnResult = crate::run::empty_column(c, profile.path_values());
+        let mut column: ColumnResult = c.empty_result(profile.path_values());
         column.rounds = rounds;
         columns.push(column);
     }

@@ -9,8 +9,8 @@ use std::path::Path;
 
 use anyhow::{bail, Context};
 
-use crate::import::locust::split_csv;
 use crate::plan::ColumnId;
+use crate::tools::import::locust::split_csv;
 use bench_model::{ErrorKind, Latency, LoadStats, Second};
 
 /// An error kind in bench's words from a JTL responseCode.

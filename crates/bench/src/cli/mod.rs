@@ -1,5 +1,7 @@
 //! Command-line flags of `bench`, and turning them into a profile to run.
 
+pub mod commands;
+
 use std::path::PathBuf;
 use std::time::Duration;
 

@@ -1,19 +1,65 @@
-//! Every subcommand from parsed flags to files and an exit code: `render`,
-//! `compare`, `export`, `import`, `watch`, and the hidden `serve`. Bad input is one line
-//! on stderr and exit code 2.
+//! Every command from parsed flags to files and an exit code: the main
+//! job (the matrix), `render`, `compare`, `doc-tables`, `export`,
+//! `import`, `watch`, and the hidden `serve` and `proxy`. Bad input is one
+//! line on stderr and exit code 2.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::cli::{Cli, ServerKind};
-use crate::export::{self, Targets, Tool};
+use crate::output::Echo;
 use crate::plan::ColumnId;
+use crate::tools::export::{self, Targets, Tool};
 use bench_analysis::findings::check;
 use bench_model::THRESHOLDS;
 
 fn fail(command: &str, message: impl std::fmt::Display) -> ExitCode {
     eprintln!("bench {command}: {message}");
     ExitCode::from(2)
+}
+
+/// The main job: every selected group, then the report and its files.
+pub fn run_matrix(cli: &Cli) -> ExitCode {
+    let (profile, groups) = match cli.resolve() {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("bench: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Err(e) = crate::run::install_interrupt_cleanup() {
+        eprintln!("bench: cannot install the Ctrl-C handler: {e}");
+        return ExitCode::FAILURE;
+    }
+    let stamp = chrono::Utc::now().format("%Y-%m-%dT%H-%M-%SZ").to_string();
+    let dir = cli.runs_dir().join(stamp);
+    let outcome = crate::run::run(cli, &profile, &groups, &dir);
+    local_services::stop_started_services();
+    let results = match outcome {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("bench: {e:#}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Err(e) = crate::output::judge_and_write(&dir, &results, Echo::Print) {
+        eprintln!("bench: {e:#}");
+        return ExitCode::FAILURE;
+    }
+    println!(
+        "\nReport, results.json and charts written to {}",
+        dir.display()
+    );
+    if cli.strict {
+        let unexpected = bench_analysis::errors::unexpected_errors(&results);
+        if !unexpected.is_empty() {
+            for (column, what) in &unexpected {
+                eprintln!("bench: --strict: {column}: {what}");
+            }
+            return ExitCode::FAILURE;
+        }
+    }
+    ExitCode::SUCCESS
 }
 
 /// `bench render results.json [--out DIR] [--recheck]`: the report of a
@@ -43,7 +89,7 @@ pub fn render(cli: &Cli, path: &Path, recheck: bool) -> ExitCode {
         "{}",
         bench_report::text::render(&saved.results, &findings, &thresholds)
     );
-    if let Err(e) = crate::write::write_report(&dir, &saved.results, &findings, &thresholds) {
+    if let Err(e) = crate::output::write_report(&dir, &saved.results, &findings, &thresholds) {
         eprintln!("bench render: {e:#}");
         return ExitCode::FAILURE;
     }
@@ -215,20 +261,15 @@ pub fn import(cli: &Cli, tool: &str, files: &[PathBuf]) -> ExitCode {
         Err(e) => return fail("import", e),
     };
     let out = cli.runs_dir();
-    let imported = match crate::import::read(tool, files) {
+    let imported = match crate::tools::import::read(tool, files) {
         Ok(i) => i,
         Err(e) => return fail("import", format!("{e:#}")),
     };
-    let results = match crate::import::results(tool, &profile, &imported) {
+    let results = match crate::tools::import::results(tool, &profile, &imported) {
         Ok(r) => r,
         Err(e) => return fail("import", format!("{e:#}")),
     };
-    let findings = check(&results, &THRESHOLDS);
-    print!(
-        "{}",
-        bench_report::text::render(&results, &findings, &THRESHOLDS)
-    );
-    if let Err(e) = crate::write::write_all(&out, &results, &findings, &THRESHOLDS) {
+    if let Err(e) = crate::output::judge_and_write(&out, &results, Echo::Print) {
         eprintln!("bench import: {e:#}");
         return ExitCode::FAILURE;
     }
@@ -245,7 +286,7 @@ pub fn watch(cli: &Cli, column: &str, command: &[String]) -> ExitCode {
     let Some(id) = ColumnId::parse(column) else {
         return fail("watch", format!("unknown column {column:?}"));
     };
-    let Some(target) = crate::watch::target_of(id) else {
+    let Some(target) = crate::tools::watch::target_of(id) else {
         return fail("watch", format!("no server for column {column:?}"));
     };
     // A virtual-thread column's server is the blocking server started with
@@ -265,7 +306,7 @@ pub fn watch(cli: &Cli, column: &str, command: &[String]) -> ExitCode {
         );
     };
     let out = cli.runs_dir();
-    match crate::watch::watch(id, url, command, &out) {
+    match crate::tools::watch::watch(id, url, command, &out) {
         Ok((record, code)) => {
             eprintln!(
                 "bench watch: {column}: the server answered {} requests in {:.1} s, threads {} -> {}",

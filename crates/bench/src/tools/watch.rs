@@ -11,8 +11,8 @@ use std::time::Instant;
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
+use crate::measure::remote_metrics::{self, RemoteSampler, SAMPLE_EVERY};
 use crate::plan::{groups, ColumnId, Target};
-use crate::remote_metrics::{self, RemoteSampler, SAMPLE_EVERY};
 use crate::servers::parse_base_url;
 use bench_model::ServerStats;
 

@@ -1,0 +1,14 @@
+//! The instruments of a measured window: the load itself ([`load`], through
+//! the `loadgen` library), where the machine's CPU went ([`cpu_account`]),
+//! a server's `/metrics` ([`remote_metrics`]) and its stall detector's
+//! figures ([`detector`]), idle keep-alive connections and what they cost
+//! a server ([`idle_connections`], [`idle_cost`]), and the machine and
+//! source a run is measured on ([`machine`]).
+
+pub mod cpu_account;
+pub mod detector;
+pub mod idle_connections;
+pub mod idle_cost;
+pub mod load;
+pub mod machine;
+pub mod remote_metrics;
