@@ -102,6 +102,11 @@ pub struct Cli {
     #[arg(long)]
     pub strict: bool,
 
+    /// The longest a run whose stderr is not a terminal stays silent before
+    /// it says what it is measuring (default 5s); tests shorten it.
+    #[arg(long, hide = true, value_parser = loadgen::parse_duration)]
+    pub heartbeat: Option<Duration>,
+
     /// Where files go (default: results): for a run, a new folder
     /// <out>/<timestamp>/; for export, import and watch, the folder itself;
     /// for render, the folder itself (default: `rendered/` beside the file).

@@ -44,7 +44,8 @@ pub fn run(
     let started_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     let prepared = prepare(cli, profile, selected, dir)?;
     let options = load_options(cli, profile);
-    let progress = Progress::new(plan(&prepared.matrix, cli, profile));
+    let heartbeat = cli.heartbeat.unwrap_or(progress::HEARTBEAT);
+    let progress = Progress::new(plan(&prepared.matrix, cli, profile), heartbeat);
     let snapshot = Snapshot::new(
         dir,
         started,

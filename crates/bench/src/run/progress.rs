@@ -5,8 +5,9 @@
 //! run is (group k of N, the column and round being measured) and about how
 //! long is left. When stderr is not a terminal (a pipe, a CI log) there is
 //! no live line; instead a heartbeat line names what is being measured
-//! whenever nothing was printed for [`HEARTBEAT`], so a log never stays
-//! silent longer than that.
+//! whenever nothing was printed for [`HEARTBEAT`] (or the hidden
+//! `--heartbeat`, which tests shorten), so a log never stays silent longer
+//! than that.
 //!
 //! The estimate of the time left: the planned length of every column round
 //! not yet measured (its warm-up and window, plus a start and stop), scaled
@@ -17,7 +18,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// The longest a non-terminal run stays silent while measuring.
+/// The longest a non-terminal run stays silent while measuring, unless
+/// `--heartbeat` says otherwise.
 pub(super) const HEARTBEAT: Duration = Duration::from_secs(5);
 
 /// One group of the run, as the estimate sees it.
@@ -50,6 +52,8 @@ struct State {
 /// The run's progress printer; its ticker thread ends when it is dropped.
 pub(super) struct Progress {
     terminal: bool,
+    /// The longest silence without a terminal.
+    heartbeat: Duration,
     plan: Vec<PlannedGroup>,
     state: Arc<Mutex<State>>,
     stop: Arc<AtomicBool>,
@@ -57,16 +61,22 @@ pub(super) struct Progress {
 }
 
 impl Progress {
-    /// A printer for `plan`, live on a terminal, heartbeats otherwise.
-    pub(super) fn new(plan: Vec<PlannedGroup>) -> Progress {
-        Progress::with(plan, std::io::stderr().is_terminal(), true)
+    /// A printer for `plan`, live on a terminal, a heartbeat after
+    /// `heartbeat` of silence otherwise.
+    pub(super) fn new(plan: Vec<PlannedGroup>, heartbeat: Duration) -> Progress {
+        Progress::with(plan, (std::io::stderr().is_terminal(), heartbeat), true)
     }
 
-    fn with(plan: Vec<PlannedGroup>, terminal: bool, tick: bool) -> Progress {
+    fn with(
+        plan: Vec<PlannedGroup>,
+        (terminal, heartbeat): (bool, Duration),
+        tick: bool,
+    ) -> Progress {
         let state = Arc::new(Mutex::new(State::default()));
         let stop = Arc::new(AtomicBool::new(false));
         let mut p = Progress {
             terminal,
+            heartbeat,
             plan,
             state,
             stop,
@@ -79,10 +89,10 @@ impl Progress {
     }
 
     /// The ticker: the live line every second on a terminal; a heartbeat
-    /// after [`HEARTBEAT`] of silence otherwise.
+    /// after the heartbeat's length of silence otherwise.
     fn start_ticker(&self) -> Option<std::thread::JoinHandle<()>> {
         let (state, stop) = (Arc::clone(&self.state), Arc::clone(&self.stop));
-        let (terminal, plan) = (self.terminal, self.plan.clone());
+        let (terminal, silence, plan) = (self.terminal, self.heartbeat, self.plan.clone());
         std::thread::Builder::new()
             .name("bench-progress".into())
             .spawn(move || {
@@ -91,7 +101,7 @@ impl Progress {
                     let mut s = state.lock().unwrap_or_else(|p| p.into_inner());
                     if terminal {
                         draw_live(&s, &plan);
-                    } else if s.last_line.is_none_or(|t| t.elapsed() >= HEARTBEAT) {
+                    } else if s.last_line.is_none_or(|t| t.elapsed() >= silence) {
                         heartbeat(&s, &plan);
                         s.last_line = Some(Instant::now());
                     }

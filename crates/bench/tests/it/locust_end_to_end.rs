@@ -4,8 +4,13 @@
 //! must agree with the servers' own /metrics count within 1%, with no error.
 //!
 //! Needs Locust: `BENCH_LOCUST` names the executable, else the workspace's
-//! `.venv-locust/bin/locust`, installed by this test from PyPI when missing.
-//! If neither can be had the test fails: it must not pass without having run.
+//! `.venv-locust/bin/locust`, installed by this test from PyPI when missing
+//! (so it is `#[ignore]`d: it needs python3-venv). If neither can be had
+//! the test fails: it must not pass without having run.
+//!
+//! By default only the async server's column is run (one server, one
+//! Locust master and its workers); `BENCH_E2E_FULL=1` runs the blocking
+//! server's too, as the doc above says.
 
 #![allow(
     clippy::unwrap_used,
@@ -13,9 +18,7 @@
     reason = "test code outside #[test] functions: a panic is how it reports a failure"
 )]
 
-mod common;
-
-use common::{free_port, start_server};
+use crate::common::{free_port, start_server};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -58,28 +61,10 @@ fn locust() -> PathBuf {
 /// The Locust release the exported locustfiles are tested on.
 const LOCUST_RELEASE: &str = "locust==2.47.0";
 
-#[test]
-fn locust_master_and_two_workers_count_what_the_servers_count() {
-    // Arrange: a fresh database and key prefix, both servers as their own processes.
-    let locust = locust();
-    let pg = local_services::postgres().expect("Postgres");
-    let redis = local_services::redis().expect("Redis");
-    let db = pg.fresh_database().unwrap();
-    let prefix = redis.fresh_prefix();
-    let services = vec![
-        "--database-url".to_owned(),
-        db.url().to_owned(),
-        "--redis-url".to_owned(),
-        redis.url().to_owned(),
-        "--redis-key-prefix".to_owned(),
-        prefix.as_str().to_owned(),
-    ];
-    let blocking = start_server("blocking", &services);
-    let asynchronous = start_server("async", &services);
-
-    // The exported database group, 1 s windows; the two plain columns.
-    let tmp = tempfile::tempdir().unwrap();
-    let export = tmp.path().join("export");
+/// `bench export --tool locust` of the database group (1 s windows, 8
+/// connections) into `dir/export`, only the locustfiles of `kept` left.
+fn export_columns(dir: &Path, kept: &[&str]) -> PathBuf {
+    let export = dir.join("export");
     let o = Command::new(env!("CARGO_BIN_EXE_bench"))
         .args([
             "export",
@@ -97,11 +82,42 @@ fn locust_master_and_two_workers_count_what_the_servers_count() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     for file in std::fs::read_dir(export.join("locust")).unwrap() {
         let path = file.unwrap().path();
-        let keep = ["blocking-users.py", "async-users.py"];
-        if !keep.iter().any(|k| path.ends_with(k)) {
+        if !kept.iter().any(|k| path.ends_with(format!("{k}.py"))) {
             std::fs::remove_file(path).unwrap();
         }
     }
+    export
+}
+
+#[test]
+#[ignore = "needs python3-venv: apt-get install python3-venv (installs Locust from PyPI)"]
+fn locust_master_and_two_workers_count_what_the_servers_count() {
+    // Arrange: a fresh database and key prefix, both servers as their own processes.
+    let locust = locust();
+    let pg = local_services::postgres().expect("Postgres");
+    let redis = local_services::redis().expect("Redis");
+    let db = pg.fresh_database().unwrap();
+    let prefix = redis.fresh_prefix();
+    let services = vec![
+        "--database-url".to_owned(),
+        db.url().to_owned(),
+        "--redis-url".to_owned(),
+        redis.url().to_owned(),
+        "--redis-key-prefix".to_owned(),
+        prefix.as_str().to_owned(),
+    ];
+    let full = std::env::var_os("BENCH_E2E_FULL").is_some_and(|v| v == "1");
+    let blocking = full.then(|| start_server("blocking", &services));
+    let asynchronous = start_server("async", &services);
+    let kept: &[&str] = if full {
+        &["blocking-users", "async-users"]
+    } else {
+        &["async-users"]
+    };
+
+    // The exported database group, 1 s windows; its plain columns kept.
+    let tmp = tempfile::tempdir().unwrap();
+    let export = export_columns(tmp.path(), kept);
 
     // Act: the exported script, as a user would run it.
     let run = Command::new("sh")
@@ -110,7 +126,12 @@ fn locust_master_and_two_workers_count_what_the_servers_count() {
         .env("BENCH", env!("CARGO_BIN_EXE_bench"))
         .env("WORKERS", "2")
         .env("MASTER_PORT", free_port().to_string())
-        .env("BLOCKING_URL", &blocking.url)
+        .env(
+            "BLOCKING_URL",
+            blocking
+                .as_ref()
+                .map_or("http://127.0.0.1:1", |b| b.url.as_str()),
+        )
         .env("ASYNC_URL", &asynchronous.url)
         .output()
         .unwrap();
@@ -126,7 +147,7 @@ fn locust_master_and_two_workers_count_what_the_servers_count() {
         serde_json::from_str(&std::fs::read_to_string(export.join("report/results.json")).unwrap())
             .unwrap();
     let columns = json["groups"][0]["columns"].as_array().unwrap();
-    assert_eq!(columns.len(), 2);
+    assert_eq!(columns.len(), kept.len());
     for c in columns {
         let r = &c["rounds"][0];
         let sent = r["load"]["total_requests"].as_u64().unwrap();

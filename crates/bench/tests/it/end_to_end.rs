@@ -1,13 +1,18 @@
 //! The whole pipeline on a tiny profile: real servers (children of the bench
 //! binary), real Postgres and Redis, every group and column.
+//!
+//! By default every column is measured in one round of short windows (0.15 s,
+//! warm-ups of 20 ms), and the interleaving and rotation of rounds is
+//! checked in two rounds of one group of each kind (a load group, the idle
+//! group, a sweep) at the tiny profile's sizes.
+//! `BENCH_E2E_FULL=1` measures every column in two rounds, checking the
+//! rotation in every group (about 110 s on 2 cores).
 
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
     reason = "test code outside #[test] functions: a panic is how it reports a failure"
 )]
-
-mod common;
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -38,7 +43,7 @@ fn run_bench(args: &[&str], env: &[(&str, &str)]) -> Run {
         out.status.success(),
         "bench failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
     );
-    let (dir, json) = common::run_folder(out_dir.path(), &stderr);
+    let (dir, json) = crate::common::run_folder(out_dir.path(), &stderr);
     Run {
         stdout,
         stderr,
@@ -59,41 +64,31 @@ fn column<'a>(json: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
         .unwrap_or_else(|| panic!("no column {id}"))
 }
 
+/// Whether to run at the full size (`BENCH_E2E_FULL=1`).
+fn full() -> bool {
+    std::env::var_os("BENCH_E2E_FULL").is_some_and(|v| v == "1")
+}
+
 #[test]
-fn tiny_profile_measures_every_column_in_two_interleaved_rounds_on_fresh_servers() {
+fn tiny_profile_measures_every_column_on_fresh_servers() {
+    // By default one round of short windows: what is checked here is that
+    // every column runs and every figure is read, not what the figures are.
+    let (rounds, shorter): (u32, &[&str]) = if full() {
+        (2, &[])
+    } else {
+        (1, &["--duration", "150ms", "--warm-up", "20ms"])
+    };
+    let rounds_arg = rounds.to_string();
+    let mut args = vec!["--profile", "tiny", "--rounds", &rounds_arg];
+    args.extend(shorter);
     let Run {
         stdout,
         dir: run_dir,
         json,
         _out: _keep_the_folder,
         ..
-    } = run_bench(&["--profile", "tiny", "--rounds", "2"], &[]);
-    let groups = json["groups"].as_array().unwrap();
-    let ids: Vec<&str> = groups.iter().map(|g| g["id"].as_str().unwrap()).collect();
-    let planned: Vec<&str> = bench::plan::GroupId::ALL
-        .iter()
-        .map(|g| g.as_str())
-        .collect();
-    assert_eq!(ids, planned);
-    assert_eq!(json["settings"]["rounds"], 2);
-    let cores = json["machine"]["cores"].as_f64().unwrap();
-    let mut load_generator_total = 0.0;
-    for (g, planned) in groups.iter().zip(&bench::plan::groups()) {
-        if planned.id == bench::plan::GroupId::Idle {
-            idle_group_was_measured(g, planned);
-            continue;
-        }
-        let cols = g["columns"].as_array().unwrap();
-        assert_eq!(cols.len(), planned.columns.len(), "group {}", planned.id);
-        for (i, c) in cols.iter().enumerate() {
-            rounds_are_interleaved_and_rotated(g, c, (i, cols.len()));
-            for r in c["rounds"].as_array().unwrap() {
-                load_generator_total += round_was_measured(c["id"].as_str().unwrap(), r, cores);
-            }
-        }
-    }
-    // bench ran the load generator in every window: over the run it used CPU.
-    assert!(load_generator_total > 0.0);
+    } = run_bench(&args, &[]);
+    every_column_was_measured(&json, bench_model::GroupId::ALL, rounds);
     // The blocking server runs its 200 handler threads from the start; the async one far fewer.
     let idle = |cid: &str| {
         column(&json, cid)["rounds"][0]["server_process"]["idle_threads"]
@@ -105,13 +100,13 @@ fn tiny_profile_measures_every_column_in_two_interleaved_rounds_on_fresh_servers
     detectors_were_read(&json);
     // The findings saved are the ones its rounds give, every one of them.
     // (Ids and verdicts: a float read back from JSON may differ in its last bit.)
-    let saved: bench_report::saved::SavedRun = serde_json::from_value(json.clone()).unwrap();
+    let saved: bench_model::SavedRun = serde_json::from_value(json.clone()).unwrap();
     let verdicts = |findings: &[bench_model::Finding]| -> Vec<(String, bench_model::Verdict)> {
         findings.iter().map(|f| (f.id.clone(), f.verdict)).collect()
     };
     let rechecked = bench_analysis::findings::check(&saved.results, &saved.thresholds);
     assert_eq!(verdicts(&saved.findings), verdicts(&rechecked));
-    cold_start_probe_ran(groups);
+    cold_start_probe_ran(json["groups"].as_array().unwrap());
     for file in [
         "report.md",
         "cpu-throughput.svg",
@@ -122,17 +117,83 @@ fn tiny_profile_measures_every_column_in_two_interleaved_rounds_on_fresh_servers
         assert!(run_dir.join(file).exists(), "{file} missing");
     }
     assert!(stdout.contains("Threads idle -> peak"), "{stdout}");
-    assert!(stdout.contains("2 rounds per column"), "{stdout}");
+    let per_column = format!(
+        "{rounds} round{} per column",
+        if rounds == 1 { "" } else { "s" }
+    );
+    assert!(stdout.contains(&per_column), "{stdout}");
     assert!(stdout.contains("Findings"), "{stdout}");
 }
 
-/// A column's rounds: two, interleaved and rotated (position i in round 1,
-/// one place earlier in round 2); a sweep column's one round per step per
-/// column round, the steps ascending within each.
+#[test]
+fn rounds_interleave_and_rotate_in_a_load_group_the_idle_group_and_a_sweep() {
+    use bench_model::GroupId;
+    // Each kind of group has its own round loop: one of each, two rounds.
+    let groups = [GroupId::Json, GroupId::Idle, GroupId::SweepUsers];
+    let Run { stdout, json, .. } = run_bench(
+        &[
+            "--profile",
+            "tiny",
+            "--rounds",
+            "2",
+            "--groups",
+            "json,idle,sweep-users",
+        ],
+        &[],
+    );
+    every_column_was_measured(&json, &groups, 2);
+    assert!(stdout.contains("2 rounds per column"), "{stdout}");
+}
+
+/// Every group of `planned` ran, in order, each column (the idle group's
+/// servers) in `rounds` interleaved rounds on fresh servers, each round
+/// with its figures read.
+fn every_column_was_measured(
+    json: &serde_json::Value,
+    planned: &[bench_model::GroupId],
+    rounds: u32,
+) {
+    let groups = json["groups"].as_array().unwrap();
+    let ids: Vec<&str> = groups.iter().map(|g| g["id"].as_str().unwrap()).collect();
+    let want: Vec<&str> = planned.iter().map(|g| g.as_str()).collect();
+    assert_eq!(ids, want);
+    assert_eq!(json["settings"]["rounds"], rounds);
+    let cores = json["machine"]["cores"].as_f64().unwrap();
+    let mut load_generator_total = 0.0;
+    let matrix = bench::plan::groups();
+    for g in groups {
+        let planned = matrix.iter().find(|p| p.id.as_str() == g["id"]).unwrap();
+        if planned.id == bench_model::GroupId::Idle {
+            idle_group_was_measured(g, planned, rounds);
+            continue;
+        }
+        let cols = g["columns"].as_array().unwrap();
+        assert_eq!(cols.len(), planned.columns.len(), "group {}", planned.id);
+        for (i, c) in cols.iter().enumerate() {
+            rounds_are_interleaved_and_rotated(g, c, (i, cols.len()), rounds);
+            for r in c["rounds"].as_array().unwrap() {
+                load_generator_total += round_was_measured(c["id"].as_str().unwrap(), r, cores);
+            }
+        }
+    }
+    // bench ran the load generator in every window: over the run it used CPU.
+    assert!(load_generator_total > 0.0);
+}
+
+/// Column `i` of `n`'s position in round `round` (1-based): the order
+/// rotates by one more place each round (`plan::round_order`).
+fn position(i: u64, n: u64, round: u64) -> u64 {
+    (i + n - (round - 1) % n) % n
+}
+
+/// A column's rounds: `rounds` of them, interleaved and rotated (position
+/// i in round 1, one place earlier in each round after); a sweep column's
+/// one round per step per column round, the steps ascending within each.
 fn rounds_are_interleaved_and_rotated(
     g: &serde_json::Value,
     c: &serde_json::Value,
     (i, n): (usize, usize),
+    rounds_run: u32,
 ) {
     let id = c["id"].as_str().unwrap();
     assert!(c["failure"].is_null(), "{id}: {}", c["failure"]);
@@ -143,21 +204,23 @@ fn rounds_are_interleaved_and_rotated(
     let per_round = steps.len().max(1);
     let field =
         |name: &str| -> Vec<u64> { rounds.iter().map(|r| r[name].as_u64().unwrap()).collect() };
-    let repeat = |values: [u64; 2]| -> Vec<u64> {
-        values
-            .iter()
-            .flat_map(|v| std::iter::repeat_n(*v, per_round))
+    let repeat = |per: fn(u64) -> u64| -> Vec<u64> {
+        (1..=u64::from(rounds_run))
+            .flat_map(|round| std::iter::repeat_n(per(round), per_round))
             .collect()
     };
-    assert_eq!(field("round"), repeat([1, 2]), "{id}");
+    assert_eq!(field("round"), repeat(|round| round), "{id}");
     let (i, n) = (i as u64, n as u64);
-    assert_eq!(field("position"), repeat([i, (i + n - 1) % n]), "{id}");
+    let positions: Vec<u64> = (1..=u64::from(rounds_run))
+        .flat_map(|round| std::iter::repeat_n(position(i, n, round), per_round))
+        .collect();
+    assert_eq!(field("position"), positions, "{id}");
     if !steps.is_empty() {
         let at: Vec<u64> = rounds
             .iter()
             .map(|r| r["step"]["connections"].as_u64().unwrap())
             .collect();
-        assert_eq!(at, [steps.clone(), steps].concat(), "{id}");
+        assert_eq!(at, steps.repeat(rounds_run as usize), "{id}");
     }
 }
 
@@ -223,18 +286,20 @@ fn detectors_were_read(json: &serde_json::Value) {
     );
     assert!(blocking_health["polls"].is_null());
     assert!(detector("blocking-health-tiny-http").is_null());
-    // Every window of the stall group went through its proxies, which are
-    // their own line in the CPU split: over the group they used some.
-    let proxies: f64 = [
-        "async-users-stalls",
-        "async-users-blocking-stalls",
-        "async-cache-stalls",
-    ]
-    .iter()
-    .flat_map(|id| column(json, id)["rounds"].as_array().unwrap().clone())
-    .map(|r| r["cpu"]["proxy_seconds"].as_f64().unwrap())
-    .sum();
-    assert!(proxies > 0.0, "no proxy CPU in the stall group");
+    // Every window of the groups behind proxies (the stall group's and the
+    // remote-database groups') went through them, and the proxies are their
+    // own line in the CPU split: over those groups they used some.
+    let proxied = ["stalls", "remote-db", "remote-mixed"];
+    let proxies: f64 = json["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| proxied.iter().any(|id| g["id"] == *id))
+        .flat_map(|g| g["columns"].as_array().unwrap())
+        .flat_map(|c| c["rounds"].as_array().unwrap())
+        .map(|r| r["cpu"]["proxy_seconds"].as_f64().unwrap())
+        .sum();
+    assert!(proxies > 0.0, "no proxy CPU in the groups behind proxies");
 }
 
 /// The baseline group's cold-start probe ran once on each probed server.
@@ -257,9 +322,9 @@ fn cold_start_probe_ran(groups: &[serde_json::Value]) {
     );
 }
 
-/// The idle group of a tiny run: every server in both rounds, rotated, the
+/// The idle group of a tiny run: every server in every round, rotated, the
 /// tiny profile's 100 idle connections opened and closed again in each.
-fn idle_group_was_measured(g: &serde_json::Value, planned: &bench::plan::Group) {
+fn idle_group_was_measured(g: &serde_json::Value, planned: &bench::plan::Group, rounds_run: u32) {
     assert_eq!(g["columns"].as_array().unwrap().len(), 0);
     let servers = g["idle"]["servers"].as_array().unwrap();
     assert_eq!(servers.len(), planned.columns.len());
@@ -272,7 +337,10 @@ fn idle_group_was_measured(g: &serde_json::Value, planned: &bench::plan::Group) 
             .map(|r| r["position"].as_u64().unwrap())
             .collect();
         let n = servers.len() as u64;
-        assert_eq!(positions, [i as u64, (i as u64 + n - 1) % n], "{id}");
+        let want: Vec<u64> = (1..=u64::from(rounds_run))
+            .map(|round| position(i as u64, n, round))
+            .collect();
+        assert_eq!(positions, want, "{id}");
         for r in rounds {
             assert_eq!(r["steps"][0]["opened"], 100, "{id}: {r}");
             assert!(r["steps"][0]["failure"].is_null(), "{id}: {r}");
@@ -399,7 +467,7 @@ fn a_column_where_nothing_succeeds_is_reported_failed_with_its_cause() {
         Some(1),
         "stdout:\n{stdout}\nstderr:\n{stderr}"
     );
-    let (_, json): (_, serde_json::Value) = common::run_folder(out_dir.path(), &stderr);
+    let (_, json): (_, serde_json::Value) = crate::common::run_folder(out_dir.path(), &stderr);
     let failed = column(&json, "async-echo");
     let cause = failed["failure"].as_str().unwrap_or_default();
     assert!(cause.contains("503"), "cause: {cause:?}");

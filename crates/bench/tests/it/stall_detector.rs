@@ -7,11 +7,11 @@ use bench_model::{DetectorWindow, RouteWindow};
 // Captured from the real servers (see fixtures/metrics/README.md): the async
 // server before and after a load on /users/1/blocking and /health, the
 // blocking server after a load on /posts/1.
-const ASYNC_BEFORE: &str = include_str!("fixtures/metrics/async-before.txt");
-const ASYNC_AFTER: &str = include_str!("fixtures/metrics/async-after.txt");
-const BLOCKING_BEFORE: &str = include_str!("fixtures/metrics/blocking-before.txt");
-const BLOCKING_AFTER: &str = include_str!("fixtures/metrics/blocking-after.txt");
-const ASYNC_DETECTOR_OFF: &str = include_str!("fixtures/metrics/async-detector-off.txt");
+const ASYNC_BEFORE: &str = include_str!("../fixtures/metrics/async-before.txt");
+const ASYNC_AFTER: &str = include_str!("../fixtures/metrics/async-after.txt");
+const BLOCKING_BEFORE: &str = include_str!("../fixtures/metrics/blocking-before.txt");
+const BLOCKING_AFTER: &str = include_str!("../fixtures/metrics/blocking-after.txt");
+const ASYNC_DETECTOR_OFF: &str = include_str!("../fixtures/metrics/async-detector-off.txt");
 
 fn close(a: Option<f64>, b: f64) -> bool {
     a.is_some_and(|a| (a - b).abs() < 1e-9)

@@ -2,9 +2,7 @@
 //! the servers run as separate processes, so /proc of bench's children says
 //! nothing about them, and the process rows must come from their /metrics.
 
-mod common;
-
-use common::start_server;
+use crate::common::start_server;
 use std::process::Command;
 
 #[test]
@@ -43,7 +41,7 @@ fn process_rows_of_servers_bench_did_not_start_come_from_their_metrics() {
     );
 
     // Assert: every process figure is there, and says where it came from.
-    let (dir, json) = common::run_folder(out.path(), &String::from_utf8_lossy(&run.stderr));
+    let (dir, json) = crate::common::run_folder(out.path(), &String::from_utf8_lossy(&run.stderr));
     assert_eq!(
         json["settings"]["server_figures_from"],
         "/metrics (servers bench did not start)"

@@ -3,14 +3,17 @@
 //! never silent for long. Ctrl-C (SIGINT) keeps what was measured: the
 //! run's folder gets results.json, marked interrupted, and the reports,
 //! and bench exits 130.
+//!
+//! The heartbeat is checked with a 1-s heartbeat (bench's hidden
+//! `--heartbeat`) inside 2-s windows, in about 8 s. `BENCH_E2E_FULL=1` checks
+//! it as a piped run has it, the default 5-s heartbeat inside 7-s windows,
+//! never silent for 10 s (about 25 s).
 
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
     reason = "test code outside #[test] functions: a panic is how it reports a failure"
 )]
-
-mod common;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -43,12 +46,23 @@ fn spawn_bench(
     (child, rx)
 }
 
+/// Whether to run at the full size (`BENCH_E2E_FULL=1`).
+fn full() -> bool {
+    std::env::var_os("BENCH_E2E_FULL").is_some_and(|v| v == "1")
+}
+
 #[test]
 fn a_piped_run_writes_a_line_per_column_round_and_never_goes_quiet_for_long() {
     let out = tempfile::tempdir().unwrap();
-    // Three columns (blocking, async, virtual threads), one round of a 7-s
-    // window each: longer than the heartbeat.
-    let args = [
+    // Three columns (blocking, async, virtual threads), one round of a
+    // window each longer than the heartbeat; the silence allowed is twice
+    // the heartbeat (the README's 10 s for a piped run's 5 s).
+    let (window, heartbeat, silence) = if full() {
+        ("7s", None, Duration::from_secs(10))
+    } else {
+        ("2s", Some("1s"), Duration::from_secs(3))
+    };
+    let mut args = vec![
         "--profile",
         "tiny",
         "--groups",
@@ -56,10 +70,13 @@ fn a_piped_run_writes_a_line_per_column_round_and_never_goes_quiet_for_long() {
         "--rounds",
         "1",
         "--duration",
-        "7s",
+        window,
         "--warm-up",
         "100ms",
     ];
+    if let Some(h) = heartbeat {
+        args.extend(["--heartbeat", h]);
+    }
     let (mut child, lines) = spawn_bench(&args, out.path());
     let status = child.wait().unwrap();
     let lines: Vec<(Instant, String)> = lines.iter().collect();
@@ -75,12 +92,12 @@ fn a_piped_run_writes_a_line_per_column_round_and_never_goes_quiet_for_long() {
     assert!(
         text.iter()
             .any(|l| l.contains("still measuring") && l.contains("round 1/1")),
-        "no heartbeat inside a 7-s window:\n{}",
+        "no heartbeat inside a {window} window:\n{}",
         text.join("\n")
     );
     let longest = lines.windows(2).map(|w| w[1].0 - w[0].0).max().unwrap();
     assert!(
-        longest < Duration::from_secs(10),
+        longest < silence,
         "silent for {longest:?}:\n{}",
         text.join("\n")
     );
@@ -131,7 +148,7 @@ fn ctrl_c_keeps_the_columns_measured_and_exits_130() {
         seen.join("\n")
     );
 
-    let (dir, json) = common::run_folder(out.path(), &seen.join("\n"));
+    let (dir, json) = crate::common::run_folder(out.path(), &seen.join("\n"));
     assert_eq!(json["interrupted"], true);
     let rounds: usize = json["groups"]
         .as_array()

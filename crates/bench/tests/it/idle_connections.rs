@@ -10,8 +10,6 @@
     reason = "test code outside #[test] functions: a panic is how it reports a failure"
 )]
 
-mod common;
-
 use std::time::{Duration, Instant};
 
 use bench::measure::idle_cost::measure_round;
@@ -23,7 +21,7 @@ const CONNECTIONS: usize = 500;
 
 /// One idle round at [`CONNECTIONS`] on a fresh server of `column`, started
 /// with the column's own flags; the server is returned still running.
-fn one_round(column: ColumnId) -> (IdleRound, common::ServerProcess) {
+fn one_round(column: ColumnId) -> (IdleRound, crate::common::ServerProcess) {
     let group = groups()
         .into_iter()
         .find(|g| g.id == GroupId::Idle)
@@ -31,7 +29,7 @@ fn one_round(column: ColumnId) -> (IdleRound, common::ServerProcess) {
     let column = group.columns.into_iter().find(|c| c.id == column).unwrap();
     let mut args: Vec<String> = column.server_args.iter().map(|a| a.to_string()).collect();
     args.push("--skip-setup".into());
-    let server = common::start_server(column.target.name(), &args);
+    let server = crate::common::start_server(column.target.name(), &args);
     let load = IdleLoad {
         sizes: vec![CONNECTIONS],
         probe_connections: 2,

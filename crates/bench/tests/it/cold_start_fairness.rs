@@ -20,8 +20,6 @@
     reason = "test code outside #[test] functions: a panic is how it reports a failure"
 )]
 
-mod common;
-
 use std::time::Duration;
 
 use bench_analysis::findings::cold_start_verdict;
@@ -37,7 +35,7 @@ const NIO_STARTS: usize = 8;
 /// connections had no answer within the finding's line.
 fn unanswered_on_a_cold_start(args: &[&str]) -> usize {
     let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
-    let server = common::start_server("blocking", &args);
+    let server = crate::common::start_server("blocking", &args);
     let report =
         net_tools::cold_start::probe(server.addr(), CONNECTIONS, Duration::from_millis(1500))
             .expect("probe");

@@ -1,8 +1,10 @@
-//! Every run saved under docs/results renders with `bench render` from this
-//! build, into a folder of its own, and stays a record: the saved files are
-//! byte for byte what they were, and the report shows the findings the run
-//! was saved with. A change of results.json's shape that an old run cannot
-//! be read under fails here first.
+//! `bench render` as a user runs it: every run saved under docs/results
+//! renders into a folder of its own and stays a record (the saved files
+//! byte for byte what they were, no results.json written beside the report,
+//! the report showing every finding the run was saved with); it refuses to
+//! write over the saved run (one line on stderr, exit 2), and a
+//! results.json of another shape is refused before anything is written.
+//! (What a saved run renders to is bench-report's `saved_runs` test.)
 
 #![allow(
     clippy::unwrap_used,

@@ -1,7 +1,8 @@
 //! `bench export --tool k6` and `bench import --tool k6` on fixed inputs. k6
-//! cannot be installed here, so every exported script is checked with
-//! `node --check` and its `options` (a JSON literal) parsed back and compared
-//! with the load the profile means; the import reads two small summaries in
+//! cannot be installed here, so every exported script's `options` (a JSON
+//! literal) is parsed back and compared with the load the profile means,
+//! and the script checked with `node --check` (an ignored test: it needs
+//! node); the import reads two small summaries in
 //! k6's documented formats (handleSummary data and --summary-export),
 //! checked in under fixtures/k6.
 
@@ -10,8 +11,6 @@
     clippy::expect_used,
     reason = "test code outside #[test] functions: a panic is how it reports a failure"
 )]
-
-mod common;
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -33,7 +32,7 @@ fn options(script: &str) -> Value {
 }
 
 #[test]
-fn exported_scripts_parse_and_their_scenarios_are_the_profiles_loads() {
+fn exported_scenarios_are_the_profiles_loads() {
     let out = tempfile::tempdir().unwrap();
     let o = bench(&[
         "export",
@@ -47,24 +46,6 @@ fn exported_scripts_parse_and_their_scenarios_are_the_profiles_loads() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let dir = out.path().join("k6");
     let read = |id: &str| std::fs::read_to_string(dir.join(format!("{id}.js"))).unwrap();
-
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let path = entry.unwrap().path();
-        // node parses `import` only in a module: check a .mjs copy.
-        let module = out.path().join("check.mjs");
-        std::fs::copy(&path, &module).unwrap();
-        let check = Command::new("node")
-            .arg("--check")
-            .arg(&module)
-            .output()
-            .expect("node");
-        assert!(
-            check.status.success(),
-            "{}: {}",
-            path.display(),
-            String::from_utf8_lossy(&check.stderr)
-        );
-    }
 
     let users = options(&read("async-users"));
     assert_eq!(
@@ -107,6 +88,40 @@ fn exported_scripts_parse_and_their_scenarios_are_the_profiles_loads() {
 }
 
 #[test]
+#[ignore = "needs node: apt-get install nodejs (checks every exported script with node --check)"]
+fn exported_scripts_parse_as_javascript_modules() {
+    let out = tempfile::tempdir().unwrap();
+    let o = bench(&[
+        "export",
+        "--tool",
+        "k6",
+        "--groups",
+        "database,cpu,ramp,mixed",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let dir = out.path().join("k6");
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        // node parses `import` only in a module: check a .mjs copy.
+        let module = out.path().join("check.mjs");
+        std::fs::copy(&path, &module).unwrap();
+        let check = Command::new("node")
+            .arg("--check")
+            .arg(&module)
+            .output()
+            .expect("node");
+        assert!(
+            check.status.success(),
+            "{}: {}",
+            path.display(),
+            String::from_utf8_lossy(&check.stderr)
+        );
+    }
+}
+
+#[test]
 fn both_summary_formats_import_to_their_columns_exactly() {
     let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/k6");
     let out = tempfile::tempdir().unwrap();
@@ -140,7 +155,7 @@ fn both_summary_formats_import_to_their_columns_exactly() {
     assert_eq!(a["duration_seconds"], 1.00352);
     assert_eq!(a["latency_ms"]["p95"], 24.8);
     let report = std::fs::read_to_string(out.path().join("report.md")).unwrap();
-    let threads = common::report_row(&report, "| Threads idle -> peak");
+    let threads = crate::common::report_row(&report, "| Threads idle -> peak");
     assert!(threads.contains("not measured"), "{threads}");
 }
 

@@ -1,5 +1,6 @@
 //! `bench export --tool locust` and `bench import --tool locust` on fixed
-//! inputs: the exported files say exactly the load the profile means, and
+//! inputs: the exported files say exactly the load the profile means (and
+//! compile as Python: an ignored test, it needs python3), and
 //! Locust CSVs written by Locust 2.47.0 (checked in under fixtures/locust,
 //! from a run of the exported database group with a master and two workers)
 //! come back as the same figures, mapped to their columns.
@@ -9,8 +10,6 @@
     clippy::expect_used,
     reason = "test code outside #[test] functions: a panic is how it reports a failure"
 )]
-
-mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -91,8 +90,17 @@ fn export_names_every_test_after_its_column_with_the_profiles_load() {
     );
     assert!(file("virtual-yielding-users")
         .contains("HOST = os.environ.get(\"VIRTUAL_YIELDING_URL\", \"http://127.0.0.1:8083\")"));
+}
 
+#[test]
+#[ignore = "needs python3: apt-get install python3 (compiles every exported locustfile)"]
+fn every_exported_locustfile_is_valid_python() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().to_str().unwrap();
+    let o = bench(&["export", "--tool", "locust", "--out", dir]);
+    assert!(o.status.success(), "{}", stderr(&o));
     // Every file is valid Python (Locust itself is checked end to end).
+    let mut compiled = 0;
     for entry in std::fs::read_dir(out.path().join("locust")).unwrap() {
         let path = entry.unwrap().path();
         let ok = Command::new("python3")
@@ -101,7 +109,9 @@ fn export_names_every_test_after_its_column_with_the_profiles_load() {
             .status()
             .unwrap();
         assert!(ok.success(), "{} does not compile", path.display());
+        compiled += 1;
     }
+    assert!(compiled > 10, "only {compiled} locustfiles");
 }
 
 #[test]
@@ -196,7 +206,7 @@ fn without_a_watch_record_the_server_rows_say_not_measured() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
-    let threads = common::report_row(&report, "| Threads idle -> peak");
+    let threads = crate::common::report_row(&report, "| Threads idle -> peak");
     assert!(threads.contains("not measured"), "{threads}");
 }
 

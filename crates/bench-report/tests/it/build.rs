@@ -1,0 +1,271 @@
+//! Runs built from fixed figures, for the tests of what a run's report and
+//! findings say: a round, a column, a group, an idle group, a sweep, a
+//! whole run. bench's own tests include this file too (for the test that
+//! the seed profile's matrix measures every finding), so it uses nothing
+//! but bench-model and bench-analysis.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code outside #[test] functions: a panic is how it reports a failure"
+)]
+#![allow(dead_code)] // each including test binary uses a part
+
+use std::collections::BTreeMap;
+
+use bench_model::*;
+
+/// One round: throughput, p99, peak threads; everything else derived.
+pub(crate) fn round(n: u32, rps: f64, p99: f64, threads: u64) -> RoundResult {
+    RoundResult {
+        round: n,
+        position: n - 1,
+        load: LoadStats {
+            total_requests: (rps * 10.0) as u64,
+            ok_requests: (rps * 10.0) as u64,
+            errors: 0,
+            errors_by_kind: BTreeMap::new(),
+            duration_seconds: 10.0,
+            throughput_rps: rps,
+            successful_throughput_rps: rps,
+            latency_ms: Latency {
+                avg: p99 / 2.0,
+                min: 1.0,
+                max: p99 * 2.0,
+                stdev: 3.0,
+                p50: p99 / 2.0,
+                p95: p99 * 0.9,
+                p99,
+            },
+            timeline: vec![],
+            client_cpu_seconds: 1.0,
+        },
+        background_load: None,
+        server_process: ServerStats {
+            idle_threads: threads.min(3),
+            peak_threads: threads,
+            idle_rss_bytes: 8 * 1024 * 1024,
+            peak_rss_bytes: 64 * 1024 * 1024,
+            cpu_seconds: rps * 10.0 * 20e-6, // 20 us per request
+            samples: 100,
+        },
+        cpu: CpuUse {
+            window_seconds: 10.0,
+            server_seconds: 2.0,
+            load_generator_seconds: 1.0,
+            postgres_seconds: 0.5,
+            redis_seconds: 0.0,
+            proxy_seconds: 0.0,
+            softirq_seconds: 0.2,
+            stolen_seconds: 0.0,
+            other_seconds: 0.1,
+        },
+        server_counted_requests: Some((rps * 10.0) as u64),
+        machine_cpu_measured: true,
+        not_measured: Vec::new(),
+        detector: None,
+        step: None,
+    }
+}
+
+/// The column spelled `id`.
+pub(crate) fn column_id(id: &str) -> ColumnId {
+    ColumnId::parse(id).unwrap_or_else(|| panic!("no column {id}"))
+}
+
+/// A column whose rounds have these (throughput, p99) pairs and `threads` at peak.
+pub(crate) fn column(id: &str, server: &str, rounds: &[(f64, f64)], threads: u64) -> ColumnResult {
+    ColumnResult {
+        id: column_id(id),
+        label: id.into(),
+        server: Target::parse(server).unwrap_or(Target::Blocking),
+        method: "GET".into(),
+        path: "/x".into(),
+        background_path: None,
+        rounds: rounds
+            .iter()
+            .enumerate()
+            .map(|(i, (rps, p99))| round(i as u32 + 1, *rps, *p99, threads))
+            .collect(),
+        failure: None,
+    }
+}
+
+/// The same figures in each of three rounds.
+pub(crate) fn steady(id: &str, server: &str, rps: f64, p99: f64, threads: u64) -> ColumnResult {
+    column(id, server, &[(rps, p99); 3], threads)
+}
+
+pub(crate) fn group(id: &str, columns: Vec<ColumnResult>) -> GroupResult {
+    GroupResult {
+        id: GroupId::parse(id).unwrap_or_else(|| panic!("no group {id}")),
+        title: id.into(),
+        load: "test load".into(),
+        warm_up: "none (cold start)".into(),
+        columns,
+        cold_start: None,
+        idle: None,
+        sweep: None,
+    }
+}
+
+/// A probed server whose cold starts each had these first answers (ms; `None`: never).
+pub(crate) fn probed(id: &str, starts: &[&[Option<f64>]]) -> ColdStartServer {
+    ColdStartServer {
+        id: column_id(id),
+        label: id.into(),
+        starts: starts.iter().map(|s| s.to_vec()).collect(),
+        failure: None,
+    }
+}
+
+/// An idle group result: per server (id, threads above idle at every
+/// size), three rounds at each size; RSS rises 20 KiB per connection on
+/// async, 32 on tiny_http and 8 on nio.
+pub(crate) fn idle_result(sizes: &[usize], servers: &[(&str, u64)]) -> IdleResult {
+    let idle = ProcessFigures {
+        threads: 10,
+        rss_bytes: 20 << 20,
+        open_fds: 12,
+    };
+    let probe = |p99_ms| ProbeStats {
+        requests: 1000,
+        errors: 0,
+        p50_ms: 0.1,
+        p99_ms,
+    };
+    let kib = |id: &str| match id {
+        "async-idle" => 20,
+        "blocking-idle-tiny-http" => 32,
+        _ => 8,
+    };
+    IdleResult {
+        sizes: sizes.to_vec(),
+        servers: servers
+            .iter()
+            .map(|&(id, threads_above)| IdleServer {
+                id: column_id(id),
+                label: id.into(),
+                failure: None,
+                rounds: (1..=3)
+                    .map(|round| IdleRound {
+                        round,
+                        position: round - 1,
+                        idle,
+                        probe_none_open: probe(0.3),
+                        steps: sizes
+                            .iter()
+                            .map(|&n| IdleStep {
+                                connections: n,
+                                opened: n,
+                                open_seconds: 0.1,
+                                server: ProcessFigures {
+                                    threads: idle.threads + threads_above,
+                                    rss_bytes: idle.rss_bytes + n as u64 * kib(id) * 1024,
+                                    open_fds: idle.open_fds + n as u64,
+                                },
+                                probe: Some(probe(0.5)),
+                                still_open: n,
+                                failure: None,
+                            })
+                            .collect(),
+                        stopped: None,
+                        after_close: Some(idle),
+                        closed_within_ms: Some(12.0),
+                    })
+                    .collect(),
+            })
+            .collect(),
+    }
+}
+
+pub(crate) fn results(groups: Vec<GroupResult>) -> RunResults {
+    RunResults {
+        schema_version: SCHEMA_VERSION,
+        started_at: "2026-11-30T00:00:00Z".into(),
+        wall_seconds: 1.0,
+        machine: Machine {
+            cores: 2,
+            cpu_model: "Test CPU".into(),
+            memory_bytes: 1 << 30,
+            os: "Linux".into(),
+            load_average_at_start: 0.5,
+        },
+        settings: RunSettings {
+            profile: "quick".into(),
+            cold_start: Some(false),
+            rounds: 3,
+            blocking_handler_threads: 200,
+            async_worker_threads: 2,
+            async_blocking_threads: 20,
+            async_rayon_threads: 2,
+            db_pool_size: 10,
+            redis_pool_size: 10,
+            virtual_carriers: Some(2),
+            remote_db_round_trip_ms: Some(2.0),
+            loadgen_threads: 2,
+            cpu_n: 1000,
+            targets: "started by bench".into(),
+            blocking_url: None,
+            async_url: None,
+            measured_by: None,
+            server_figures_from: None,
+        },
+        groups,
+        skipped: vec![],
+        source: None,
+        interrupted: false,
+    }
+}
+
+/// A sweep group: every column at every step in three rounds, its
+/// successful throughput `rps(column, round, connections)`.
+pub(crate) fn sweep_group(
+    id: &str,
+    steps: &[usize],
+    rps: impl Fn(&str, u32, usize) -> f64,
+    columns: &[(&str, &str)],
+) -> GroupResult {
+    let columns = columns
+        .iter()
+        .map(|(c, server)| {
+            let mut col = column(c, server, &[], 20);
+            // A real route, so the stall detector's finding looks at it.
+            col.path = if id == "sweep-posts" {
+                "/posts/1"
+            } else {
+                "/users/1"
+            }
+            .into();
+            for round in 1..=3 {
+                for &n in steps {
+                    let mut r = bench_round(round, rps(c, round, n));
+                    r.step = Some(SweepStep {
+                        connections: n,
+                        fresh_server: false,
+                        latency_lower_bound_ms: r.load.latency_ms,
+                        unfinished: 0,
+                        timeouts: 0,
+                    });
+                    col.rounds.push(r);
+                }
+            }
+            col
+        })
+        .collect();
+    let mut g = group(id, columns);
+    let cap = bench_analysis::sweep::littles_law_cap(200, std::time::Duration::from_millis(300));
+    g.sweep = Some(SweepInfo {
+        steps: steps.to_vec(),
+        rounds: 3,
+        window_seconds: 2.1,
+        warm_up_seconds: 1.0,
+        cap: (id == "sweep-posts").then_some(cap),
+        cap_note: "test".into(),
+    });
+    g
+}
+
+pub(crate) fn bench_round(n: u32, rps: f64) -> RoundResult {
+    round(n, rps, 5.0, 20)
+}

@@ -1,0 +1,55 @@
+//! Every run saved under docs/results reads with this build (a change of
+//! results.json's shape that an old run cannot be read under fails here
+//! first) and renders from bench-report alone: the report files a run has,
+//! none of them a results.json (the saved one is the record), the report
+//! showing every finding the run was saved with, with its verdict.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code outside #[test] functions: a panic is how it reports a failure"
+)]
+
+use std::path::{Path, PathBuf};
+
+fn saved_runs() -> Vec<PathBuf> {
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/results");
+    let mut runs: Vec<PathBuf> = std::fs::read_dir(&docs)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path().join("results.json"))
+        .filter(|p| p.is_file())
+        .collect();
+    runs.sort();
+    runs
+}
+
+#[test]
+fn every_saved_run_renders_with_the_findings_it_was_saved_with() {
+    let runs = saved_runs();
+    assert!(runs.len() >= 3, "found only {runs:?}");
+    for results in runs {
+        let saved = bench_report::saved::read(&results).unwrap();
+        let files =
+            bench_report::files::report_files(&saved.results, &saved.findings, &saved.thresholds);
+        let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names[..2], ["report.md", "report.html"], "{names:?}");
+        assert!(
+            names.iter().skip(2).all(|n| n.ends_with(".svg")),
+            "{names:?}"
+        );
+        assert!(
+            names.len() >= 2 + saved.results.groups.len(),
+            "{}: a chart per group at least: {names:?}",
+            results.display()
+        );
+        let report = &files[0].1;
+        assert!(!saved.findings.is_empty());
+        for f in &saved.findings {
+            let row = format!("| {} | {} |", f.verdict.word(), f.claim);
+            assert!(report.contains(&row), "{}: no row {row}", results.display());
+        }
+        let text = bench_report::text::render(&saved.results, &saved.findings, &saved.thresholds);
+        assert!(text.contains(&saved.findings[0].claim), "{text}");
+    }
+}

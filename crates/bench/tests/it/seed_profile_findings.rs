@@ -1,0 +1,83 @@
+//! The seed profile measures every finding: a run of every group and
+//! column its matrix loads, each with plausible rounds (from bench-report's
+//! builders), leaves no finding NOT MEASURED. The matrix and the findings
+//! must name the same columns.
+
+use bench::plan::{groups, seed, Load};
+use bench_analysis::findings::check;
+use bench_model::{ColdStartResult, ColumnResult, GroupId, GroupResult, Verdict, THRESHOLDS};
+
+use crate::build::{group, idle_result, probed, results, steady, sweep_group};
+
+#[test]
+fn the_seed_profile_measures_every_finding() {
+    // Every column of every group the seed profile loads, with plausible rounds.
+    let profile = seed();
+    let matrix: Vec<GroupResult> = groups()
+        .into_iter()
+        .filter(|g| profile.load(g.id).is_some())
+        .map(|g| {
+            let columns = g
+                .columns
+                .iter()
+                .map(|c| ColumnResult {
+                    path: c.path.to_owned(),
+                    background_path: c.background.map(str::to_owned),
+                    ..steady(c.id.as_str(), c.target.name(), 100.0, 5.0, 20)
+                })
+                .collect();
+            let mut result = group(g.id.as_str(), columns);
+            if g.id == GroupId::Idle {
+                result.columns.clear();
+                result.idle = Some(idle_result(
+                    &[1000],
+                    &[
+                        ("blocking-idle", 0),
+                        ("blocking-idle-tiny-http", 1000),
+                        ("async-idle", 0),
+                        ("virtual-idle", 0),
+                    ],
+                ));
+            }
+            if let Some(Load::Sweep(sw)) = profile.load(g.id) {
+                result = sweep_group(
+                    g.id.as_str(),
+                    &sw.steps,
+                    |c, _, n| {
+                        // Blocking flat at 600 from the second step, async
+                        // climbing with the connections.
+                        if c.starts_with("blocking") {
+                            (n as f64 * 10.0).min(600.0)
+                        } else {
+                            n as f64 * 10.0
+                        }
+                    },
+                    &g.columns
+                        .iter()
+                        .map(|c| (c.id.as_str(), c.target.name()))
+                        .collect::<Vec<_>>(),
+                );
+            }
+            if !g.cold_start_probe.is_empty() {
+                result.cold_start = Some(ColdStartResult {
+                    connections: 2,
+                    run_for_ms: 1500.0,
+                    servers: g
+                        .cold_start_probe
+                        .iter()
+                        .map(|id| probed(id.as_str(), &[&[Some(3.0), Some(4.0)]]))
+                        .collect(),
+                });
+            }
+            result
+        })
+        .collect();
+    let findings = check(&results(matrix), &THRESHOLDS);
+    let unmeasured: Vec<&str> = findings
+        .iter()
+        .filter(|f| f.verdict == Verdict::NotMeasured)
+        .map(|f| f.id.as_str())
+        .collect();
+    assert!(unmeasured.is_empty(), "not measured: {unmeasured:?}");
+    assert_eq!(findings.len(), 35);
+}
