@@ -46,7 +46,7 @@ pub struct Machine {
     /// The 1-minute load average when the run started. Kept for the record
     /// only: the blocking server's own 200 threads push it past 50 under load,
     /// so whether the machine was quiet is judged from CPU accounting
-    /// ([`CpuUse::other_seconds`]) instead.
+    /// ([`crate::CpuUse::other_seconds`]) instead.
     pub load_average_at_start: f64,
 }
 

@@ -32,7 +32,7 @@ pub struct LittleCap {
     pub rps: f64,
 }
 
-/// One step of a sweep, on one column round ([`RoundResult::step`]).
+/// One step of a sweep, on one column round ([`crate::RoundResult::step`]).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct SweepStep {
     /// The step's connections.

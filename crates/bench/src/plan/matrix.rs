@@ -68,7 +68,7 @@ pub struct Group {
     pub network: Network,
     pub columns: Vec<Column>,
     /// Columns whose server also gets the cold-start fairness probe
-    /// ([`ColdStartProbe`]) after the group's rounds: each probed on fresh
+    /// ([`super::ColdStartProbe`]) after the group's rounds: each probed on fresh
     /// processes of its server, started with the column's `server_args`.
     pub cold_start_probe: Vec<ColumnId>,
 }

@@ -1,7 +1,8 @@
 //! The matrix and its loads, as data: groups of columns ([`matrix`]) with
-//! stable ids ([`ids`]), the load shapes ([`loads`]) and the profiles that
-//! give each group its load ([`profiles`]). Nothing here starts a server or
-//! sends a request.
+//! the stable ids of bench-model, the load shapes ([`loads`]), the profiles
+//! that give each group its load ([`profiles`]), a column as the results
+//! name it ([`columns`]) and the profiles as the docs' tables ([`tables`]).
+//! Nothing here starts a server or sends a request.
 
 mod columns;
 mod loads;
