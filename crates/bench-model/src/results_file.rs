@@ -78,3 +78,51 @@ impl SavedRun {
             .map_err(|e| format!("{name} is not a bench results.json: {e}"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A saved run of docs/results, as its file holds it.
+    fn saved_text(run: &str) -> String {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../docs/results")
+            .join(run)
+            .join("results.json");
+        std::fs::read_to_string(path).unwrap()
+    }
+
+    #[test]
+    fn another_shape_is_refused_in_one_line_naming_the_file() {
+        let refused = |text: &str| SavedRun::from_json(text, "r.json").unwrap_err();
+        assert!(refused("{").starts_with("r.json is not JSON: "));
+        assert_eq!(
+            refused(r#"{"schema_version": 99, "groups": []}"#),
+            "r.json has schema version 99; this build reads 2 to 3"
+        );
+        assert_eq!(
+            refused(r#"{"groups": []}"#),
+            "r.json is not a bench results.json (no schema_version)"
+        );
+        let e = refused(r#"{"schema_version": 3, "runs": []}"#);
+        assert!(e.starts_with("r.json is not a bench results.json: "), "{e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+
+    #[test]
+    fn a_run_of_the_older_shape_reads_and_writes_back_as_this_shape() {
+        // seed-2026-12-02 is of shape 2: no `source`, no settings URLs.
+        let old = SavedRun::from_json(&saved_text("seed-2026-12-02"), "old").unwrap();
+        assert_eq!(old.results.schema_version, 2);
+        assert_eq!(old.results.source, None);
+        let written = to_json(&old.results, &old.thresholds, &old.findings).unwrap();
+        let again = SavedRun::from_json(&written, "again").unwrap();
+        assert_eq!(again.results, old.results);
+        assert_eq!(again.findings, old.findings);
+        assert_eq!(again.thresholds, old.thresholds);
+        // A run of this build's shape reads too, its findings' meanings kept.
+        let new = SavedRun::from_json(&saved_text("seed-2026-12-03"), "new").unwrap();
+        assert_eq!(new.results.schema_version, SCHEMA_VERSION);
+        assert!(new.findings.iter().all(|f| !f.meaning.is_empty()));
+    }
+}
