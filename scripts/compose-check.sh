@@ -48,6 +48,7 @@ die() { printf 'compose-check: FAIL %s\n' "$*" >&2; exit 1; }
 tmp=$(mktemp -d)
 dockerd_pid=
 forward_before=
+bridge_before=
 project_up=
 
 if docker compose version >/dev/null 2>&1; then
@@ -70,7 +71,12 @@ cleanup() {
     kill "$dockerd_pid" 2>/dev/null
     for _ in $(seq 1 30); do kill -0 "$dockerd_pid" 2>/dev/null || break; sleep 1; done
     kill -0 "$dockerd_pid" 2>/dev/null && { echo "compose-check: dockerd still runs after 30 s" >&2; status=1; }
+    # What a stopped dockerd leaves: the bind mount of its network
+    # namespace, its bridge, and IP forwarding turned on.
+    for m in /run/docker/netns/*; do mountpoint -q "$m" && umount "$m"; done
+    [ -n "$bridge_before" ] || ip link delete docker0 2>/dev/null
     [ -n "$forward_before" ] && sysctl -q -w "net.ipv4.ip_forward=$forward_before"
+    mount | grep -E ' on /(var/lib|run)/docker' && { echo "compose-check: mounts left behind" >&2; status=1; }
   fi
   rm -rf "$tmp"
   echo "compose-check: $( [ "$status" = 0 ] && echo passed || echo FAILED ) in $(( $(date +%s) - started )) s"
@@ -85,6 +91,7 @@ if ! docker info >/dev/null 2>&1; then
   command -v dockerd >/dev/null || die "no Docker engine here: apt-get install docker.io"
   log "starting the Docker engine"
   forward_before=$(sysctl -n net.ipv4.ip_forward)
+  bridge_before=$(ip -o link show docker0 2>/dev/null || true)
   setsid dockerd >"$tmp/dockerd.log" 2>&1 </dev/null &
   dockerd_pid=$!
   for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 1; done
