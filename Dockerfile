@@ -33,12 +33,16 @@ RUN set -eu; \
     find . -name Cargo.toml -not -path './vendor/*' -exec cp --parents {} /skeleton/ \; ; \
     cp Cargo.lock /skeleton/; \
     if [ -d vendor ]; then cp -a vendor /skeleton/; fi; \
-    cargo metadata --no-deps --format-version 1 \
-      | grep -o '"src_path":"[^"]*"' | cut -d'"' -f4 | sed "s|^$PWD/||" \
+    cargo metadata --no-deps --format-version 1 > /tmp/metadata.json; \
+    grep -o '"src_path":"[^"]*"' /tmp/metadata.json | cut -d'"' -f4 | sed "s|^$PWD/||" \
       | while read -r path; do \
           mkdir -p "/skeleton/$(dirname "$path")"; \
           echo 'fn main() {}' > "/skeleton/$path"; \
         done
+# Each stage ends with a label, so that the images an older build left
+# behind can be found and removed (scripts/compose-check.sh does, keeping
+# the current ones). Last in the stage, it changes no cached step.
+LABEL mvc-vs-webflux-rs.build=skeleton
 
 FROM ${RUST_IMAGE} AS build
 WORKDIR /src
@@ -50,6 +54,7 @@ COPY . .
 # that every workspace crate is rebuilt from its real code.
 RUN find . -name '*.rs' -not -path './vendor/*' -not -path './target/*' -exec touch {} + \
  && cargo build --release --locked -p blocking-server -p async-server -p loadgen
+LABEL mvc-vs-webflux-rs.build=build
 
 FROM ${RUNTIME_IMAGE}
 RUN useradd --system --no-create-home app
@@ -57,3 +62,4 @@ COPY --from=build /src/target/release/blocking-server /src/target/release/async-
 USER app
 # Which server runs is chosen by the compose service's command.
 CMD ["blocking-server", "--bind", "0.0.0.0:8080"]
+LABEL mvc-vs-webflux-rs.build=runtime
