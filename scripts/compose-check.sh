@@ -252,5 +252,5 @@ left=$(ids)
 [ -z "$left" ] || die "left behind after down -v: $left"
 volumes_left=$(comm -12 <(echo "$volumes_used") <(docker volume ls -q | sort) | grep . || true)
 [ -z "$volumes_left" ] || die "volumes left behind after down -v: $volumes_left"
-echo "no container, network or volume of $project left (its volumes were: $(echo $volumes_used))"
+echo "no container, network or volume of $project left (its volumes were: ${volumes_used//$'\n'/ })"
 took "down"

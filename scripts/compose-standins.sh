@@ -58,6 +58,8 @@ slim_standin() {
     local tar
     tar=$(mktemp --suffix=.tar)
     log "building $name (mmdebstrap, Debian bookworm minbase)"
+    # The hook's $1 is the new root, given by mmdebstrap, not ours to expand.
+    # shellcheck disable=SC2016
     mmdebstrap --quiet --variant=minbase --format=tar \
       --dpkgopt=force-unsafe-io \
       --dpkgopt='path-exclude=/usr/share/doc/*' \
