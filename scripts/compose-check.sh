@@ -245,7 +245,7 @@ ids() {
 }
 volumes_used=$(for s in "${services[@]}" prometheus; do
   docker inspect -f '{{range .Mounts}}{{if eq .Type "volume"}}{{.Name}}{{"\n"}}{{end}}{{end}}' "$(container "$s")"
-done | sort -u)
+done | sort -u | grep . || true)
 compose down -v --remove-orphans >"$tmp/down.log" 2>&1 || { tail -n 20 "$tmp/down.log"; die "docker compose down -v failed"; }
 project_up=
 left=$(ids)
