@@ -7,7 +7,6 @@ use std::time::Duration;
 use axum::Router;
 use contract::metrics::RequestCounters;
 
-use crate::cache::SyncRedisPool;
 use crate::db::SyncDb;
 use crate::lag_probe::LagProbe;
 use crate::redis_clients::AsyncRedis;
@@ -15,6 +14,7 @@ use crate::route_handler::Routes;
 use crate::route_monitors::RouteMonitors;
 use crate::settings::Settings;
 use crate::{handlers, metrics};
+use server_support::sync_redis::RedisPool;
 
 /// What every handler may use, behind one `Arc`: axum clones the state for
 /// each request (more than once: the handler and each stateful layer get
@@ -29,12 +29,13 @@ pub struct Shared {
     pub(crate) settings: Arc<Settings>,
     /// sqlx: the non-blocking Postgres pool (R2DBC's place).
     pub(crate) db: sqlx::PgPool,
-    /// The sync driver and its query threads (JDBC's place, for the variants).
+    /// The sync driver (the blocking server's, JDBC's place) and its query
+    /// threads, for the variants.
     pub(crate) sync_db: SyncDb,
     /// The async Redis client, shared connection or pool (ReactiveRedisTemplate's place).
     pub(crate) cache: Arc<AsyncRedis>,
     /// Sync Redis connections, for /users/{id}/cache/blocking.
-    pub(crate) sync_cache: SyncRedisPool,
+    pub(crate) sync_cache: RedisPool,
     /// The CPU pool behind /cpu/rayon (ParallelScheduler's place).
     pub(crate) rayon: Arc<rayon::ThreadPool>,
     /// Leaked, so the per-request code holds a `&'static` rather than an

@@ -4,8 +4,8 @@
 //! (Spring's switch to virtual threads changes the executor, not the
 //! controllers).
 //!
-//! - `pinning`: the r2d2 pools of the sync clients (crate::db,
-//!   crate::cache). Each call blocks the thread that makes it until the
+//! - `pinning`: the r2d2 pools of the sync clients (server-support's
+//!   `sync_postgres`, the sync driver, and `sync_redis`). Each call blocks the thread that makes it until the
 //!   answer comes: a platform handler thread, as in Spring MVC with JDBC;
 //!   on virtual threads, the carrier, as a JDBC driver inside `synchronized`
 //!   pinned its carrier before JDK 24. On a carrier each call is marked
@@ -25,11 +25,12 @@ use contract::metrics::{PoolGauges, PoolWaitTotals};
 use contract::model::User;
 use contract::settings::CommonSettings;
 
-use crate::db::DbError;
 use crate::virtual_threads::pinning::on_carrier;
 use crate::yielding::pool::{Pool, PoolState, Pooled};
 use crate::yielding::postgres::PgConn;
 use crate::yielding::resp::RedisConn;
+use server_support::sync_postgres::{self, DbError};
+use server_support::sync_redis;
 
 /// The clients behind `AppState`.
 pub(crate) struct Driver {
@@ -40,8 +41,8 @@ pub(crate) struct Driver {
 
 enum Clients {
     Pinning {
-        db: crate::db::DbPool,
-        cache: crate::cache::CachePool,
+        db: sync_postgres::PgPool,
+        cache: sync_redis::RedisPool,
     },
     Yielding {
         db: Pool<PgConn>,
@@ -54,13 +55,13 @@ enum Clients {
 // (pinning) variant would cost an allocation per checkout instead.
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum DbConn {
-    Pinning(r2d2::PooledConnection<crate::db::PgManager>),
+    Pinning(r2d2::PooledConnection<sync_postgres::PgManager>),
     Yielding(Pooled<PgConn>),
 }
 
 /// A pooled Redis connection, checked out for one request.
 pub(crate) enum CacheConn {
-    Pinning(r2d2::PooledConnection<crate::cache::RedisManager>),
+    Pinning(r2d2::PooledConnection<sync_redis::RedisManager>),
     Yielding(Pooled<RedisConn>),
 }
 
@@ -80,8 +81,8 @@ impl Driver {
     pub(crate) fn pinning(settings: &CommonSettings) -> anyhow::Result<Driver> {
         Ok(Driver {
             clients: Clients::Pinning {
-                db: crate::db::pool(settings)?,
-                cache: crate::cache::pool(settings)?,
+                db: sync_postgres::pool(settings, crate::startup::APPLICATION_NAME)?,
+                cache: sync_redis::pool(settings)?,
             },
             db_waits: PoolWaits::default(),
             cache_waits: PoolWaits::default(),
@@ -197,7 +198,7 @@ impl CacheConn {
     ) -> Result<(Option<String>, Option<String>), Unavailable> {
         match self {
             CacheConn::Pinning(conn) => {
-                on_carrier(|| crate::cache::get_user_fields(conn, prefix, id))
+                on_carrier(|| sync_redis::get_user_fields(conn, prefix, id))
                     .map_err(|e| Unavailable(e.to_string()))
             }
             CacheConn::Yielding(conn) => conn.get_user_fields(prefix, id).map_err(Unavailable),
@@ -213,7 +214,7 @@ impl CacheConn {
     ) -> Result<(), Unavailable> {
         match self {
             CacheConn::Pinning(conn) => {
-                on_carrier(|| crate::cache::set_user_fields(conn, prefix, id, name, email))
+                on_carrier(|| sync_redis::set_user_fields(conn, prefix, id, (name, email)))
                     .map_err(|e| Unavailable(e.to_string()))
             }
             CacheConn::Yielding(conn) => conn

@@ -26,11 +26,11 @@ use contract::ApiError;
 
 use contract::blocking_calls::{mark, BlockingCall};
 
-use crate::db::DbError;
 use crate::http::{Refused, Request, Response};
 use crate::router::{route, Route, Routing};
 use crate::virtual_threads::pinning;
 use crate::AppState;
+use server_support::sync_postgres::DbError;
 
 /// One request in, one response out, on the calling handler thread; the
 /// answer is counted under its route, method and status, and timed from

@@ -29,10 +29,8 @@
 //! threads calling `recv()` plus one tiny_http reader thread per open
 //! connection, for comparison; it is not the default.
 
-mod cache;
 mod cli;
 mod connector;
-mod db;
 mod driver;
 mod handlers;
 mod http;

@@ -6,7 +6,7 @@
 //! checkout with no free connection parks its coroutine on may's
 //! semaphore (`may::sync::Semphore`, a permit per connection), and the
 //! carrier runs other coroutines meanwhile; a returned connection posts
-//! its permit and wakes one waiter. Compare r2d2 (crate::db), whose
+//! its permit and wakes one waiter. Compare r2d2 (server_support::sync_postgres), whose
 //! checkout waits on a std `Condvar` and so holds the calling thread, or
 //! on virtual threads the carrier.
 //!

@@ -4,7 +4,7 @@
 //! What the coroutine does while it waits: it writes a message, then reads;
 //! a read that finds nothing parks the coroutine (crate::yielding::wire)
 //! and its carrier serves other requests until Postgres answers. The
-//! pinning driver's tokio-postgres `block_on` (crate::db) waits in
+//! pinning driver's tokio-postgres `block_on` (server_support::sync_postgres) waits in
 //! `epoll_wait` on the carrier itself instead.
 //!
 //! The protocol, as much as `GET /users/{id}` needs:
@@ -18,7 +18,7 @@
 //!   binary) / `Execute` / `Sync`: one round trip, as tokio-postgres makes
 //!   with a cached statement.
 //!
-//! Errors as in crate::db: an `ErrorResponse`'s SQLSTATE decides by the
+//! Errors as in server_support::sync_postgres: an `ErrorResponse`'s SQLSTATE decides by the
 //! contract's rule (`ErrorKind::for_sqlstate`), a socket error or a missed
 //! deadline is `Unavailable` (503), and after any error the connection is
 //! marked broken and the pool closes it.
@@ -38,7 +38,7 @@ use postgres_protocol::{types, IsNull};
 
 use super::pool::{Connection, Pool, PoolConfig};
 use super::wire::Wire;
-use crate::db::DbError;
+use server_support::sync_postgres::DbError;
 
 /// The name of the prepared statement on every connection.
 const STATEMENT: &str = "user_by_id";
@@ -60,7 +60,7 @@ pub(crate) struct PgConfig {
     user: String,
     password: Option<Vec<u8>>,
     dbname: String,
-    /// Each call's deadline (the acquire timeout, as in crate::db).
+    /// Each call's deadline (the acquire timeout, as in server_support::sync_postgres).
     pub(crate) call_timeout: Duration,
 }
 

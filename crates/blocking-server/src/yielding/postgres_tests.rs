@@ -15,7 +15,7 @@ use postgres_protocol::message::backend::Message;
 use super::pool::Pool;
 use super::postgres::{pool, PgConn};
 use super::test_support::{on_coroutine, services, settings, wait_until, Services};
-use crate::db::DbError;
+use server_support::sync_postgres::DbError;
 
 fn pg_pool(url: &str, redis_url: &str, size: u32, acquire_ms: u64) -> Pool<PgConn> {
     pool(&settings(url, redis_url, size, acquire_ms)).expect("the yielding pool")
@@ -32,8 +32,9 @@ fn proxied(services: &Services) -> (FaultProxy, String) {
 /// The pinning driver's answer for `id`, to compare with.
 fn pinning_user(url: &str, id: i64) -> Option<contract::model::User> {
     let config: tokio_postgres::Config = url.parse().expect("database URL");
-    let mut conn = crate::db::PgConnection::connect(&config, Duration::from_secs(5), true)
-        .expect("a pinning connection");
+    let mut conn =
+        server_support::sync_postgres::PgConnection::connect(&config, Duration::from_secs(5), true)
+            .expect("a pinning connection");
     conn.user_by_id(id).expect("the pinning driver's query")
 }
 
@@ -160,7 +161,7 @@ fn a_real_sql_error_is_internal_and_a_terminated_backend_unavailable() {
 /// Runs `sql` on its own connection, outside the pool.
 fn admin(url: &str, sql: &str) {
     let config: tokio_postgres::Config = url.parse().expect("database URL");
-    crate::db::PgConnection::connect(&config, Duration::from_secs(5), false)
+    server_support::sync_postgres::PgConnection::connect(&config, Duration::from_secs(5), false)
         .and_then(|mut c| c.execute_in_transaction(&[sql], Duration::from_secs(10)))
         .unwrap_or_else(|e| panic!("{sql}: {e}"));
 }

@@ -5,9 +5,9 @@
 //! What the coroutine does while it waits: it writes the command, then
 //! parks in a read (crate::yielding::wire) until Redis answers; its
 //! carrier serves other requests meanwhile. The pinning driver's redis
-//! crate connection (crate::cache) blocks the carrier in `read` instead.
+//! crate connection (server_support::sync_redis) blocks the carrier in `read` instead.
 //!
-//! As in crate::cache: `/users/{id}/cache` reads its two keys with two
+//! As in server_support::sync_redis: `/users/{id}/cache` reads its two keys with two
 //! GETs, one round trip each, and a miss writes both keys back with two
 //! SETs pipelined into one round trip (no expiry, as there). Every
 //! failure, an error reply included, is `Unavailable` (503), and the
@@ -30,7 +30,7 @@ pub(crate) struct RedisConfig {
     username: Option<String>,
     password: Option<String>,
     db: i64,
-    /// Each call's deadline (the acquire timeout, as in crate::cache).
+    /// Each call's deadline (the acquire timeout, as in server_support::sync_redis).
     pub(crate) call_timeout: Duration,
 }
 

@@ -73,7 +73,7 @@ fn a_miss_then_pipelined_sets_then_a_hit() {
         hit,
         Ok((Some("Ada".into()), Some("ada@example.com".into())))
     );
-    // What the redis crate reads: the same keys as crate::cache, no expiry.
+    // What the redis crate reads: the same keys as server_support::sync_redis, no expiry.
     let mut check = redis::Client::open(redis_url.as_str())
         .and_then(|c| c.get_connection())
         .expect("a redis connection");

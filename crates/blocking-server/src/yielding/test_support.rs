@@ -25,8 +25,12 @@ pub(crate) fn services() -> Services {
         .expect("a fresh test database");
     let redis = local_services::redis().expect("redis for tests");
     let config: tokio_postgres::Config = db.url().parse().expect("the test database URL");
-    let mut conn = crate::db::PgConnection::connect(&config, Duration::from_secs(10), false)
-        .expect("connecting to the test database");
+    let mut conn = server_support::sync_postgres::PgConnection::connect(
+        &config,
+        Duration::from_secs(10),
+        false,
+    )
+    .expect("connecting to the test database");
     let scripts: Vec<&str> = MIGRATIONS.iter().map(|(_, sql)| *sql).collect();
     conn.execute_in_transaction(&scripts, Duration::from_secs(60))
         .expect("migrating the test database");

@@ -1,15 +1,15 @@
-//! Redis for the blocking server: the redis crate's sync connections in an
-//! r2d2 pool. A command blocks the calling thread until Redis answers.
+//! Redis through the redis crate's sync connections in an r2d2 pool: a
+//! command blocks the calling thread until Redis answers.
+//!
+//! Who calls it: the blocking server's handlers (its pinning driver), and
+//! the async server's `/users/{id}/cache/blocking`, which makes the same
+//! calls on an event-loop worker on purpose (a blocking RedisTemplate
+//! called from WebFlux).
 //!
 //! Every wait is bounded by the acquire timeout: getting a pooled connection
 //! (r2d2's `connection_timeout`), connecting (`get_connection_with_timeout`),
 //! and each command (socket read and write timeouts), so a Redis that is down
 //! or stalled gives a 503, never a hang.
-//!
-//! The twin is crates/async-server/src/cache.rs (one shared multiplexed
-//! connection by default, or a pool), where the
-//! two GETs of `/users/{id}/cache` go out at once; here they go one after the
-//! other, each holding the thread for a round trip.
 
 use std::time::Duration;
 
@@ -18,16 +18,20 @@ use contract::cache::{email_key, name_key};
 use contract::settings::CommonSettings;
 use redis::{Commands, ConnectionLike, RedisResult};
 
-pub(crate) type CachePool = r2d2::Pool<RedisManager>;
+use crate::LogPoolErrors;
+
+/// The pool of sync connections.
+pub type RedisPool = r2d2::Pool<RedisManager>;
 
 /// r2d2's view of a Redis connection, with timeouts on every socket wait.
-pub(crate) struct RedisManager {
+pub struct RedisManager {
     client: redis::Client,
     timeout: Duration,
 }
 
 impl RedisManager {
-    pub(crate) fn new(settings: &CommonSettings) -> anyhow::Result<Self> {
+    /// From `REDIS_URL`; each wait bounded by the acquire timeout.
+    pub fn new(settings: &CommonSettings) -> anyhow::Result<Self> {
         let client = redis::Client::open(settings.redis_url.as_str())
             .map_err(|e| anyhow::anyhow!("parsing REDIS_URL: {e}"))?;
         Ok(RedisManager {
@@ -37,7 +41,8 @@ impl RedisManager {
     }
 
     /// A connection whose reads and writes give up after the timeout.
-    pub(crate) fn open(&self) -> RedisResult<redis::Connection> {
+    /// Blocks the calling thread while it connects.
+    pub fn open(&self) -> RedisResult<redis::Connection> {
         let conn = self.client.get_connection_with_timeout(self.timeout)?;
         conn.set_read_timeout(Some(self.timeout))?;
         conn.set_write_timeout(Some(self.timeout))?;
@@ -53,6 +58,7 @@ impl r2d2::ManageConnection for RedisManager {
         self.open()
     }
 
+    /// A `PING` round trip; r2d2 calls it only with test-on-checkout on.
     fn is_valid(&self, conn: &mut redis::Connection) -> RedisResult<()> {
         redis::cmd("PING").query::<String>(conn).map(drop)
     }
@@ -62,22 +68,24 @@ impl r2d2::ManageConnection for RedisManager {
     }
 }
 
-/// The pool, built without connecting (connections open on first use).
-pub(crate) fn pool(settings: &CommonSettings) -> anyhow::Result<CachePool> {
+/// The pool (`--redis-pool-size` connections), built without connecting
+/// (connections open on first use). Starts r2d2's helper threads.
+pub fn pool(settings: &CommonSettings) -> anyhow::Result<RedisPool> {
     Ok(
         contract::pool::r2d2_builder(settings, settings.redis_pool_size)
-            .error_handler(Box::new(crate::db::LogPoolErrors("redis")))
+            .error_handler(Box::new(LogPoolErrors("redis")))
             .build_unchecked(RedisManager::new(settings)?),
     )
 }
 
-/// The two cached fields of a user: two GETs, one after the other.
-pub(crate) fn get_user_fields(
+/// The two cached fields of a user: two GETs, one after the other, each
+/// blocking the calling thread for a round trip.
+pub fn get_user_fields(
     conn: &mut redis::Connection,
     prefix: &str,
     id: i64,
 ) -> RedisResult<(Option<String>, Option<String>)> {
-    // Each counted only on a carrier (crate::virtual_threads::pinning).
+    // Each counted only where blocking harms others (contract::blocking_calls).
     mark(BlockingCall::SyncRedisGet);
     let name: Option<String> = conn.get(name_key(prefix, id))?;
     mark(BlockingCall::SyncRedisGet);
@@ -85,13 +93,13 @@ pub(crate) fn get_user_fields(
     Ok((name, email))
 }
 
-/// Sets both cached fields of a user in one pipelined round trip.
-pub(crate) fn set_user_fields(
+/// Sets both cached fields of a user in one pipelined round trip, blocking
+/// the calling thread for it.
+pub fn set_user_fields(
     conn: &mut redis::Connection,
     prefix: &str,
     id: i64,
-    name: &str,
-    email: &str,
+    (name, email): (&str, &str),
 ) -> RedisResult<()> {
     mark(BlockingCall::SyncRedisSet);
     redis::pipe()
