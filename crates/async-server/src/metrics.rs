@@ -26,7 +26,7 @@ use contract::metrics::{
     append_summaries, render, seconds, write_family_header, MetricsSnapshot, PoolGauges,
     RequestCounters, SummarySeries, CLIENT_CLOSED_REQUEST, CONTENT_TYPE,
 };
-use contract::routes::{ROUTES, UNMATCHED};
+use contract::routes::UNMATCHED;
 
 use crate::route_monitors::RouteTotals;
 use crate::AppState;
@@ -61,7 +61,7 @@ pub(crate) fn route_label(request: &Request) -> &'static str {
     request
         .extensions()
         .get::<MatchedPath>()
-        .and_then(|matched| ROUTES.iter().find(|r| r.pattern == matched.as_str()))
+        .and_then(|matched| contract::routes::find(matched.as_str()))
         .map_or(UNMATCHED, |r| r.pattern)
 }
 

@@ -112,7 +112,6 @@ pub fn run(
                 settings.report_stack_use,
             );
             Some(virtual_threads::pinning::Pins::start(
-                &router::PATTERNS,
                 settings.carrier_count(),
             )?)
         }

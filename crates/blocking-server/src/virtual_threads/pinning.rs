@@ -144,9 +144,10 @@ pub(crate) struct Pins {
 }
 
 impl Pins {
-    /// The routes' counters (`patterns`: every `route` label the server
-    /// uses), with the carrier probes and the warning thread started.
-    pub(crate) fn start(patterns: &[&'static str], carriers: usize) -> anyhow::Result<Arc<Pins>> {
+    /// The counters of every `route` label the server uses
+    /// (`contract::routes::blocking_server_labels`), with the carrier probes
+    /// and the warning thread started.
+    pub(crate) fn start(carriers: usize) -> anyhow::Result<Arc<Pins>> {
         let lag = Arc::new(LagRecord::new(Instant::now()).map_err(anyhow::Error::msg)?);
         for carrier in 0..carriers {
             let lag = Arc::clone(&lag);
@@ -158,7 +159,9 @@ impl Pins {
             })?;
         }
         let pins = Arc::new(Pins {
-            routes: patterns.iter().map(|p| RoutePins::leak(p)).collect(),
+            routes: contract::routes::blocking_server_labels()
+                .map(RoutePins::leak)
+                .collect(),
             lag,
             carriers,
         });
