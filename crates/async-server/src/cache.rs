@@ -13,6 +13,7 @@ use std::time::Duration;
 use contract::cache::{email_key, name_key};
 use contract::model::CachedUser;
 use contract::settings::CommonSettings;
+use contract::ApiError;
 use r2d2::PooledConnection;
 use redis::{AsyncCommands as _, RedisError};
 use server_support::sync_redis::{self, RedisManager, RedisPool};
@@ -20,11 +21,14 @@ use server_support::sync_redis::{self, RedisManager, RedisPool};
 use crate::error::AppError;
 use crate::redis_clients::{AsyncRedis, Handle};
 
-/// Whether a Redis error means "Redis is not there or not answering" (503)
-/// rather than a bug of ours, such as a value of the wrong type (500).
+/// A Redis error as the client sees it: a value our code cannot read is the
+/// contract's `unreadable_answer` (500, the rule is the contract's: see
+/// `contract::ApiError::unreadable_answer`); anything else means Redis is
+/// not there or not answering (503). Twin: `cache_error` in
+/// crates/blocking-server/src/handlers.rs.
 fn redis_error(e: RedisError) -> AppError {
-    if e.kind() == redis::ErrorKind::TypeError {
-        AppError::internal(format_args!("redis: {e}"))
+    if sync_redis::is_unreadable_value(&e) {
+        AppError::with_cause(ApiError::unreadable_answer(), format_args!("redis: {e}"))
     } else {
         AppError::unavailable("cache", format_args!("redis: {e}"))
     }
@@ -53,7 +57,8 @@ where
                 || e.is_timeout()
                 || e.is_connection_dropped()
                 || e.is_connection_refusal();
-            if broken || (lease.is_shared() && e.kind() != redis::ErrorKind::TypeError) {
+            // An unreadable value is an answer: the connection is fine.
+            if broken || (lease.is_shared() && !sync_redis::is_unreadable_value(&e)) {
                 lease.discard();
             }
             Err(redis_error(e))

@@ -30,7 +30,7 @@ use crate::yielding::pool::{Pool, PoolState, Pooled};
 use crate::yielding::postgres::PgConn;
 use crate::yielding::resp::RedisConn;
 use server_support::sync_postgres::{self, DbError};
-use server_support::sync_redis;
+use server_support::sync_redis::{self, CacheError};
 
 /// The clients behind `AppState`.
 pub(crate) struct Driver {
@@ -65,7 +65,7 @@ pub(crate) enum CacheConn {
     Yielding(Pooled<RedisConn>),
 }
 
-/// Why a checkout or a Redis command failed (the handler answers 503).
+/// Why a Postgres checkout failed (the handler answers 503).
 #[derive(Debug)]
 pub(crate) struct Unavailable(String);
 
@@ -117,16 +117,17 @@ impl Driver {
     }
 
     /// A Redis connection within the acquire timeout.
-    pub(crate) fn cache(&self) -> Result<CacheConn, Unavailable> {
+    pub(crate) fn cache(&self) -> Result<CacheConn, CacheError> {
         let started = Instant::now();
         let conn = match &self.clients {
             Clients::Pinning { cache, .. } => cache
                 .get()
                 .map(CacheConn::Pinning)
-                .map_err(|e| Unavailable(e.to_string())),
-            Clients::Yielding { cache, .. } => {
-                cache.get().map(CacheConn::Yielding).map_err(Unavailable)
-            }
+                .map_err(|e| CacheError::Unavailable(e.to_string())),
+            Clients::Yielding { cache, .. } => cache
+                .get()
+                .map(CacheConn::Yielding)
+                .map_err(CacheError::Unavailable),
         };
         self.cache_waits.record(started.elapsed());
         conn
@@ -195,13 +196,13 @@ impl CacheConn {
         &mut self,
         prefix: &str,
         id: i64,
-    ) -> Result<(Option<String>, Option<String>), Unavailable> {
+    ) -> Result<(Option<String>, Option<String>), CacheError> {
         match self {
             CacheConn::Pinning(conn) => {
                 on_carrier(|| sync_redis::get_user_fields(conn, prefix, id))
-                    .map_err(|e| Unavailable(e.to_string()))
+                    .map_err(CacheError::from)
             }
-            CacheConn::Yielding(conn) => conn.get_user_fields(prefix, id).map_err(Unavailable),
+            CacheConn::Yielding(conn) => conn.get_user_fields(prefix, id),
         }
     }
 
@@ -211,15 +212,13 @@ impl CacheConn {
         prefix: &str,
         id: i64,
         (name, email): (&str, &str),
-    ) -> Result<(), Unavailable> {
+    ) -> Result<(), CacheError> {
         match self {
             CacheConn::Pinning(conn) => {
                 on_carrier(|| sync_redis::set_user_fields(conn, prefix, id, (name, email)))
-                    .map_err(|e| Unavailable(e.to_string()))
+                    .map_err(CacheError::from)
             }
-            CacheConn::Yielding(conn) => conn
-                .set_user_fields(prefix, id, name, email)
-                .map_err(Unavailable),
+            CacheConn::Yielding(conn) => conn.set_user_fields(prefix, id, name, email),
         }
     }
 }

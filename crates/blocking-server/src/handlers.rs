@@ -31,6 +31,7 @@ use crate::router::{route, Route, Routing};
 use crate::virtual_threads::pinning;
 use crate::AppState;
 use server_support::sync_postgres::DbError;
+use server_support::sync_redis::CacheError;
 
 /// One request in, one response out, on the calling handler thread; the
 /// answer is counted under its route, method and status, and timed from
@@ -154,17 +155,15 @@ fn user(state: &AppState, raw_id: &str) -> Result<Response, ApiError> {
 fn user_cache(state: &AppState, raw_id: &str) -> Result<Response, ApiError> {
     let id = parse_path_id(raw_id)?;
     let prefix = state.key_prefix.as_str();
-    let mut conn = state.driver.cache().map_err(|e| cache_unavailable(&e))?;
-    let (name, email) = conn
-        .get_user_fields(prefix, id)
-        .map_err(|e| cache_unavailable(&e))?;
+    let mut conn = state.driver.cache().map_err(cache_error)?;
+    let (name, email) = conn.get_user_fields(prefix, id).map_err(cache_error)?;
     if let (Some(name), Some(email)) = (name, email) {
         return Ok(Response::json(to_json(&CachedUser { name, email })));
     }
     // A miss: the database is the source of truth, and it heals the cache.
     let user = load_user(state, id)?.ok_or_else(|| ApiError::user_not_found(id))?;
     conn.set_user_fields(prefix, id, (&user.name, &user.email))
-        .map_err(|e| cache_unavailable(&e))?;
+        .map_err(cache_error)?;
     Ok(Response::json(to_json(&CachedUser {
         name: user.name,
         email: user.email,
@@ -228,7 +227,20 @@ fn load_user(state: &AppState, id: i64) -> Result<Option<contract::model::User>,
     })
 }
 
-fn cache_unavailable(error: &dyn std::fmt::Display) -> ApiError {
-    tracing::warn!(error = %error, "cache unavailable");
-    ApiError::unavailable("cache")
+/// A Redis failure as the client sees it: a value our code cannot read is
+/// the contract's `unreadable_answer` (500: Redis answered, its data is our
+/// fault; `contract::ApiError::unreadable_answer` says why), anything else
+/// the cache being unavailable (503). Twin: `redis_error` in
+/// crates/async-server/src/cache.rs.
+fn cache_error(error: CacheError) -> ApiError {
+    match error {
+        CacheError::Unavailable(cause) => {
+            tracing::warn!(error = %cause, "cache unavailable");
+            ApiError::unavailable("cache")
+        }
+        CacheError::Unreadable(cause) => {
+            tracing::error!(error = %cause, "unreadable cached value");
+            ApiError::unreadable_answer()
+        }
+    }
 }

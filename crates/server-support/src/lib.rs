@@ -15,8 +15,9 @@
 //! with `spawn_blocking`), so the columns that compare them compare one
 //! driver, not two.
 //!
-//! The invariant (ARCHITECTURE.md): every function here is synchronous and
-//! blocks its caller, and says so. Nothing here is a handler, routes a
+//! The invariant (ARCHITECTURE.md): every function here that does I/O is
+//! synchronous and blocks its caller, and says so; the rest only classify
+//! what those functions return. Nothing here is a handler, routes a
 //! request or awaits: what a thread does while it waits is the lesson, and
 //! it stays in each server, side by side. Rules without I/O belong in
 //! `contract`, not here.

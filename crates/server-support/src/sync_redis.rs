@@ -78,6 +78,50 @@ pub fn pool(settings: &CommonSettings) -> anyhow::Result<RedisPool> {
     )
 }
 
+/// Why a Redis call failed, which decides the answer: the twin of
+/// [`crate::sync_postgres::DbError`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CacheError {
+    /// No connection or no answer in time, or the connection broke: 503.
+    Unavailable(String),
+    /// Redis answered with a value our code cannot read
+    /// ([`is_unreadable_value`]): the contract's
+    /// `ApiError::unreadable_answer`, a 500.
+    Unreadable(String),
+}
+
+impl std::fmt::Display for CacheError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CacheError::Unavailable(cause) => write!(f, "cache unavailable: {cause}"),
+            CacheError::Unreadable(cause) => write!(f, "unreadable cached value: {cause}"),
+        }
+    }
+}
+
+impl std::error::Error for CacheError {}
+
+impl From<redis::RedisError> for CacheError {
+    fn from(e: redis::RedisError) -> Self {
+        if is_unreadable_value(&e) {
+            CacheError::Unreadable(e.to_string())
+        } else {
+            CacheError::Unavailable(e.to_string())
+        }
+    }
+}
+
+/// Whether a redis crate error says that Redis answered with a value our
+/// code cannot read, rather than that it is down, stalled or broken: a
+/// value that does not convert (`TypeError`: not UTF-8 text), or a key that
+/// holds another type than a string (Redis' `WRONGTYPE` reply). Both
+/// servers answer it with the contract's `ApiError::unreadable_answer`
+/// (500), whichever redis crate client read it; the connection is fine and
+/// stays in use.
+pub fn is_unreadable_value(e: &redis::RedisError) -> bool {
+    e.kind() == redis::ErrorKind::TypeError || e.code() == Some("WRONGTYPE")
+}
+
 /// The two cached fields of a user: two GETs, one after the other, each
 /// blocking the calling thread for a round trip.
 pub fn get_user_fields(

@@ -9,15 +9,18 @@
 //!
 //! As in server_support::sync_redis: `/users/{id}/cache` reads its two keys with two
 //! GETs, one round trip each, and a miss writes both keys back with two
-//! SETs pipelined into one round trip (no expiry, as there). Every
-//! failure, an error reply included, is `Unavailable` (503), and the
-//! connection is marked broken so the pool closes it.
+//! SETs pipelined into one round trip (no expiry, as there). A value our
+//! code cannot read (not UTF-8, or a key of another type) is
+//! `CacheError::Unreadable` (the contract's 500), as with the redis crate;
+//! every other failure, an error reply included, is `Unavailable` (503),
+//! and the connection is marked broken so the pool closes it.
 
 use std::time::{Duration, Instant};
 
 use bytes::Buf;
 use contract::cache::{email_key, name_key};
 use contract::settings::CommonSettings;
+use server_support::sync_redis::CacheError;
 
 use super::pool::{Connection, Pool, PoolConfig};
 use super::wire::Wire;
@@ -120,7 +123,7 @@ impl RedisConn {
         &mut self,
         prefix: &str,
         id: i64,
-    ) -> Result<(Option<String>, Option<String>), String> {
+    ) -> Result<(Option<String>, Option<String>), CacheError> {
         let name = self.get(&name_key(prefix, id))?;
         let email = self.get(&email_key(prefix, id))?;
         Ok((name, email))
@@ -133,29 +136,46 @@ impl RedisConn {
         id: i64,
         name: &str,
         email: &str,
-    ) -> Result<(), String> {
+    ) -> Result<(), CacheError> {
         let deadline = Instant::now() + self.call_timeout;
         self.command(&[b"SET", name_key(prefix, id).as_bytes(), name.as_bytes()]);
         self.command(&[b"SET", email_key(prefix, id).as_bytes(), email.as_bytes()]);
-        for reply in self.checked(|conn| conn.round_trip(2, deadline))? {
-            self.checked(|_| ok(reply))?;
+        let replies = self
+            .checked(|conn| conn.round_trip(2, deadline))
+            .map_err(CacheError::Unavailable)?;
+        for reply in replies {
+            self.checked(|_| ok(reply))
+                .map_err(CacheError::Unavailable)?;
         }
         Ok(())
     }
 
-    /// `GET key`: the value, or `None` for a missing key.
-    fn get(&mut self, key: &str) -> Result<Option<String>, String> {
+    /// `GET key`: the value, or `None` for a missing key. A value that is
+    /// not UTF-8 text, or a key of another type, is an answer our code
+    /// cannot read (`CacheError::Unreadable`, as the redis crate's clients
+    /// classify it: server_support::sync_redis::is_unreadable_value); the
+    /// connection is fine and stays in the pool.
+    fn get(&mut self, key: &str) -> Result<Option<String>, CacheError> {
         let deadline = Instant::now() + self.call_timeout;
         self.command(&[b"GET", key.as_bytes()]);
-        let mut replies = self.checked(|conn| conn.round_trip(1, deadline))?;
-        self.checked(|_| match replies.pop() {
+        let mut replies = self
+            .checked(|conn| conn.round_trip(1, deadline))
+            .map_err(CacheError::Unavailable)?;
+        match replies.pop() {
             Some(Reply::Bulk(None)) => Ok(None),
             Some(Reply::Bulk(Some(bytes))) => String::from_utf8(bytes)
                 .map(Some)
-                .map_err(|_| format!("the value of {key} is not UTF-8")),
-            Some(Reply::Error(e)) => Err(format!("redis answered GET with {e}")),
-            other => Err(format!("unexpected reply to GET: {other:?}")),
-        })
+                .map_err(|_| CacheError::Unreadable(format!("the value of {key} is not UTF-8"))),
+            Some(Reply::Error(e)) if e.starts_with("WRONGTYPE") => Err(CacheError::Unreadable(
+                format!("redis answered GET {key} with {e}"),
+            )),
+            other => {
+                self.broken = true;
+                Err(CacheError::Unavailable(format!(
+                    "unexpected reply to GET: {other:?}"
+                )))
+            }
+        }
     }
 
     /// Runs `f`, marking the connection broken if it fails.
