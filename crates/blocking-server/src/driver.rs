@@ -5,15 +5,21 @@
 //! controllers).
 //!
 //! - `pinning`: the r2d2 pools of the sync clients (server-support's
-//!   `sync_postgres`, the sync driver, and `sync_redis`). Each call blocks the thread that makes it until the
-//!   answer comes: a platform handler thread, as in Spring MVC with JDBC;
-//!   on virtual threads, the carrier, as a JDBC driver inside `synchronized`
-//!   pinned its carrier before JDK 24. On a carrier each call is marked
-//!   (crate::virtual_threads::pinning), for the pinning detector.
+//!   `sync_postgres`, the sync driver, and `sync_redis`). Each call blocks
+//!   the thread that makes it until the answer comes: a platform handler
+//!   thread, as in Spring MVC with JDBC; on virtual threads, the carrier,
+//!   as a JDBC driver inside `synchronized` pinned its carrier before JDK
+//!   24. Each call is made through the request's `Waits::blocking`
+//!   (crate::executor), which on a carrier marks and times it for the
+//!   pinning detector.
 //! - `yielding` (virtual threads only): coroutine-aware clients on may's
 //!   sockets, in a pool whose waiting checkouts park too
-//!   (crate::yielding). Each wait parks the coroutine and frees the
-//!   carrier, so these calls are not marked.
+//!   (crate::yielding). Each wait parks the coroutine through the
+//!   request's `Waits` and frees the carrier, so these calls are not
+//!   marked.
+//!
+//! Every call takes the request's `Waits`: whichever driver is behind it,
+//! a call may wait, and the executor decides what waiting means.
 //!
 //! Every checkout is timed here, for `pool_acquires_total` and
 //! `pool_acquire_wait_seconds_total`.
@@ -25,7 +31,7 @@ use contract::metrics::{PoolGauges, PoolWaitTotals};
 use contract::model::User;
 use contract::settings::CommonSettings;
 
-use crate::virtual_threads::pinning::on_carrier;
+use crate::executor::Waits;
 use crate::yielding::pool::{Pool, PoolState, Pooled};
 use crate::yielding::postgres::PgConn;
 use crate::yielding::resp::RedisConn;
@@ -102,22 +108,27 @@ impl Driver {
         })
     }
 
-    /// A Postgres connection within the acquire timeout.
-    pub(crate) fn db(&self) -> Result<DbConn, Unavailable> {
+    /// A Postgres connection within the acquire timeout. r2d2's checkout
+    /// blocks the thread (a condvar) while it waits; the yielding pool's
+    /// parks the coroutine.
+    pub(crate) fn db(&self, waits: &Waits<'_>) -> Result<DbConn, Unavailable> {
         let started = Instant::now();
         let conn = match &self.clients {
             Clients::Pinning { db, .. } => db
                 .get()
                 .map(DbConn::Pinning)
                 .map_err(|e| Unavailable(e.to_string())),
-            Clients::Yielding { db, .. } => db.get().map(DbConn::Yielding).map_err(Unavailable),
+            Clients::Yielding { db, .. } => {
+                db.get(waits).map(DbConn::Yielding).map_err(Unavailable)
+            }
         };
         self.db_waits.record(started.elapsed());
         conn
     }
 
-    /// A Redis connection within the acquire timeout.
-    pub(crate) fn cache(&self) -> Result<CacheConn, CacheError> {
+    /// A Redis connection within the acquire timeout (waiting as
+    /// [`Driver::db`] does).
+    pub(crate) fn cache(&self, waits: &Waits<'_>) -> Result<CacheConn, CacheError> {
         let started = Instant::now();
         let conn = match &self.clients {
             Clients::Pinning { cache, .. } => cache
@@ -125,7 +136,7 @@ impl Driver {
                 .map(CacheConn::Pinning)
                 .map_err(|e| CacheError::Unavailable(e.to_string())),
             Clients::Yielding { cache, .. } => cache
-                .get()
+                .get(waits)
                 .map(CacheConn::Yielding)
                 .map_err(CacheError::Unavailable),
         };
@@ -181,11 +192,15 @@ fn yielding_gauges(pool: &'static str, state: PoolState, waits: &PoolWaits) -> P
 
 impl DbConn {
     /// `GET /users/{id}`'s query.
-    pub(crate) fn user_by_id(&mut self, id: i64) -> Result<Option<User>, DbError> {
+    pub(crate) fn user_by_id(
+        &mut self,
+        waits: &Waits<'_>,
+        id: i64,
+    ) -> Result<Option<User>, DbError> {
         match self {
-            DbConn::Pinning(conn) => on_carrier(|| conn.user_by_id(id)),
+            DbConn::Pinning(conn) => waits.blocking(|| conn.user_by_id(id)),
             // Parks the coroutine while Postgres answers: not a pinning call.
-            DbConn::Yielding(conn) => conn.user_by_id(id),
+            DbConn::Yielding(conn) => conn.user_by_id(waits, id),
         }
     }
 }
@@ -194,31 +209,31 @@ impl CacheConn {
     /// The two cached fields of a user: two GETs, one after the other.
     pub(crate) fn get_user_fields(
         &mut self,
+        waits: &Waits<'_>,
         prefix: &str,
         id: i64,
     ) -> Result<(Option<String>, Option<String>), CacheError> {
         match self {
-            CacheConn::Pinning(conn) => {
-                on_carrier(|| sync_redis::get_user_fields(conn, prefix, id))
-                    .map_err(CacheError::from)
-            }
-            CacheConn::Yielding(conn) => conn.get_user_fields(prefix, id),
+            CacheConn::Pinning(conn) => waits
+                .blocking(|| sync_redis::get_user_fields(conn, prefix, id))
+                .map_err(CacheError::from),
+            CacheConn::Yielding(conn) => conn.get_user_fields(waits, prefix, id),
         }
     }
 
     /// Sets both cached fields of a user in one pipelined round trip.
     pub(crate) fn set_user_fields(
         &mut self,
+        waits: &Waits<'_>,
         prefix: &str,
         id: i64,
         (name, email): (&str, &str),
     ) -> Result<(), CacheError> {
         match self {
-            CacheConn::Pinning(conn) => {
-                on_carrier(|| sync_redis::set_user_fields(conn, prefix, id, (name, email)))
-                    .map_err(CacheError::from)
-            }
-            CacheConn::Yielding(conn) => conn.set_user_fields(prefix, id, name, email),
+            CacheConn::Pinning(conn) => waits
+                .blocking(|| sync_redis::set_user_fields(conn, prefix, id, (name, email)))
+                .map_err(CacheError::from),
+            CacheConn::Yielding(conn) => conn.set_user_fields(waits, prefix, id, name, email),
         }
     }
 }

@@ -20,29 +20,32 @@ use contract::metrics::{
     append_summaries, render, write_family_header, MetricsSnapshot, SummarySeries,
 };
 
+use crate::executor::Executor;
+use crate::platform_threads::HandlerPool;
 use crate::AppState;
 
 pub(crate) fn render_metrics(state: &AppState) -> String {
     // Without /proc the answer is still 200, minus the process metrics (the
     // contract's rule, contract::metrics). Twin: crates/async-server/src/metrics.rs.
+    let server = state.executor.metrics_label();
     let mut text = render(&MetricsSnapshot {
-        server: state.server,
+        server,
         process: server_support::process_gauges(),
         requests: state.counters.read(),
         pools: state.driver.pool_gauges(),
     });
-    append_handler_pool(&mut text, state);
-    if let Some(pins) = &state.pins {
-        pins.render(&mut text, state.server);
+    match &state.executor {
+        Executor::PlatformThreads {
+            handler_pool: Some(pool),
+        } => append_handler_pool(&mut text, pool),
+        Executor::PlatformThreads { handler_pool: None } => {}
+        Executor::VirtualThreads { pins } => pins.render(&mut text, server),
     }
     text
 }
 
 /// Handler threads in all and busy, and each route's queue wait.
-fn append_handler_pool(out: &mut String, state: &AppState) {
-    let Some(pool) = &state.handler_pool else {
-        return;
-    };
+fn append_handler_pool(out: &mut String, pool: &HandlerPool) {
     for (name, help, value) in [
         (
             "handler_threads",

@@ -24,6 +24,6 @@ mod postgres_tests;
 #[cfg(test)]
 mod resp_tests;
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
 #[cfg(test)]
 mod wire_tests;

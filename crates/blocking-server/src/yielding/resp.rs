@@ -22,6 +22,8 @@ use contract::cache::{email_key, name_key};
 use contract::settings::CommonSettings;
 use server_support::sync_redis::CacheError;
 
+use crate::executor::Waits;
+
 use super::pool::{Connection, Pool, PoolConfig};
 use super::wire::Wire;
 
@@ -62,8 +64,8 @@ impl RedisConfig {
 pub(crate) fn pool(settings: &CommonSettings) -> anyhow::Result<Pool<RedisConn>> {
     let config = RedisConfig::from_settings(settings)?;
     let bounds = PoolConfig::from_settings("redis", settings.redis_pool_size, settings);
-    Ok(Pool::new(bounds, move |deadline| {
-        RedisConn::connect(&config, deadline)
+    Ok(Pool::new(bounds, move |waits, deadline| {
+        RedisConn::connect(waits, &config, deadline)
     }))
 }
 
@@ -90,9 +92,19 @@ pub(crate) struct RedisConn {
 impl RedisConn {
     /// Connects, and logs in and selects the database if the URL says so,
     /// by `deadline`.
-    pub(crate) fn connect(config: &RedisConfig, deadline: Instant) -> Result<RedisConn, String> {
-        let wire = Wire::connect(&config.host, config.port, deadline, config.call_timeout)
-            .map_err(|e| format!("connecting to redis: {e}"))?;
+    pub(crate) fn connect(
+        waits: &Waits<'_>,
+        config: &RedisConfig,
+        deadline: Instant,
+    ) -> Result<RedisConn, String> {
+        let wire = Wire::connect(
+            waits,
+            &config.host,
+            config.port,
+            deadline,
+            config.call_timeout,
+        )
+        .map_err(|e| format!("connecting to redis: {e}"))?;
         let mut conn = RedisConn {
             wire,
             call_timeout: config.call_timeout,
@@ -111,7 +123,7 @@ impl RedisConn {
             expected += 1;
         }
         if expected > 0 {
-            for reply in conn.round_trip(expected, deadline)? {
+            for reply in conn.round_trip(waits, expected, deadline)? {
                 ok(reply)?;
             }
         }
@@ -121,17 +133,19 @@ impl RedisConn {
     /// The two cached fields of a user: two GETs, one after the other.
     pub(crate) fn get_user_fields(
         &mut self,
+        waits: &Waits<'_>,
         prefix: &str,
         id: i64,
     ) -> Result<(Option<String>, Option<String>), CacheError> {
-        let name = self.get(&name_key(prefix, id))?;
-        let email = self.get(&email_key(prefix, id))?;
+        let name = self.get(waits, &name_key(prefix, id))?;
+        let email = self.get(waits, &email_key(prefix, id))?;
         Ok((name, email))
     }
 
     /// Sets both cached fields of a user: two SETs in one round trip.
     pub(crate) fn set_user_fields(
         &mut self,
+        waits: &Waits<'_>,
         prefix: &str,
         id: i64,
         name: &str,
@@ -141,7 +155,7 @@ impl RedisConn {
         self.command(&[b"SET", name_key(prefix, id).as_bytes(), name.as_bytes()]);
         self.command(&[b"SET", email_key(prefix, id).as_bytes(), email.as_bytes()]);
         let replies = self
-            .checked(|conn| conn.round_trip(2, deadline))
+            .checked(|conn| conn.round_trip(waits, 2, deadline))
             .map_err(CacheError::Unavailable)?;
         for reply in replies {
             self.checked(|_| ok(reply))
@@ -155,11 +169,11 @@ impl RedisConn {
     /// cannot read (`CacheError::Unreadable`, as the redis crate's clients
     /// classify it: server_support::sync_redis::is_unreadable_value); the
     /// connection is fine and stays in the pool.
-    fn get(&mut self, key: &str) -> Result<Option<String>, CacheError> {
+    fn get(&mut self, waits: &Waits<'_>, key: &str) -> Result<Option<String>, CacheError> {
         let deadline = Instant::now() + self.call_timeout;
         self.command(&[b"GET", key.as_bytes()]);
         let mut replies = self
-            .checked(|conn| conn.round_trip(1, deadline))
+            .checked(|conn| conn.round_trip(waits, 1, deadline))
             .map_err(CacheError::Unavailable)?;
         match replies.pop() {
             Some(Reply::Bulk(None)) => Ok(None),
@@ -200,9 +214,14 @@ impl RedisConn {
     }
 
     /// Sends the buffered commands and reads `count` replies.
-    fn round_trip(&mut self, count: usize, deadline: Instant) -> Result<Vec<Reply>, String> {
+    fn round_trip(
+        &mut self,
+        waits: &Waits<'_>,
+        count: usize,
+        deadline: Instant,
+    ) -> Result<Vec<Reply>, String> {
         self.wire
-            .flush()
+            .flush(waits)
             .map_err(|e| format!("writing to redis: {e}"))?;
         let mut replies = Vec::with_capacity(count);
         while replies.len() < count {
@@ -211,12 +230,15 @@ impl RedisConn {
                     self.wire.read.advance(used);
                     replies.push(reply);
                 }
-                None => self.wire.fill(deadline).map_err(|e| match e.kind() {
-                    std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock => {
-                        "no answer from redis before the deadline".to_owned()
-                    }
-                    _ => format!("reading from redis: {e}"),
-                })?,
+                None => self
+                    .wire
+                    .fill(waits, deadline)
+                    .map_err(|e| match e.kind() {
+                        std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock => {
+                            "no answer from redis before the deadline".to_owned()
+                        }
+                        _ => format!("reading from redis: {e}"),
+                    })?,
             }
         }
         Ok(replies)
@@ -228,10 +250,10 @@ impl Connection for RedisConn {
         self.broken
     }
 
-    fn ping(&mut self) -> Result<(), String> {
+    fn ping(&mut self, waits: &Waits<'_>) -> Result<(), String> {
         let deadline = Instant::now() + self.call_timeout;
         self.command(&[b"PING"]);
-        let mut replies = self.checked(|conn| conn.round_trip(1, deadline))?;
+        let mut replies = self.checked(|conn| conn.round_trip(waits, 1, deadline))?;
         self.checked(|_| match replies.pop() {
             Some(Reply::Simple(pong)) if pong == "PONG" => Ok(()),
             other => Err(format!("unexpected reply to PING: {other:?}")),

@@ -62,11 +62,11 @@ fn a_miss_then_pipelined_sets_then_a_hit() {
     let (prefix_guard, redis_url) = redis_prefix();
     let redis_pool = redis_pool(&redis_url, 2000);
     let prefix = prefix_guard.as_str().to_owned();
-    let (miss, set, hit) = on_coroutine(move || {
-        let mut conn = redis_pool.get().expect("a connection");
-        let miss = conn.get_user_fields(&prefix, 7);
-        let set = conn.set_user_fields(&prefix, 7, "Ada", "ada@example.com");
-        let hit = conn.get_user_fields(&prefix, 7);
+    let (miss, set, hit) = on_coroutine(move |waits| {
+        let mut conn = redis_pool.get(waits).expect("a connection");
+        let miss = conn.get_user_fields(waits, &prefix, 7);
+        let set = conn.set_user_fields(waits, &prefix, 7, "Ada", "ada@example.com");
+        let hit = conn.get_user_fields(waits, &prefix, 7);
         (miss, set, hit)
     });
     assert_eq!(miss, Ok((None, None)));
@@ -103,10 +103,10 @@ fn a_value_it_cannot_read_is_unreadable_and_the_connection_stays() {
         .rpush(contract::cache::email_key(&prefix, 6), "di@example.com")
         .expect("RPUSH");
     let redis_pool = redis_pool(&redis_url, 2000);
-    let (not_utf8, wrong_type, open) = on_coroutine(move || {
-        let mut conn = redis_pool.get().expect("a connection");
-        let not_utf8 = conn.get_user_fields(&prefix, 5);
-        let wrong_type = conn.get_user_fields(&prefix, 6);
+    let (not_utf8, wrong_type, open) = on_coroutine(move |waits| {
+        let mut conn = redis_pool.get(waits).expect("a connection");
+        let not_utf8 = conn.get_user_fields(waits, &prefix, 5);
+        let wrong_type = conn.get_user_fields(waits, &prefix, 6);
         drop(conn);
         (not_utf8, wrong_type, redis_pool.state().open)
     });
@@ -132,14 +132,14 @@ fn the_two_sets_take_one_round_trip() {
     proxy.set_round_trip(Duration::from_millis(200));
     let redis_pool = redis_pool(&url_with_addr(&redis_url, proxy.addr()), 3000);
     let prefix = prefix_guard.as_str().to_owned();
-    let (sets, gets) = on_coroutine(move || {
-        let mut conn = redis_pool.get().expect("a connection");
+    let (sets, gets) = on_coroutine(move |waits| {
+        let mut conn = redis_pool.get(waits).expect("a connection");
         let started = Instant::now();
-        conn.set_user_fields(&prefix, 8, "Bo", "bo@example.com")
+        conn.set_user_fields(waits, &prefix, 8, "Bo", "bo@example.com")
             .expect("SETs");
         let sets = started.elapsed();
         let started = Instant::now();
-        conn.get_user_fields(&prefix, 8).expect("GETs");
+        conn.get_user_fields(waits, &prefix, 8).expect("GETs");
         (sets, started.elapsed())
     });
     // One 200-ms round trip for both SETs; the two GETs take one each.
@@ -159,13 +159,13 @@ fn an_outage_is_an_error_by_the_deadline_and_recovery_needs_no_restart() {
     let redis_pool = redis_pool(&url_with_addr(&redis_url, proxy.addr()), 500);
     let prefix = prefix_guard.as_str().to_owned();
     let p = Arc::clone(&proxy);
-    let (refused, stalled, recovered, open) = on_coroutine(move || {
+    let (refused, stalled, recovered, open) = on_coroutine(move |waits| {
         let read = || {
             let started = Instant::now();
             let result = redis_pool
-                .get()
+                .get(waits)
                 .map_err(CacheError::Unavailable)
-                .and_then(|mut c| c.get_user_fields(&prefix, 9));
+                .and_then(|mut c| c.get_user_fields(waits, &prefix, 9));
             (started.elapsed(), result)
         };
         assert_eq!(read().1, Ok((None, None)));
@@ -199,11 +199,11 @@ fn a_command_on_a_stalled_connection_ends_by_its_deadline() {
     let redis_pool = redis_pool(&url_with_addr(&redis_url, proxy.addr()), 500);
     let prefix = prefix_guard.as_str().to_owned();
     let p = Arc::clone(&proxy);
-    let (took, result, open) = on_coroutine(move || {
-        let mut conn = redis_pool.get().expect("a connection");
+    let (took, result, open) = on_coroutine(move |waits| {
+        let mut conn = redis_pool.get(waits).expect("a connection");
         p.set_mode(Mode::Stall);
         let started = Instant::now();
-        let result = conn.set_user_fields(&prefix, 9, "Cy", "cy@example.com");
+        let result = conn.set_user_fields(waits, &prefix, 9, "Cy", "cy@example.com");
         let took = started.elapsed();
         drop(conn);
         (took, result, redis_pool.state().open)
