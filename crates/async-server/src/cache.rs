@@ -38,8 +38,9 @@ fn redis_error(e: RedisError) -> AppError {
 /// bounded by `timeout`.
 ///
 /// A pooled connection whose command failed on the socket or timed out is
-/// taken out of the pool rather than handed to the next request: with no
-/// ping per checkout, this is how a broken connection is noticed.
+/// taken out of the pool rather than handed to the next request (with no
+/// ping per checkout, this is how a broken connection is noticed), and the
+/// shared connection is replaced.
 async fn with_connection<T, F>(
     redis: &AsyncRedis,
     timeout: Duration,
