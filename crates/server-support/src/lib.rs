@@ -27,5 +27,12 @@ pub mod process_gauges;
 pub mod sync_postgres;
 pub mod sync_redis;
 
+#[cfg(test)]
+mod sync_postgres_tests;
+#[cfg(test)]
+mod sync_redis_tests;
+#[cfg(test)]
+mod test_settings;
+
 pub use pool_errors::LogPoolErrors;
 pub use process_gauges::process_gauges;
