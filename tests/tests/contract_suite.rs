@@ -15,7 +15,7 @@ use contract::model::{to_json, CachedUser, CpuResult, Health, Post};
 use contract::params::{parse_cpu_n, parse_id, MAX_BODY_BYTES};
 use contract::workload::sqrt_sum;
 use contract::ApiError;
-use harness::{spawn_app, Response, Server, TestApp};
+use harness::{spawn_app, spawn_app_with, AppOptions, Response, Server, TestApp};
 
 /// What a case expects: a status and either an exact body or an error of the contract's shape.
 enum Expect {
@@ -348,6 +348,81 @@ fn a_cache_miss_reads_the_database_and_heals_the_cache() {
             server.name()
         );
     }
+}
+
+/// A value under one of a user's cache keys that no server can read (a
+/// name that is not UTF-8 text; an email key holding a list, which Redis
+/// answers with WRONGTYPE) gets the contract's answer for a dependency's
+/// unreadable data, the same status and body from every server mode and
+/// every Redis client: a 500, not a 503 (`ApiError::unreadable_answer` says
+/// why). Each app has its own key prefix, so the planted keys are its own.
+#[test]
+fn an_unreadable_cached_value_gets_the_contracts_answer_from_every_mode() {
+    use redis::Commands;
+    let async_with = |client: &str| {
+        let options = AppOptions {
+            extra_args: vec!["--redis-client".into(), client.into()],
+            ..AppOptions::default()
+        };
+        (
+            format!("async --redis-client {client}"),
+            spawn_app_with(Server::Async, options),
+        )
+    };
+    let mut apps: Vec<(String, TestApp)> = [
+        Server::Blocking,
+        Server::BlockingTinyHttp,
+        Server::Virtual,
+        Server::VirtualYielding,
+    ]
+    .into_iter()
+    .map(|server| (server.name().to_owned(), spawn_app(server)))
+    .collect();
+    apps.extend(["shared", "deadpool-redis", "pool"].map(async_with));
+    let expected = ApiError::unreadable_answer();
+    let mut failures = Vec::new();
+    for (mode, app) in &apps {
+        let mut redis = app.redis();
+        let prefix = app.redis_prefix();
+        let _: () = redis
+            .set(contract::cache::name_key(prefix, 7), &[0xff_u8, 0xfe][..])
+            .expect("planting a name that is not UTF-8");
+        let _: () = redis
+            .del(contract::cache::email_key(prefix, 8))
+            .expect("redis del");
+        let _: () = redis
+            .rpush(contract::cache::email_key(prefix, 8), "user8@example.com")
+            .expect("planting a list under an email key");
+        let mut paths = vec!["/users/7/cache", "/users/8/cache"];
+        if mode.starts_with("async") {
+            // The blocking variant reads through the sync client, the
+            // blocking server's own.
+            paths.extend(["/users/7/cache/blocking", "/users/8/cache/blocking"]);
+        }
+        for path in paths {
+            let got = app.get(path);
+            if (got.status, &got.body) != (expected.status(), &expected.body_json()) {
+                failures.push(format!("{mode} {path}: {} {}", got.status, got.text()));
+            }
+        }
+        // The connection that read it is fine: the next request is served.
+        let healthy = app.get("/users/1/cache");
+        if healthy.status != 200 {
+            failures.push(format!(
+                "{mode} after: {} {}",
+                healthy.status,
+                healthy.text()
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "expected {} {} everywhere; {} failures:\n{}",
+        expected.status(),
+        String::from_utf8_lossy(&expected.body_json()),
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]

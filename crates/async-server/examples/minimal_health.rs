@@ -1,4 +1,4 @@
-//! The peer of the stall detector's overhead check (issue 9): the smallest
+//! The peer of the stall detector's overhead check: the smallest
 //! axum app that serves the contract's `/health` answer, with `axum::serve`
 //! and nothing else (no counters, limits, panic layer, first-head check or
 //! stall detector), on the same kind of runtime as the async server (a

@@ -7,7 +7,6 @@ use std::time::Duration;
 use axum::Router;
 use contract::metrics::RequestCounters;
 
-use crate::cache::SyncRedisPool;
 use crate::db::SyncDb;
 use crate::lag_probe::LagProbe;
 use crate::redis_clients::AsyncRedis;
@@ -15,6 +14,7 @@ use crate::route_handler::Routes;
 use crate::route_monitors::RouteMonitors;
 use crate::settings::Settings;
 use crate::{handlers, metrics};
+use server_support::sync_redis::RedisPool;
 
 /// What every handler may use, behind one `Arc`: axum clones the state for
 /// each request (more than once: the handler and each stateful layer get
@@ -29,12 +29,13 @@ pub struct Shared {
     pub(crate) settings: Arc<Settings>,
     /// sqlx: the non-blocking Postgres pool (R2DBC's place).
     pub(crate) db: sqlx::PgPool,
-    /// The sync driver and its query threads (JDBC's place, for the variants).
+    /// The sync driver (the blocking server's, JDBC's place) and its query
+    /// threads, for the variants.
     pub(crate) sync_db: SyncDb,
     /// The async Redis client, shared connection or pool (ReactiveRedisTemplate's place).
     pub(crate) cache: Arc<AsyncRedis>,
     /// Sync Redis connections, for /users/{id}/cache/blocking.
-    pub(crate) sync_cache: SyncRedisPool,
+    pub(crate) sync_cache: RedisPool,
     /// The CPU pool behind /cpu/rayon (ParallelScheduler's place).
     pub(crate) rayon: Arc<rayon::ThreadPool>,
     /// Leaked, so the per-request code holds a `&'static` rather than an
@@ -96,28 +97,28 @@ impl AppState {
     }
 }
 
-/// Every route of the contract, plus the async-only variants.
-///
-/// `get` also answers HEAD (without a body). Around each handler, in order:
+/// Every route of the contract, the async-only variants included, each
+/// added by its pattern in `contract::routes::ROUTES` with the table's
+/// method (`GET` also answers HEAD, without a body). Around each handler, in order:
 /// the request counter, the size limits, then the panic guard and the
 /// route's stall-detector monitor (crate::route_handler).
 pub fn app(state: AppState) -> Router {
     // Each route's handler runs under its own monitor of the stall detector
     // (crate::route_monitors), found here once, not per request.
     Routes::new(&state.route_monitors)
-        .get("/health", handlers::health)
-        .get("/cpu", handlers::cpu)
-        .get("/cpu/spawn-blocking", handlers::cpu_spawn_blocking)
-        .get("/cpu/rayon", handlers::cpu_rayon)
-        .get("/users/{id}", handlers::user)
-        .get("/users/{id}/blocking", handlers::user_blocking)
-        .get("/users/{id}/spawn-blocking", handlers::user_spawn_blocking)
-        .get("/users/{id}/cache", handlers::user_cache)
-        .get("/users/{id}/cache/blocking", handlers::user_cache_blocking)
-        .get("/posts/{id}", handlers::post)
-        .get("/posts/{id}/blocking", handlers::post_blocking)
-        .post("/echo", handlers::echo)
-        .get("/metrics", metrics::metrics)
+        .route("/health", handlers::health)
+        .route("/cpu", handlers::cpu)
+        .route("/cpu/spawn-blocking", handlers::cpu_spawn_blocking)
+        .route("/cpu/rayon", handlers::cpu_rayon)
+        .route("/users/{id}", handlers::user)
+        .route("/users/{id}/blocking", handlers::user_blocking)
+        .route("/users/{id}/spawn-blocking", handlers::user_spawn_blocking)
+        .route("/users/{id}/cache", handlers::user_cache)
+        .route("/users/{id}/cache/blocking", handlers::user_cache_blocking)
+        .route("/posts/{id}", handlers::post)
+        .route("/posts/{id}/blocking", handlers::post_blocking)
+        .route("/echo", handlers::echo)
+        .route("/metrics", metrics::metrics)
         .done()
         .with_state(state)
 }
@@ -156,7 +157,7 @@ mod tests {
     #[should_panic(expected = "route /user/{id} is not in contract::routes::ROUTES")]
     fn a_route_missing_from_the_contract_is_refused() {
         let monitors = RouteMonitors::new(None);
-        let _ = Routes::new(&monitors).get("/user/{id}", handlers::user);
+        let _ = Routes::new(&monitors).route("/user/{id}", handlers::user);
     }
 
     /// Every route of the table has its own monitor, and a request is timed

@@ -1,29 +1,34 @@
 //! The cache routes' Redis commands, two ways: through the async client
 //! (the ReactiveRedisTemplate column; which client, shared connection or
 //! pool, is `--redis-client`, see [`crate::redis_clients`]) and through the
-//! sync redis client behind r2d2 (a blocking RedisTemplate called from the
-//! event loop).
+//! sync redis client behind r2d2, the blocking server's own (server-support's
+//! `sync_redis`: a blocking RedisTemplate called from the event loop).
 //!
-//! The twin on the blocking server is crates/blocking-server/src/cache.rs,
-//! which uses only the sync client, from its handler threads.
+//! The twin on the blocking server is its pinning driver
+//! (crates/blocking-server/src/driver.rs), which uses only the sync client,
+//! from its handler threads.
 
 use std::time::Duration;
 
-use anyhow::Context as _;
 use contract::cache::{email_key, name_key};
 use contract::model::CachedUser;
 use contract::settings::CommonSettings;
-use redis::{AsyncCommands as _, ConnectionLike as _, RedisError};
+use contract::ApiError;
+use r2d2::PooledConnection;
+use redis::{AsyncCommands as _, RedisError};
+use server_support::sync_redis::{self, RedisManager, RedisPool};
 
-use crate::blocking_calls::{self, BlockingCall};
 use crate::error::AppError;
 use crate::redis_clients::{AsyncRedis, Handle};
 
-/// Whether a Redis error means "Redis is not there or not answering" (503)
-/// rather than a bug of ours, such as a value of the wrong type (500).
+/// A Redis error as the client sees it: a value our code cannot read is the
+/// contract's `unreadable_answer` (500, the rule is the contract's: see
+/// `contract::ApiError::unreadable_answer`); anything else means Redis is
+/// not there or not answering (503). Twin: `cache_error` in
+/// crates/blocking-server/src/handlers.rs.
 fn redis_error(e: RedisError) -> AppError {
-    if e.kind() == redis::ErrorKind::TypeError {
-        AppError::internal(format_args!("redis: {e}"))
+    if sync_redis::is_unreadable_value(&e) {
+        AppError::with_cause(ApiError::unreadable_answer(), format_args!("redis: {e}"))
     } else {
         AppError::unavailable("cache", format_args!("redis: {e}"))
     }
@@ -33,8 +38,9 @@ fn redis_error(e: RedisError) -> AppError {
 /// bounded by `timeout`.
 ///
 /// A pooled connection whose command failed on the socket or timed out is
-/// taken out of the pool rather than handed to the next request: with no
-/// ping per checkout, this is how a broken connection is noticed.
+/// taken out of the pool rather than handed to the next request (with no
+/// ping per checkout, this is how a broken connection is noticed), and the
+/// shared connection is replaced.
 async fn with_connection<T, F>(
     redis: &AsyncRedis,
     timeout: Duration,
@@ -52,7 +58,8 @@ where
                 || e.is_timeout()
                 || e.is_connection_dropped()
                 || e.is_connection_refusal();
-            if broken || (lease.is_shared() && e.kind() != redis::ErrorKind::TypeError) {
+            // An unreadable value is an answer: the connection is fine.
+            if broken || (lease.is_shared() && !sync_redis::is_unreadable_value(&e)) {
                 lease.discard();
             }
             Err(redis_error(e))
@@ -141,72 +148,32 @@ pub(crate) async fn seed(
 // The sync client, for /users/{id}/cache/blocking
 // ---------------------------------------------------------------------------
 
-/// Opens sync connections with read and write timeouts, so a stalled Redis
-/// fails a command after the acquire timeout instead of holding a thread forever.
-pub(crate) struct SyncRedisManager {
-    client: redis::Client,
-    timeout: Duration,
+/// The sync Redis pool (server-support's, the blocking server's own), built
+/// without connecting (`min_idle` 0: no connection until used).
+pub(crate) fn connect_sync_pool(common: &CommonSettings) -> anyhow::Result<RedisPool> {
+    sync_redis::pool(common)
 }
 
-impl r2d2::ManageConnection for SyncRedisManager {
-    type Connection = redis::Connection;
-    type Error = RedisError;
-
-    fn connect(&self) -> Result<redis::Connection, RedisError> {
-        let conn = self.client.get_connection_with_timeout(self.timeout)?;
-        conn.set_read_timeout(Some(self.timeout))?;
-        conn.set_write_timeout(Some(self.timeout))?;
-        Ok(conn)
-    }
-
-    /// A `PING` round trip; r2d2 calls it only with test-on-checkout on.
-    fn is_valid(&self, conn: &mut redis::Connection) -> Result<(), RedisError> {
-        redis::cmd("PING").query::<String>(conn).map(drop)
-    }
-
-    fn has_broken(&self, conn: &mut redis::Connection) -> bool {
-        !conn.is_open()
-    }
+/// A checkout from the sync pool. BLOCKS THE CALLING THREAD while it waits
+/// for a free connection (up to the acquire timeout).
+fn sync_connection(pool: &RedisPool) -> Result<PooledConnection<RedisManager>, AppError> {
+    pool.get()
+        .map_err(|e| AppError::unavailable("cache", format_args!("redis (sync) pool: {e}")))
 }
 
-pub(crate) type SyncRedisPool = r2d2::Pool<SyncRedisManager>;
-
-/// Builds the sync pool without connecting (`min_idle` 0: no connection until used).
-pub(crate) fn connect_sync_pool(common: &CommonSettings) -> anyhow::Result<SyncRedisPool> {
-    let client = redis::Client::open(common.redis_url.as_str()).context("parsing REDIS_URL")?;
-    Ok(
-        contract::pool::r2d2_builder(common, common.redis_pool_size).build_unchecked(
-            SyncRedisManager {
-                client,
-                timeout: common.acquire_timeout(),
-            },
-        ),
-    )
-}
-
-/// Both cached fields with the sync client, one GET after the other.
-/// BLOCKS THE CALLING THREAD on checkout and on each reply. Each GET is
-/// marked as a blocking call, counted for the handler's route when the
-/// calling thread is an event-loop worker (crate::blocking_calls); the
-/// checkout, blocking too, is not counted apart.
+/// Both cached fields with the sync client, one GET after the other: the
+/// blocking server's own calls (server-support's `sync_redis`). BLOCKS THE
+/// CALLING THREAD on checkout and on each reply. Each GET is marked as a
+/// blocking call, counted for the handler's route when the calling thread
+/// is an event-loop worker (crate::blocking_calls); the checkout, blocking
+/// too, is not counted apart.
 pub(crate) fn get_cached_user_sync(
-    pool: &SyncRedisPool,
+    pool: &RedisPool,
     prefix: &str,
     id: i64,
 ) -> Result<Option<CachedUser>, AppError> {
-    let mut conn = pool
-        .get()
-        .map_err(|e| AppError::unavailable("cache", format_args!("redis (sync) pool: {e}")))?;
-    blocking_calls::mark(BlockingCall::SyncRedisGet);
-    let name: Option<String> = redis::cmd("GET")
-        .arg(name_key(prefix, id))
-        .query(&mut *conn)
-        .map_err(redis_error)?;
-    blocking_calls::mark(BlockingCall::SyncRedisGet);
-    let email: Option<String> = redis::cmd("GET")
-        .arg(email_key(prefix, id))
-        .query(&mut *conn)
-        .map_err(redis_error)?;
+    let mut conn = sync_connection(pool)?;
+    let (name, email) = sync_redis::get_user_fields(&mut conn, prefix, id).map_err(redis_error)?;
     Ok(name
         .zip(email)
         .map(|(name, email)| CachedUser { name, email }))
@@ -215,20 +182,12 @@ pub(crate) fn get_cached_user_sync(
 /// Sets both cached fields with the sync client, one pipeline (one blocking
 /// call, marked as such). BLOCKS THE CALLING THREAD.
 pub(crate) fn set_cached_user_sync(
-    pool: &SyncRedisPool,
+    pool: &RedisPool,
     prefix: &str,
     id: i64,
     user: &CachedUser,
 ) -> Result<(), AppError> {
-    let mut conn = pool
-        .get()
-        .map_err(|e| AppError::unavailable("cache", format_args!("redis (sync) pool: {e}")))?;
-    blocking_calls::mark(BlockingCall::SyncRedisSet);
-    redis::pipe()
-        .set(name_key(prefix, id), &user.name)
-        .ignore()
-        .set(email_key(prefix, id), &user.email)
-        .ignore()
-        .query::<()>(&mut *conn)
+    let mut conn = sync_connection(pool)?;
+    sync_redis::set_user_fields(&mut conn, prefix, id, (&user.name, &user.email))
         .map_err(redis_error)
 }

@@ -1,9 +1,11 @@
-//! Postgres, two ways: sqlx's non-blocking pool (the R2DBC column) and the sync
-//! `postgres` driver behind r2d2 (the JDBC columns), with the thread plumbing
-//! each async-only variant needs.
+//! Postgres, two ways: sqlx's non-blocking pool (the R2DBC column) and the
+//! sync driver (JDBC's analogue, server-support's `sync_postgres`, the very
+//! driver the blocking server's handlers call) for the JDBC columns, with the
+//! thread plumbing each async-only variant needs.
 //!
-//! The twin on the blocking server is crates/blocking-server/src/db.rs, which
-//! uses only the sync driver, from its handler threads.
+//! The twin on the blocking server is its pinning driver
+//! (crates/blocking-server/src/driver.rs), which calls only the sync driver,
+//! from its handler threads.
 
 use std::str::FromStr;
 use std::time::{Duration, Instant};
@@ -14,8 +16,7 @@ use contract::error::ErrorKind;
 use contract::model::User;
 use contract::settings::CommonSettings;
 use contract::sql::SELECT_USER_BY_ID;
-use postgres::NoTls;
-use r2d2_postgres::PostgresConnectionManager;
+use server_support::sync_postgres::{self, DbError};
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 
 use crate::blocking_calls::{self, BlockingCall};
@@ -111,109 +112,47 @@ pub(crate) async fn find_user(
 }
 
 // ---------------------------------------------------------------------------
-// The sync driver (postgres + r2d2), for the JDBC-like variants
+// The sync driver (server-support's), for the JDBC-like variants
 // ---------------------------------------------------------------------------
 
-/// A sync connection with its prepared `SELECT_USER_BY_ID`.
+/// What `pg_stat_activity` shows for the sync driver's connections.
+const SYNC_APPLICATION_NAME: &str = "async-server-sync-driver";
+
+/// The sync driver's pool, built without connecting: connections open on
+/// first use (`min_idle` 0), so the variants cost no Postgres connection
+/// until used.
+pub(crate) fn connect_sync_pool(common: &CommonSettings) -> anyhow::Result<sync_postgres::PgPool> {
+    sync_postgres::pool(common, SYNC_APPLICATION_NAME)
+}
+
+/// `SELECT_USER_BY_ID` on the sync driver, the very code the blocking
+/// server's handlers call. Blocks the calling thread: first on r2d2's
+/// checkout (up to the acquire timeout), then on the socket (up to the same
+/// again: the driver's deadline per call).
 ///
-/// `postgres::Client` has no statement cache of its own, so each pooled
-/// connection prepares the one statement once, when it is opened, and keeps it.
-pub(crate) struct SyncPgConnection {
-    client: postgres::Client,
-    select_user: postgres::Statement,
-}
-
-/// r2d2_postgres's manager, plus preparing the statement on connect.
-pub(crate) struct SyncPgManager {
-    inner: PostgresConnectionManager<NoTls>,
-}
-
-impl r2d2::ManageConnection for SyncPgManager {
-    type Connection = SyncPgConnection;
-    type Error = postgres::Error;
-
-    fn connect(&self) -> Result<SyncPgConnection, postgres::Error> {
-        let mut client = self.inner.connect()?;
-        let select_user = client.prepare(SELECT_USER_BY_ID)?;
-        Ok(SyncPgConnection {
-            client,
-            select_user,
-        })
-    }
-
-    /// A `SELECT ''` round trip; r2d2 calls it only with test-on-checkout on.
-    fn is_valid(&self, conn: &mut SyncPgConnection) -> Result<(), postgres::Error> {
-        self.inner.is_valid(&mut conn.client)
-    }
-
-    fn has_broken(&self, conn: &mut SyncPgConnection) -> bool {
-        self.inner.has_broken(&mut conn.client)
-    }
-}
-
-/// The r2d2 pool of sync connections, shared by the query threads and spawn_blocking.
-pub(crate) type SyncPgPool = r2d2::Pool<SyncPgManager>;
-
-/// Builds the sync pool without connecting: connections open on first use
-/// (`min_idle` 0), so the variants cost no Postgres connection until used.
-pub(crate) fn connect_sync_pool(common: &CommonSettings) -> anyhow::Result<SyncPgPool> {
-    let mut config = postgres::Config::from_str(&common.database_url)
-        .context("parsing DATABASE_URL for the sync postgres driver")?;
-    config.connect_timeout(common.acquire_timeout());
-    let manager = SyncPgManager {
-        inner: PostgresConnectionManager::new(config, NoTls),
-    };
-    Ok(contract::pool::r2d2_builder(common, common.db_pool_size).build_unchecked(manager))
-}
-
-fn postgres_error(e: postgres::Error) -> AppError {
-    let unavailable = e.is_closed()
-        // No SQLSTATE means the error came from the socket: unavailable too.
-        || sqlstate_is_unavailability(e.code().map(|c| c.code()));
-    if unavailable {
-        AppError::unavailable("database", format_args!("postgres (sync): {e}"))
-    } else {
-        AppError::internal(format_args!("postgres (sync): {e}"))
-    }
-}
-
-/// `SELECT_USER_BY_ID` on the sync driver. Blocks the calling thread: first
-/// on r2d2's checkout (up to the acquire timeout), then on the socket.
-///
-/// Never call this on a runtime worker: `postgres::Client` drives its own
+/// Never call this on a runtime worker: each sync connection drives its own
 /// small tokio runtime and panics there ("Cannot start a runtime from within
 /// a runtime"). Call it from a plain thread or from `spawn_blocking`.
 ///
-/// Marked as a blocking call (crate::blocking_calls): it is run from
-/// `spawn_blocking` and the query threads, where the marker is never set, so
-/// the stall detector counts nothing for it. That is the fix working.
-pub(crate) fn find_user_sync(pool: &SyncPgPool, id: i64) -> Result<Option<User>, AppError> {
-    blocking_calls::mark(BlockingCall::SyncPostgresQuery);
+/// The driver marks the query as a blocking call (crate::blocking_calls):
+/// it is run from `spawn_blocking` and the query threads, where the marker
+/// is never set, so the stall detector counts nothing for it. That is the
+/// fix working.
+pub(crate) fn find_user_sync(
+    pool: &sync_postgres::PgPool,
+    id: i64,
+) -> Result<Option<User>, AppError> {
     let mut conn = pool.get().map_err(|e| {
-        AppError::unavailable("database", format_args!("postgres (sync) pool: {e}"))
+        AppError::unavailable("database", format_args!("postgres (sync driver) pool: {e}"))
     })?;
-    let SyncPgConnection {
-        client,
-        select_user,
-    } = &mut *conn;
-    let row = client
-        .query_opt(&*select_user, &[&id])
-        .map_err(postgres_error)?;
-    let Some(row) = row else {
-        return Ok(None);
-    };
-    let decoded: Result<UserRow, postgres::Error> = (|| {
-        Ok((
-            row.try_get(0)?,
-            row.try_get(1)?,
-            row.try_get(2)?,
-            row.try_get(3)?,
-            row.try_get(4)?,
-        ))
-    })();
-    decoded
-        .map(|row| Some(user_from_row(row)))
-        .map_err(|e| AppError::internal(format_args!("decoding a users row: {e}")))
+    conn.user_by_id(id).map_err(|e| match e {
+        DbError::Unavailable(cause) => {
+            AppError::unavailable("database", format_args!("postgres (sync driver): {cause}"))
+        }
+        DbError::Internal(cause) => {
+            AppError::internal(format_args!("postgres (sync driver): {cause}"))
+        }
+    })
 }
 
 // ---------------------------------------------------------------------------
@@ -239,20 +178,20 @@ const REPLY_MARGIN: Duration = Duration::from_millis(250);
 ///
 /// Why threads at all: `/users/{id}/blocking` must show a runtime worker
 /// blocked on a JDBC-style driver (seed 000's "WebFlux + JDBC without
-/// scheduler"), but the sync `postgres` client cannot run on a worker — it
-/// panics, and with r2d2's checkout test on, that panic during unwinding
-/// aborts the whole process (measured). So the query runs on one of these
+/// scheduler"), but the sync driver cannot run on a worker — it panics
+/// (its connections drive their own runtime), and with r2d2's checkout test
+/// on, that panic during unwinding aborts the whole process (measured). So the query runs on one of these
 /// plain threads and the worker blocks on a std channel until the answer
 /// comes. The worker does nothing else meanwhile, so each worker has at most
 /// one query in flight — which is exactly the lesson.
 #[derive(Clone)]
 pub(crate) struct SyncDb {
     // Field order matters: `pool` drops before `queries`. Dropping the last
-    // handle of the pool closes its connections, and closing a
-    // `postgres::Client` on a runtime worker would panic like querying does.
+    // handle of the pool closes its connections, and closing one (dropping
+    // its runtime) on a runtime worker would panic like querying does.
     // While any `queries` sender lives, the query threads live and hold pool
     // handles, so the last handle always drops on a plain thread.
-    pool: SyncPgPool,
+    pool: sync_postgres::PgPool,
     queries: crossbeam_channel::Sender<SyncQuery>,
     acquire_timeout: Duration,
 }
@@ -260,7 +199,7 @@ pub(crate) struct SyncDb {
 impl SyncDb {
     /// Starts `threads` query threads (one per pool connection) over `pool`.
     pub(crate) fn start(
-        pool: SyncPgPool,
+        pool: sync_postgres::PgPool,
         threads: usize,
         acquire_timeout: Duration,
     ) -> std::io::Result<Self> {
@@ -288,7 +227,7 @@ impl SyncDb {
         })
     }
 
-    pub(crate) fn pool(&self) -> &SyncPgPool {
+    pub(crate) fn pool(&self) -> &sync_postgres::PgPool {
         &self.pool
     }
 

@@ -28,6 +28,14 @@ impl AppError {
         }
     }
 
+    /// The contract's `error`, with `cause` logged beside it.
+    pub(crate) fn with_cause(error: ApiError, cause: impl std::fmt::Display) -> Self {
+        AppError {
+            error,
+            cause: Some(cause.to_string()),
+        }
+    }
+
     /// Our own bug: a generic 500, cause logged.
     pub fn internal(cause: impl std::fmt::Display) -> Self {
         AppError {

@@ -146,9 +146,11 @@ pub(crate) async fn user_spawn_blocking(State(state): State<AppState>, uri: Uri)
 }
 
 /// GET /users/{id}/cache — the worker is free: two GETs go out at once on a
-/// pooled multiplexed connection and the task awaits both (Mono.zip). On a
-/// miss, the user is read through sqlx and both keys are set (cache-aside).
-/// Twin: `user_cache`, whose pool thread sends the GETs one after the other.
+/// multiplexed connection (by default the one connection every request
+/// shares; with `--redis-client pool` or `deadpool-redis`, one checked out
+/// of a pool) and the task awaits both (Mono.zip). On a miss, the user is
+/// read through sqlx and both keys are set (cache-aside). Twin:
+/// `user_cache`, whose pool thread sends the GETs one after the other.
 pub(crate) async fn user_cache(State(state): State<AppState>, uri: Uri) -> Answer {
     let id = path_id(&uri)?;
     let timeout = state.acquire_timeout();

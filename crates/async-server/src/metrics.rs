@@ -24,9 +24,9 @@ use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use contract::metrics::{
     append_summaries, render, seconds, write_family_header, MetricsSnapshot, PoolGauges,
-    ProcessGauges, RequestCounters, SummarySeries, CLIENT_CLOSED_REQUEST, CONTENT_TYPE,
+    RequestCounters, SummarySeries, CLIENT_CLOSED_REQUEST, CONTENT_TYPE,
 };
-use contract::routes::{ROUTES, UNMATCHED};
+use contract::routes::UNMATCHED;
 
 use crate::route_monitors::RouteTotals;
 use crate::AppState;
@@ -61,7 +61,7 @@ pub(crate) fn route_label(request: &Request) -> &'static str {
     request
         .extensions()
         .get::<MatchedPath>()
-        .and_then(|matched| ROUTES.iter().find(|r| r.pattern == matched.as_str()))
+        .and_then(|matched| contract::routes::find(matched.as_str()))
         .map_or(UNMATCHED, |r| r.pattern)
 }
 
@@ -246,23 +246,6 @@ fn append_route_counters(out: &mut String, routes: &[(&'static str, RouteTotals,
     }
 }
 
-/// The standard process metrics, from /proc; `None` (and a warning) when
-/// /proc cannot be read. Twin: `process_gauges` in
-/// crates/blocking-server/src/metrics.rs.
-fn process_gauges() -> Option<ProcessGauges> {
-    let figures = process_stats::standard_figures_self()
-        .inspect_err(|e| tracing::warn!(error = %e, "reading /proc/self for /metrics failed"))
-        .ok()?;
-    Some(ProcessGauges {
-        os_threads: figures.threads,
-        rss_bytes: figures.rss_bytes,
-        cpu_seconds: figures.cpu_seconds,
-        open_fds: figures.open_fds,
-        max_fds: figures.max_fds,
-        start_time_seconds: figures.start_time_seconds,
-    })
-}
-
 /// The four pools' gauges: sqlx's, the async Redis client's, and the sync
 /// driver's and sync Redis's behind the blocking variants.
 fn pool_gauges(state: &AppState) -> Vec<PoolGauges> {
@@ -313,7 +296,7 @@ pub(crate) async fn metrics(State(state): State<AppState>) -> Response {
     // contract's rule, contract::metrics), as on the blocking server.
     let mut text = render(&MetricsSnapshot {
         server: "async",
-        process: process_gauges(),
+        process: server_support::process_gauges(),
         requests: state.counters.read(),
         pools: pool_gauges(&state),
     });

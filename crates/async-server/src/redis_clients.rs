@@ -21,7 +21,8 @@
 //! With a pool, at most `--redis-pool-size` requests talk to Redis at once and
 //! a connection never carries two requests' commands; the shared connection
 //! has no such cap. The blocking server has none of this: each handler
-//! thread blocks on its own pooled sync connection (crates/blocking-server/src/cache.rs).
+//! thread blocks on its own pooled sync connection (server-support's
+//! `sync_redis`, behind crates/blocking-server/src/driver.rs).
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -4,8 +4,9 @@
 //! (crate::request_limits), then the handler's future, polled under the
 //! panic guard (crate::panic_guard) and, when the stall detector is on, the
 //! route's monitor (crate::route_monitors).
-//! [`Routes`] adds the contract's routes to an axum `Router`, each handler
-//! wrapped, its pattern written once.
+//! [`Routes`] adds the contract's routes to an axum `Router` from the
+//! contract's table (each route's pattern, the `/metrics` label, and its
+//! method), each handler wrapped.
 //!
 //! Why a handler wrapper and not tower layers added with `Router::layer`:
 //! a layer wraps each route's service in one more boxed service, and axum
@@ -135,10 +136,6 @@ impl<'a> Routes<'a> {
 
     /// `handler` for `pattern`, with the route's monitor when the detector
     /// is on.
-    ///
-    /// # Panics
-    /// If `pattern` is not a route of `contract::routes::ROUTES`
-    /// (see [`RouteMonitors::watch`]).
     fn served<H>(&self, pattern: &'static str, handler: H) -> Served<H> {
         Served {
             handler,
@@ -147,30 +144,32 @@ impl<'a> Routes<'a> {
         }
     }
 
-    /// `GET` (and `HEAD`) `pattern`, answered by `handler`.
-    pub(crate) fn get<H, T>(self, pattern: &'static str, handler: H) -> Self
+    /// The contract's route `pattern`, answered by `handler`, for the
+    /// method the contract's table gives it (`GET` also answers `HEAD`).
+    ///
+    /// # Panics
+    /// If `pattern` is not a route of `contract::routes::ROUTES`, or its
+    /// method is one this server has no router for: a route spelled
+    /// differently here would be served under a label no other part knows.
+    /// It panics as the router is built, at start-up, and in every test
+    /// that builds one.
+    pub(crate) fn route<H, T>(self, pattern: &'static str, handler: H) -> Self
     where
         H: Handler<T, AppState>,
         T: 'static,
     {
-        let route = get(self.served(pattern, handler));
-        self.add(pattern, route)
-    }
-
-    /// `POST pattern`, answered by `handler`.
-    pub(crate) fn post<H, T>(self, pattern: &'static str, handler: H) -> Self
-    where
-        H: Handler<T, AppState>,
-        T: 'static,
-    {
-        let route = post(self.served(pattern, handler));
-        self.add(pattern, route)
-    }
-
-    fn add(self, pattern: &'static str, route: MethodRouter<AppState>) -> Self {
+        let Some(spec) = contract::routes::find(pattern) else {
+            panic!("route {pattern} is not in contract::routes::ROUTES");
+        };
+        let served = self.served(spec.pattern, handler);
+        let route: MethodRouter<AppState> = match spec.method {
+            "GET" => get(served),
+            "POST" => post(served),
+            other => panic!("route {pattern}: the contract's method {other} has no router here"),
+        };
         Routes {
             monitors: self.monitors,
-            router: self.router.route(pattern, route),
+            router: self.router.route(spec.pattern, route),
         }
     }
 

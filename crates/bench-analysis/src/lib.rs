@@ -3,9 +3,9 @@
 //! Rounds into figures ([`stats`]: medians, spreads, round-by-round
 //! ratios, the three-way verdict), a concurrency sweep's plateau, cap and
 //! crossover ([`sweep`]), the seeds' conclusions and this project's checked
-//! against the rounds ([`findings`]), which errors a run should not have
-//! had ([`errors`]), and which of the contract's routes a path is counted
-//! under ([`routes`]).
+//! against the rounds ([`findings`]), and which errors a run should not
+//! have had ([`errors`]). Which route a path is counted under is the
+//! contract's `routes::label_of`, as in the servers.
 //!
 //! A run is judged by what it saved: its groups, columns, servers and
 //! paths, never by today's matrix, so an old results.json is judged as it
@@ -13,6 +13,5 @@
 
 pub mod errors;
 pub mod findings;
-pub mod routes;
 pub mod stats;
 pub mod sweep;

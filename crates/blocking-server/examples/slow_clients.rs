@@ -1,4 +1,4 @@
-//! Measures what slow clients do to a running server (issue 5, item 4).
+//! Measures what slow clients do to a running server.
 //!
 //! Opens N connections that send a request head one byte per second (a
 //! "slowloris"), and meanwhile sends `GET /health` once every 250 ms on fresh

@@ -4,16 +4,22 @@
 //! (Spring's switch to virtual threads changes the executor, not the
 //! controllers).
 //!
-//! - `pinning`: the r2d2 pools of the sync clients (crate::db,
-//!   crate::cache). Each call blocks the thread that makes it until the
-//!   answer comes: a platform handler thread, as in Spring MVC with JDBC;
-//!   on virtual threads, the carrier, as a JDBC driver inside `synchronized`
-//!   pinned its carrier before JDK 24. On a carrier each call is marked
-//!   (crate::virtual_threads::pinning), for the pinning detector.
+//! - `pinning`: the r2d2 pools of the sync clients (server-support's
+//!   `sync_postgres`, the sync driver, and `sync_redis`). Each call blocks
+//!   the thread that makes it until the answer comes: a platform handler
+//!   thread, as in Spring MVC with JDBC; on virtual threads, the carrier,
+//!   as a JDBC driver inside `synchronized` pinned its carrier before JDK
+//!   24. Each call is made through the request's `Waits::blocking`
+//!   (crate::executor), which on a carrier marks and times it for the
+//!   pinning detector.
 //! - `yielding` (virtual threads only): coroutine-aware clients on may's
 //!   sockets, in a pool whose waiting checkouts park too
-//!   (crate::yielding). Each wait parks the coroutine and frees the
-//!   carrier, so these calls are not marked.
+//!   (crate::yielding). Each wait parks the coroutine through the
+//!   request's `Waits` and frees the carrier, so these calls are not
+//!   marked.
+//!
+//! Every call takes the request's `Waits`: whichever driver is behind it,
+//! a call may wait, and the executor decides what waiting means.
 //!
 //! Every checkout is timed here, for `pool_acquires_total` and
 //! `pool_acquire_wait_seconds_total`.
@@ -25,11 +31,12 @@ use contract::metrics::{PoolGauges, PoolWaitTotals};
 use contract::model::User;
 use contract::settings::CommonSettings;
 
-use crate::db::DbError;
-use crate::virtual_threads::pinning::on_carrier;
+use crate::executor::Waits;
 use crate::yielding::pool::{Pool, PoolState, Pooled};
 use crate::yielding::postgres::PgConn;
 use crate::yielding::resp::RedisConn;
+use server_support::sync_postgres::{self, DbError};
+use server_support::sync_redis::{self, CacheError};
 
 /// The clients behind `AppState`.
 pub(crate) struct Driver {
@@ -40,8 +47,8 @@ pub(crate) struct Driver {
 
 enum Clients {
     Pinning {
-        db: crate::db::DbPool,
-        cache: crate::cache::CachePool,
+        db: sync_postgres::PgPool,
+        cache: sync_redis::RedisPool,
     },
     Yielding {
         db: Pool<PgConn>,
@@ -54,17 +61,17 @@ enum Clients {
 // (pinning) variant would cost an allocation per checkout instead.
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum DbConn {
-    Pinning(r2d2::PooledConnection<crate::db::PgManager>),
+    Pinning(r2d2::PooledConnection<sync_postgres::PgManager>),
     Yielding(Pooled<PgConn>),
 }
 
 /// A pooled Redis connection, checked out for one request.
 pub(crate) enum CacheConn {
-    Pinning(r2d2::PooledConnection<crate::cache::RedisManager>),
+    Pinning(r2d2::PooledConnection<sync_redis::RedisManager>),
     Yielding(Pooled<RedisConn>),
 }
 
-/// Why a checkout or a Redis command failed (the handler answers 503).
+/// Why a Postgres checkout failed (the handler answers 503).
 #[derive(Debug)]
 pub(crate) struct Unavailable(String);
 
@@ -80,8 +87,8 @@ impl Driver {
     pub(crate) fn pinning(settings: &CommonSettings) -> anyhow::Result<Driver> {
         Ok(Driver {
             clients: Clients::Pinning {
-                db: crate::db::pool(settings)?,
-                cache: crate::cache::pool(settings)?,
+                db: sync_postgres::pool(settings, crate::startup::APPLICATION_NAME)?,
+                cache: sync_redis::pool(settings)?,
             },
             db_waits: PoolWaits::default(),
             cache_waits: PoolWaits::default(),
@@ -101,31 +108,37 @@ impl Driver {
         })
     }
 
-    /// A Postgres connection within the acquire timeout.
-    pub(crate) fn db(&self) -> Result<DbConn, Unavailable> {
+    /// A Postgres connection within the acquire timeout. r2d2's checkout
+    /// blocks the thread (a condvar) while it waits; the yielding pool's
+    /// parks the coroutine.
+    pub(crate) fn db(&self, waits: &Waits<'_>) -> Result<DbConn, Unavailable> {
         let started = Instant::now();
         let conn = match &self.clients {
             Clients::Pinning { db, .. } => db
                 .get()
                 .map(DbConn::Pinning)
                 .map_err(|e| Unavailable(e.to_string())),
-            Clients::Yielding { db, .. } => db.get().map(DbConn::Yielding).map_err(Unavailable),
+            Clients::Yielding { db, .. } => {
+                db.get(waits).map(DbConn::Yielding).map_err(Unavailable)
+            }
         };
         self.db_waits.record(started.elapsed());
         conn
     }
 
-    /// A Redis connection within the acquire timeout.
-    pub(crate) fn cache(&self) -> Result<CacheConn, Unavailable> {
+    /// A Redis connection within the acquire timeout (waiting as
+    /// [`Driver::db`] does).
+    pub(crate) fn cache(&self, waits: &Waits<'_>) -> Result<CacheConn, CacheError> {
         let started = Instant::now();
         let conn = match &self.clients {
             Clients::Pinning { cache, .. } => cache
                 .get()
                 .map(CacheConn::Pinning)
-                .map_err(|e| Unavailable(e.to_string())),
-            Clients::Yielding { cache, .. } => {
-                cache.get().map(CacheConn::Yielding).map_err(Unavailable)
-            }
+                .map_err(|e| CacheError::Unavailable(e.to_string())),
+            Clients::Yielding { cache, .. } => cache
+                .get(waits)
+                .map(CacheConn::Yielding)
+                .map_err(CacheError::Unavailable),
         };
         self.cache_waits.record(started.elapsed());
         conn
@@ -179,11 +192,15 @@ fn yielding_gauges(pool: &'static str, state: PoolState, waits: &PoolWaits) -> P
 
 impl DbConn {
     /// `GET /users/{id}`'s query.
-    pub(crate) fn user_by_id(&mut self, id: i64) -> Result<Option<User>, DbError> {
+    pub(crate) fn user_by_id(
+        &mut self,
+        waits: &Waits<'_>,
+        id: i64,
+    ) -> Result<Option<User>, DbError> {
         match self {
-            DbConn::Pinning(conn) => on_carrier(|| conn.user_by_id(id)),
+            DbConn::Pinning(conn) => waits.blocking(|| conn.user_by_id(id)),
             // Parks the coroutine while Postgres answers: not a pinning call.
-            DbConn::Yielding(conn) => conn.user_by_id(id),
+            DbConn::Yielding(conn) => conn.user_by_id(waits, id),
         }
     }
 }
@@ -192,33 +209,31 @@ impl CacheConn {
     /// The two cached fields of a user: two GETs, one after the other.
     pub(crate) fn get_user_fields(
         &mut self,
+        waits: &Waits<'_>,
         prefix: &str,
         id: i64,
-    ) -> Result<(Option<String>, Option<String>), Unavailable> {
+    ) -> Result<(Option<String>, Option<String>), CacheError> {
         match self {
-            CacheConn::Pinning(conn) => {
-                on_carrier(|| crate::cache::get_user_fields(conn, prefix, id))
-                    .map_err(|e| Unavailable(e.to_string()))
-            }
-            CacheConn::Yielding(conn) => conn.get_user_fields(prefix, id).map_err(Unavailable),
+            CacheConn::Pinning(conn) => waits
+                .blocking(|| sync_redis::get_user_fields(conn, prefix, id))
+                .map_err(CacheError::from),
+            CacheConn::Yielding(conn) => conn.get_user_fields(waits, prefix, id),
         }
     }
 
     /// Sets both cached fields of a user in one pipelined round trip.
     pub(crate) fn set_user_fields(
         &mut self,
+        waits: &Waits<'_>,
         prefix: &str,
         id: i64,
         (name, email): (&str, &str),
-    ) -> Result<(), Unavailable> {
+    ) -> Result<(), CacheError> {
         match self {
-            CacheConn::Pinning(conn) => {
-                on_carrier(|| crate::cache::set_user_fields(conn, prefix, id, name, email))
-                    .map_err(|e| Unavailable(e.to_string()))
-            }
-            CacheConn::Yielding(conn) => conn
-                .set_user_fields(prefix, id, name, email)
-                .map_err(Unavailable),
+            CacheConn::Pinning(conn) => waits
+                .blocking(|| sync_redis::set_user_fields(conn, prefix, id, (name, email)))
+                .map_err(CacheError::from),
+            CacheConn::Yielding(conn) => conn.set_user_fields(waits, prefix, id, name, email),
         }
     }
 }

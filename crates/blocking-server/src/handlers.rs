@@ -8,12 +8,14 @@
 //!
 //! The same handlers run on virtual threads (`--threads virtual`,
 //! crate::virtual_threads): a coroutine instead of a handler thread. Two
-//! things are their seam, and nothing else here changes: the clients behind
-//! `state.driver` (crate::driver: `pinning` blocks the carrier, `yielding`
-//! parks the coroutine) and the 300-ms wait of `/posts/{id}`, may's sleep,
-//! which parks a coroutine and sleeps a platform thread. `/cpu`'s loop runs
-//! on whatever thread runs the handler; on a carrier it is marked for the
-//! pinning detector (coroutines are not preempted: it holds the carrier).
+//! seams carry the difference, and nothing else here changes: the executor
+//! (crate::executor), whose `Waits` each handler is handed and through
+//! which alone it waits ("sleep 300 ms": a platform thread sleeps, a
+//! coroutine parks) or blocks ("make this call that holds the thread":
+//! on a carrier, marked for the pinning detector, since coroutines are not
+//! preempted); and the clients behind `state.driver` (crate::driver:
+//! `pinning` blocks the thread, `yielding` parks the coroutine), which take
+//! the same `Waits`.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Duration;
@@ -26,11 +28,12 @@ use contract::ApiError;
 
 use contract::blocking_calls::{mark, BlockingCall};
 
-use crate::db::DbError;
+use crate::executor::Waits;
 use crate::http::{Refused, Request, Response};
 use crate::router::{route, Route, Routing};
-use crate::virtual_threads::pinning;
 use crate::AppState;
+use server_support::sync_postgres::DbError;
+use server_support::sync_redis::CacheError;
 
 /// One request in, one response out, on the calling handler thread; the
 /// answer is counted under its route, method and status, and timed from
@@ -45,7 +48,11 @@ pub(crate) fn respond(state: &AppState, incoming: Result<&Request, Refused>) -> 
         Routing::Matched { route, pattern } => {
             // A bug in a handler answers 500 and keeps the thread, as Tomcat
             // does with an exception, instead of shrinking the pool by one.
-            let outcome = catch_unwind(AssertUnwindSafe(|| serve(state, route, pattern, request)));
+            let outcome = catch_unwind(AssertUnwindSafe(|| {
+                state
+                    .executor
+                    .run(pattern, |waits| run(state, waits, route, request))
+            }));
             let result = outcome.unwrap_or_else(|_| {
                 tracing::error!(route = pattern, "handler panicked");
                 Err(ApiError::internal())
@@ -64,7 +71,7 @@ pub(crate) fn respond(state: &AppState, incoming: Result<&Request, Refused>) -> 
     state
         .counters
         .finished(label, &request.method, response.status, elapsed);
-    if let (Some(pool), Some(wait)) = (&state.handler_pool, request.queue_wait) {
+    if let (Some(pool), Some(wait)) = (state.executor.handler_pool(), request.queue_wait) {
         pool.queue_waits.record(label, wait);
     }
     response
@@ -95,27 +102,19 @@ fn refuse(state: &AppState, refused: &Refused) -> Response {
     Response::error(&refused.error)
 }
 
-/// Runs the handler; on virtual threads with the request's route known to
-/// the pinning detector for as long as it runs.
-fn serve(
+/// The route's handler, with the request's `Waits` (crate::executor).
+fn run(
     state: &AppState,
+    waits: &Waits<'_>,
     route: Route,
-    pattern: &'static str,
     request: &Request,
 ) -> Result<Response, ApiError> {
-    match state.pins.as_ref().and_then(|pins| pins.route(pattern)) {
-        Some(pins) => pinning::serving(pins, || run(state, route, request)),
-        None => run(state, route, request),
-    }
-}
-
-fn run(state: &AppState, route: Route, request: &Request) -> Result<Response, ApiError> {
     match route {
         Route::Health => Ok(health()),
-        Route::Cpu => cpu(request.query.as_deref()),
-        Route::User(id) => user(state, &id),
-        Route::UserCache(id) => user_cache(state, &id),
-        Route::Post(id) => post(&id),
+        Route::Cpu => cpu(waits, request.query.as_deref()),
+        Route::User(id) => user(state, waits, &id),
+        Route::UserCache(id) => user_cache(state, waits, &id),
+        Route::Post(id) => post(waits, &id),
         Route::Echo => echo(request),
         Route::Metrics => Ok(metrics(state)),
     }
@@ -130,9 +129,9 @@ fn health() -> Response {
 /// MVC's CPU-bound test); on virtual threads, the carrier, which runs no
 /// other coroutine meanwhile. Twins: `cpu` (on the event-loop worker),
 /// `cpu_spawn_blocking`, `cpu_rayon`.
-fn cpu(query: Option<&str>) -> Result<Response, ApiError> {
+fn cpu(waits: &Waits<'_>, query: Option<&str>) -> Result<Response, ApiError> {
     let n = parse_cpu_n(query)?;
-    let result = pinning::on_carrier(|| {
+    let result = waits.blocking(|| {
         mark(BlockingCall::CpuLoop);
         contract::workload::sqrt_sum(n)
     });
@@ -142,29 +141,29 @@ fn cpu(query: Option<&str>) -> Result<Response, ApiError> {
 /// `GET /users/{id}`: the thread waits for a pooled connection, then blocks
 /// on the socket until Postgres answers (MVC + JDBC). Twin: `user` (sqlx; the
 /// worker thread serves other requests meanwhile).
-fn user(state: &AppState, raw_id: &str) -> Result<Response, ApiError> {
+fn user(state: &AppState, waits: &Waits<'_>, raw_id: &str) -> Result<Response, ApiError> {
     let id = parse_path_id(raw_id)?;
-    let user = load_user(state, id)?.ok_or_else(|| ApiError::user_not_found(id))?;
+    let user = load_user(state, waits, id)?.ok_or_else(|| ApiError::user_not_found(id))?;
     Ok(Response::json(to_json(&user)))
 }
 
 /// `GET /users/{id}/cache`: two Redis GETs one after the other, the thread
 /// blocked for each round trip; on a miss, the user from Postgres, then both
 /// keys set (cache-aside). Twin: `user_cache` (both GETs at once, like Mono.zip).
-fn user_cache(state: &AppState, raw_id: &str) -> Result<Response, ApiError> {
+fn user_cache(state: &AppState, waits: &Waits<'_>, raw_id: &str) -> Result<Response, ApiError> {
     let id = parse_path_id(raw_id)?;
     let prefix = state.key_prefix.as_str();
-    let mut conn = state.driver.cache().map_err(|e| cache_unavailable(&e))?;
+    let mut conn = state.driver.cache(waits).map_err(cache_error)?;
     let (name, email) = conn
-        .get_user_fields(prefix, id)
-        .map_err(|e| cache_unavailable(&e))?;
+        .get_user_fields(waits, prefix, id)
+        .map_err(cache_error)?;
     if let (Some(name), Some(email)) = (name, email) {
         return Ok(Response::json(to_json(&CachedUser { name, email })));
     }
     // A miss: the database is the source of truth, and it heals the cache.
-    let user = load_user(state, id)?.ok_or_else(|| ApiError::user_not_found(id))?;
-    conn.set_user_fields(prefix, id, (&user.name, &user.email))
-        .map_err(|e| cache_unavailable(&e))?;
+    let user = load_user(state, waits, id)?.ok_or_else(|| ApiError::user_not_found(id))?;
+    conn.set_user_fields(waits, prefix, id, (&user.name, &user.email))
+        .map_err(cache_error)?;
     Ok(Response::json(to_json(&CachedUser {
         name: user.name,
         email: user.email,
@@ -175,11 +174,9 @@ fn user_cache(state: &AppState, raw_id: &str) -> Result<Response, ApiError> {
 /// the whole time (MVC's Thread.sleep). On virtual threads the coroutine
 /// parks for 300 ms and its carrier serves others (Thread.sleep on a
 /// virtual thread). Twin: `post` (a timer; the worker is free).
-fn post(raw_id: &str) -> Result<Response, ApiError> {
+fn post(waits: &Waits<'_>, raw_id: &str) -> Result<Response, ApiError> {
     let id = parse_path_id(raw_id)?;
-    // may's sleep parks a coroutine; outside one it is `std::thread::sleep`.
-    // `parks` tells the pinning detector that the carrier is free meanwhile.
-    pinning::parks(|| may::coroutine::sleep(POST_DELAY));
+    waits.sleep(POST_DELAY);
     let post = post_after_delay(id)?;
     Ok(Response::json(to_json(&post)))
 }
@@ -211,12 +208,16 @@ fn metrics(state: &AppState) -> Response {
 /// The user with this id, through a pooled connection and the prepared
 /// statement. Waits at most the acquire timeout for a connection, and as long
 /// again for the answer.
-fn load_user(state: &AppState, id: i64) -> Result<Option<contract::model::User>, ApiError> {
-    let mut conn = state.driver.db().map_err(|e| {
+fn load_user(
+    state: &AppState,
+    waits: &Waits<'_>,
+    id: i64,
+) -> Result<Option<contract::model::User>, ApiError> {
+    let mut conn = state.driver.db(waits).map_err(|e| {
         tracing::warn!(error = %e, "no database connection within the acquire timeout");
         ApiError::unavailable("database")
     })?;
-    conn.user_by_id(id).map_err(|e| match e {
+    conn.user_by_id(waits, id).map_err(|e| match e {
         DbError::Unavailable(cause) => {
             tracing::warn!(error = %cause, "database unavailable");
             ApiError::unavailable("database")
@@ -228,7 +229,20 @@ fn load_user(state: &AppState, id: i64) -> Result<Option<contract::model::User>,
     })
 }
 
-fn cache_unavailable(error: &dyn std::fmt::Display) -> ApiError {
-    tracing::warn!(error = %error, "cache unavailable");
-    ApiError::unavailable("cache")
+/// A Redis failure as the client sees it: a value our code cannot read is
+/// the contract's `unreadable_answer` (500: Redis answered, its data is our
+/// fault; `contract::ApiError::unreadable_answer` says why), anything else
+/// the cache being unavailable (503). Twin: `redis_error` in
+/// crates/async-server/src/cache.rs.
+fn cache_error(error: CacheError) -> ApiError {
+    match error {
+        CacheError::Unavailable(cause) => {
+            tracing::warn!(error = %cause, "cache unavailable");
+            ApiError::unavailable("cache")
+        }
+        CacheError::Unreadable(cause) => {
+            tracing::error!(error = %cause, "unreadable cached value");
+            ApiError::unreadable_answer()
+        }
+    }
 }

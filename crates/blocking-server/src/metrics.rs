@@ -17,49 +17,35 @@
 use std::fmt::Write as _;
 
 use contract::metrics::{
-    append_summaries, render, write_family_header, MetricsSnapshot, ProcessGauges, SummarySeries,
+    append_summaries, render, write_family_header, MetricsSnapshot, SummarySeries,
 };
 
+use crate::executor::Executor;
+use crate::platform_threads::HandlerPool;
 use crate::AppState;
-
-/// The standard process metrics, from /proc; `None` (and a warning) when
-/// /proc cannot be read. Twin: `process_gauges` in
-/// crates/async-server/src/metrics.rs.
-fn process_gauges() -> Option<ProcessGauges> {
-    let figures = process_stats::standard_figures_self()
-        .inspect_err(|e| tracing::warn!(error = %e, "reading /proc/self for /metrics failed"))
-        .ok()?;
-    Some(ProcessGauges {
-        os_threads: figures.threads,
-        rss_bytes: figures.rss_bytes,
-        cpu_seconds: figures.cpu_seconds,
-        open_fds: figures.open_fds,
-        max_fds: figures.max_fds,
-        start_time_seconds: figures.start_time_seconds,
-    })
-}
 
 pub(crate) fn render_metrics(state: &AppState) -> String {
     // Without /proc the answer is still 200, minus the process metrics (the
     // contract's rule, contract::metrics). Twin: crates/async-server/src/metrics.rs.
+    let server = state.executor.metrics_label();
     let mut text = render(&MetricsSnapshot {
-        server: state.server,
-        process: process_gauges(),
+        server,
+        process: server_support::process_gauges(),
         requests: state.counters.read(),
         pools: state.driver.pool_gauges(),
     });
-    append_handler_pool(&mut text, state);
-    if let Some(pins) = &state.pins {
-        pins.render(&mut text, state.server);
+    match &state.executor {
+        Executor::PlatformThreads {
+            handler_pool: Some(pool),
+        } => append_handler_pool(&mut text, pool),
+        Executor::PlatformThreads { handler_pool: None } => {}
+        Executor::VirtualThreads { pins } => pins.render(&mut text, server),
     }
     text
 }
 
 /// Handler threads in all and busy, and each route's queue wait.
-fn append_handler_pool(out: &mut String, state: &AppState) {
-    let Some(pool) = &state.handler_pool else {
-        return;
-    };
+fn append_handler_pool(out: &mut String, pool: &HandlerPool) {
     for (name, help, value) in [
         (
             "handler_threads",

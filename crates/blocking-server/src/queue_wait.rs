@@ -23,7 +23,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use contract::recent_durations::{DurationSummary, RecentDurations};
-use contract::routes::{Servers, ROUTES, UNMATCHED};
+use contract::routes::blocking_server_labels;
 
 /// One summary per route this server serves, plus `unmatched`.
 pub(crate) struct QueueWaits {
@@ -33,13 +33,8 @@ pub(crate) struct QueueWaits {
 impl QueueWaits {
     pub(crate) fn new() -> anyhow::Result<Self> {
         let now = Instant::now();
-        let patterns = ROUTES
-            .iter()
-            .filter(|r| r.servers == Servers::Both)
-            .map(|r| r.pattern)
-            .chain([UNMATCHED]);
         let mut routes = Vec::new();
-        for pattern in patterns {
+        for pattern in blocking_server_labels() {
             let summary = RecentDurations::new(now)
                 .map_err(|e| anyhow::anyhow!("creating the queue-wait histogram: {e}"))?;
             routes.push((pattern, Mutex::new(summary)));

@@ -4,9 +4,12 @@
 //! virtual threads (coroutines), with the driver they call.
 
 use std::net::SocketAddr;
+use std::time::Duration;
 
 use clap::Parser;
 use contract::settings::{parse_bind, CommonSettings, DEFAULT_BLOCKING_BIND};
+
+use crate::http::read::ReadTimeouts;
 
 /// Thread-per-request reference server (Spring MVC on Tomcat's shape): a fixed
 /// pool of handler threads, each blocking on Postgres and Redis.
@@ -115,6 +118,60 @@ impl Settings {
             n => n as usize,
         }
     }
+
+    /// What serving needs from these settings, for either executor.
+    pub(crate) fn serve_config(&self) -> ServeConfig {
+        let common = &self.common;
+        ServeConfig {
+            timeouts: ReadTimeouts {
+                head: common.header_read_timeout(),
+                body: common.body_read_timeout(),
+            },
+            // One timeout for "a request head must arrive", between requests
+            // on a keep-alive connection too: hyper's rule on the async
+            // server, and Tomcat's (its keepAliveTimeout defaults to its
+            // connectionTimeout).
+            keep_alive_timeout: common.header_read_timeout(),
+            drain_timeout: common.drain_timeout(),
+            handler_threads: self.handler_threads as usize,
+            connector: self.connector,
+            all_busy_warn: Duration::from_millis(self.all_busy_warn_ms),
+            carriers: self.carrier_count(),
+            coroutine_stack_kib: self.coroutine_stack_kib,
+            report_stack_use: self.report_stack_use,
+            max_connections: self.max_connections as usize,
+        }
+    }
+}
+
+/// What serving needs from the settings, read once at start-up as durations
+/// and counts: the ONE configuration of both executors' start-up
+/// (crate::platform_threads, crate::virtual_threads), each reading its part.
+#[derive(Debug, Clone)]
+pub(crate) struct ServeConfig {
+    /// Both: the connection loop's deadlines for a head and a body
+    /// (crate::http::read); the head's is also a write's.
+    pub(crate) timeouts: ReadTimeouts,
+    /// Both: how long an idle keep-alive connection may wait for its next
+    /// request.
+    pub(crate) keep_alive_timeout: Duration,
+    /// Both: how long a drain waits for requests in progress.
+    pub(crate) drain_timeout: Duration,
+    /// Platform threads: how many handler threads.
+    pub(crate) handler_threads: usize,
+    /// Platform threads: the connection layer in front of them.
+    pub(crate) connector: Connector,
+    /// Platform threads (`nio`): warn when every handler thread has been
+    /// busy this long.
+    pub(crate) all_busy_warn: Duration,
+    /// Virtual threads: how many carriers run the coroutines.
+    pub(crate) carriers: usize,
+    /// Virtual threads: each coroutine's stack, in KiB.
+    pub(crate) coroutine_stack_kib: u32,
+    /// Virtual threads: print each coroutine's stack use as it ends.
+    pub(crate) report_stack_use: bool,
+    /// Virtual threads: the most connections open at once.
+    pub(crate) max_connections: usize,
 }
 
 /// Which connection layer reads requests and writes answers; the handlers,

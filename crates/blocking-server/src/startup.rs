@@ -16,8 +16,11 @@ use contract::sql::{MIGRATIONS, TAKE_MIGRATION_LOCK};
 use contract::startup::{RetrySchedule, STARTUP_TIMEOUT};
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 
-use crate::cache::RedisManager;
-use crate::db::{self, PgConnection};
+use server_support::sync_postgres::{self, PgConnection};
+use server_support::sync_redis::RedisManager;
+
+/// What `pg_stat_activity` shows for this server's connections.
+pub(crate) const APPLICATION_NAME: &str = "blocking-server";
 
 /// How start-up ended.
 #[derive(Debug, PartialEq, Eq)]
@@ -88,7 +91,7 @@ fn retry<T>(
 /// Every migration script in one transaction, after the advisory lock, so two
 /// servers starting at once on an empty database apply them one after the other.
 fn migrate(settings: &CommonSettings) -> anyhow::Result<()> {
-    let config = db::config(settings)?;
+    let config = sync_postgres::config(settings, APPLICATION_NAME)?;
     let mut conn = PgConnection::connect(&config, settings.acquire_timeout(), false)
         .context("connecting to Postgres")?;
     let mut scripts = vec![TAKE_MIGRATION_LOCK];
@@ -100,7 +103,7 @@ fn migrate(settings: &CommonSettings) -> anyhow::Result<()> {
 
 /// Sets both keys of every user, in pipelined batches of `SEED_BATCH` keys.
 fn seed_cache(settings: &CommonSettings) -> anyhow::Result<usize> {
-    let config = db::config(settings)?;
+    let config = sync_postgres::config(settings, APPLICATION_NAME)?;
     let mut pg = PgConnection::connect(&config, settings.acquire_timeout(), false)
         .context("connecting to Postgres")?;
     let users = pg

@@ -61,15 +61,15 @@ use contract::params::{MAX_BODY_BYTES, MAX_HEADER_BYTES};
 use contract::ApiError;
 use crossbeam_channel::Receiver;
 
-use crate::connector::{ConnectorConfig, Handler};
-use crate::http::{HeadSeen, Refused, Request};
+use crate::http::{Handler, HeadSeen, Refused, Request};
+use crate::settings::ServeConfig;
 
 /// Serves `listener` through tiny_http with `config.handler_threads` threads
 /// calling `recv()`, until `shutdown` receives a message or its sender is
 /// dropped; then drains as far as tiny_http allows (see the module comment).
 pub(crate) fn serve(
     listener: TcpListener,
-    config: ConnectorConfig,
+    config: &ServeConfig,
     handler: Arc<Handler>,
     shutdown: &Receiver<()>,
 ) -> anyhow::Result<()> {
@@ -82,7 +82,7 @@ pub(crate) fn serve(
     let (alive, all_exited) = crossbeam_channel::bounded::<()>(0);
     for i in 0..config.handler_threads {
         let (server, handler, alive) = (Arc::clone(&server), Arc::clone(&handler), alive.clone());
-        let body_timeout = config.body_read_timeout;
+        let body_timeout = config.timeouts.body;
         thread::Builder::new()
             .name(format!("recv-{i}"))
             .spawn(move || {

@@ -30,7 +30,9 @@ pub enum ErrorKind {
     UnsupportedMediaType,
     /// 431: request headers over [`crate::params::MAX_HEADER_BYTES`].
     HeadersTooLarge,
-    /// 500: the seed's deliberate failure (`/posts/{id}` with id >= 10) or a bug.
+    /// 500: the seed's deliberate failure (`/posts/{id}` with id >= 10), a
+    /// bug, or a dependency's answer our code cannot read
+    /// ([`ApiError::unreadable_answer`]).
     Internal,
     /// 503: Postgres or Redis could not be reached within the acquire timeout.
     Unavailable,
@@ -209,6 +211,24 @@ impl ApiError {
         Self::new(ErrorKind::Internal, "internal server error")
     }
 
+    /// A dependency answered, with data our code cannot read: a cached
+    /// value that is not UTF-8 text, or a cache key holding another type
+    /// than the string we write there. Every server and driver answers
+    /// this, whichever client read the value.
+    ///
+    /// It is a 500, not a 503, by the rule of this module: the client's
+    /// fault or ours, and a dependency's bad data is ours (we wrote it, or
+    /// let something else write under our keys), not an outage. Redis is
+    /// up and answered; "unavailable, try again later" would be untrue, a
+    /// retry reads the same value, and a load balancer or a client's
+    /// circuit breaker would take a healthy server for one whose Redis is
+    /// down. The same line as for Postgres ([`ErrorKind::for_sqlstate`]):
+    /// a refused statement of ours is a 500, only an unreachable database a
+    /// 503. The body is the generic one; the cause goes to the log.
+    pub fn unreadable_answer() -> Self {
+        Self::internal()
+    }
+
     pub fn status(&self) -> u16 {
         self.kind.status()
     }
@@ -289,6 +309,13 @@ mod tests {
     fn body_is_the_one_error_shape() {
         let body = ApiError::not_found("user 7 not found").body_json();
         assert_eq!(body, br#"{"error":"user 7 not found"}"#);
+    }
+
+    #[test]
+    fn a_dependencys_unreadable_answer_is_ours_a_500_with_the_generic_body() {
+        let e = ApiError::unreadable_answer();
+        assert_eq!(e.status(), 500);
+        assert_eq!(e.body_json(), br#"{"error":"internal server error"}"#);
     }
 
     #[test]

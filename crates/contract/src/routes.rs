@@ -1,7 +1,13 @@
 //! The route table of the contract: every route, which server serves it,
 //! the Spring analogue it mirrors, and where it blocks its thread by design.
-//! Servers route with their own routers; this table is what the tests, the
-//! docs, bench's findings and the `/metrics` labels agree on.
+//! This table is what the servers' routers, the tests, the docs, bench's
+//! findings and the `/metrics` labels agree on.
+//!
+//! A request's `route` label is derived here and nowhere else: [`match_path`]
+//! matches a path against the table's patterns (the blocking server routes
+//! with it), [`label_of`] gives the label of a request target (bench reads
+//! the servers' figures with it), and the async server registers its axum
+//! routes by pattern and method from this table ([`find`]).
 
 /// Which servers serve a route.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,7 +33,7 @@ pub enum NonBlocking {
 }
 
 /// One row of the route table.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RouteSpec {
     pub method: &'static str,
     /// The pattern, which is also the `route` label in `/metrics`.
@@ -60,6 +66,88 @@ pub fn blocks(pattern: &str, mode: NonBlocking) -> bool {
 
 /// The label used in `/metrics` for requests that matched no route.
 pub const UNMATCHED: &str = "unmatched";
+
+/// A placeholder segment of a pattern, such as `{id}`: it stands for any
+/// one non-empty segment of a path.
+fn is_placeholder(segment: &str) -> bool {
+    segment.len() > 2 && segment.starts_with('{') && segment.ends_with('}')
+}
+
+/// A request path matched against the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PathMatch<'p> {
+    /// The row whose pattern the path matches.
+    pub route: &'static RouteSpec,
+    /// The path segment standing for the pattern's placeholder, if it has
+    /// one, still percent-encoded (`crate::params::parse_path_id` decodes
+    /// and checks it).
+    pub id: Option<&'p str>,
+}
+
+/// The row of the table whose pattern matches `path` (a path without its
+/// query string), segment by segment, a placeholder such as `{id}` standing
+/// for any one non-empty segment: `/users/7/cache` is `/users/{id}/cache`,
+/// `/users/` and `/health/` are nothing. Methods are not compared: a known
+/// path asked with another method is still its route (a 405, counted under
+/// the route's pattern); [`RouteSpec::allows`] says whether the method is
+/// served. Whether the asking server serves the route is the caller's
+/// question ([`RouteSpec::servers`]).
+pub fn match_path(path: &str) -> Option<PathMatch<'_>> {
+    ROUTES.iter().find_map(|route| {
+        let mut id = None;
+        let mut wanted = route.pattern.split('/');
+        let mut given = path.split('/');
+        loop {
+            match (wanted.next(), given.next()) {
+                (None, None) => return Some(PathMatch { route, id }),
+                (Some(w), Some(g)) if is_placeholder(w) && !g.is_empty() => id = Some(g),
+                (Some(w), Some(g)) if w == g => {}
+                _ => return None,
+            }
+        }
+    })
+}
+
+/// The `/metrics` `route` label of a request target (a path, with or
+/// without its query string): the pattern of the route [`match_path`]
+/// matches, or `None` for a path no route has (the servers count it under
+/// [`UNMATCHED`]). `/users/1/blocking?x=1` is `/users/{id}/blocking`, and a
+/// load tool's template `/users/{rand:1-10000}` is `/users/{id}`.
+pub fn label_of(target: &str) -> Option<&'static str> {
+    let path = target.split_once('?').map_or(target, |(path, _)| path);
+    match_path(path).map(|m| m.route.pattern)
+}
+
+/// The row with this exact pattern, if the table has one.
+pub fn find(pattern: &str) -> Option<&'static RouteSpec> {
+    ROUTES.iter().find(|route| route.pattern == pattern)
+}
+
+/// Every `route` label the blocking server uses: the patterns of the routes
+/// it serves (`Servers::Both`), in table order, then [`UNMATCHED`].
+pub fn blocking_server_labels() -> impl Iterator<Item = &'static str> {
+    ROUTES
+        .iter()
+        .filter(|route| route.servers == Servers::Both)
+        .map(|route| route.pattern)
+        .chain([UNMATCHED])
+}
+
+impl RouteSpec {
+    /// Whether a request with `method` is served on this route: its own
+    /// method, and `HEAD` wherever `GET` is (the answer without its body).
+    pub fn allows(&self, method: &str) -> bool {
+        method == self.method || (self.method == "GET" && method == "HEAD")
+    }
+
+    /// The `Allow` header of a 405 on this route.
+    pub fn allow(&self) -> &'static str {
+        match self.method {
+            "GET" => "GET,HEAD",
+            other => other,
+        }
+    }
+}
 
 pub const ROUTES: &[RouteSpec] = &[
     RouteSpec {
@@ -184,6 +272,71 @@ mod tests {
         for r in ROUTES {
             assert!(seen.insert((r.method, r.pattern)), "{} twice", r.pattern);
         }
+    }
+
+    #[test]
+    fn every_pattern_matches_a_path_of_its_own_and_gives_its_label() {
+        for route in ROUTES {
+            let path = route.pattern.replace("{id}", "42");
+            let found = match_path(&path).map(|m| (m.route.pattern, m.id));
+            let id = route.pattern.contains("{id}").then_some("42");
+            assert_eq!(found, Some((route.pattern, id)), "{path}");
+            assert_eq!(label_of(&format!("{path}?n=5")), Some(route.pattern));
+        }
+    }
+
+    #[test]
+    fn a_path_matches_segment_by_segment_and_a_placeholder_is_one_non_empty_segment() {
+        let table = [
+            ("/users/%31", Some("/users/{id}")),
+            ("/users/x/cache", Some("/users/{id}/cache")),
+            ("/users/{rand:1-10000}", Some("/users/{id}")),
+            ("/cpu/rayon", Some("/cpu/rayon")),
+            ("/cpu?n=1000000", Some("/cpu")),
+            ("/users/1/blocking?x=1", Some("/users/{id}/blocking")),
+            ("", None),
+            ("/", None),
+            ("/nope", None),
+            ("/nope/1", None),
+            ("/health/", None),
+            ("/users/", None),
+            ("/users//cache", None),
+            ("/users/1/", None),
+            ("/users/1/nope", None),
+            ("health", None),
+        ];
+        for (target, label) in table {
+            assert_eq!(label_of(target), label, "{target:?}");
+        }
+    }
+
+    #[test]
+    fn a_get_route_allows_head_and_says_so() {
+        let health = find("/health").unwrap();
+        assert!(health.allows("GET") && health.allows("HEAD") && !health.allows("POST"));
+        assert_eq!(health.allow(), "GET,HEAD");
+        let echo = find("/echo").unwrap();
+        assert!(echo.allows("POST") && !echo.allows("GET") && !echo.allows("HEAD"));
+        assert_eq!(echo.allow(), "POST");
+        assert!(find("/users/1").is_none());
+    }
+
+    #[test]
+    fn the_blocking_server_labels_its_routes_and_the_unmatched() {
+        let labels: Vec<&str> = blocking_server_labels().collect();
+        assert_eq!(
+            labels,
+            [
+                "/health",
+                "/cpu",
+                "/users/{id}",
+                "/users/{id}/cache",
+                "/posts/{id}",
+                "/echo",
+                "/metrics",
+                UNMATCHED
+            ]
+        );
     }
 
     #[test]

@@ -104,7 +104,7 @@ pub(super) fn observations(
             };
             let routes: Vec<&'static str> = std::iter::once(c.path.as_str())
                 .chain(c.background_path.as_deref())
-                .filter_map(crate::routes::route_pattern)
+                .filter_map(contract::routes::label_of)
                 .collect();
             for r in c.rounds.iter().filter(|r| r.step.is_none()) {
                 for route in &routes {

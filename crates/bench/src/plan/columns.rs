@@ -51,7 +51,7 @@ impl Column {
     pub fn detector_routes(&self) -> Vec<&'static str> {
         std::iter::once(self.path)
             .chain(self.background)
-            .filter_map(bench_analysis::routes::route_pattern)
+            .filter_map(contract::routes::label_of)
             .collect()
     }
 }

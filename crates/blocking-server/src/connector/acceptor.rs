@@ -1,18 +1,21 @@
-//! The acceptor thread: `accept(2)` in a loop, like Tomcat's `Acceptor`.
+//! The acceptor thread: `accept(2)` in a loop, like Tomcat's `Acceptor`,
+//! with the accept policy both acceptors share (crate::accept_policy).
 //!
 //! A new connection goes to the poller, not straight to a handler thread: a
 //! handler thread is taken only once the client has sent bytes, so clients
 //! that connect and wait (a load tool opening its connections first) cost a
 //! file descriptor each, not a thread.
 
-use std::io;
 use std::net::TcpListener;
-use std::time::Duration;
+
+use crate::accept_policy::{ready_accepted, AcceptErrors};
+use crate::http::Connection;
 
 use super::poller::Poller;
-use super::{Connection, Shared};
+use super::Shared;
 
 pub(super) fn run(listener: TcpListener, poller: &Poller, shared: &Shared) {
+    let mut errors = AcceptErrors::default();
     loop {
         let accepted = listener.accept();
         if shared.shutting_down() {
@@ -22,28 +25,19 @@ pub(super) fn run(listener: TcpListener, poller: &Poller, shared: &Shared) {
         }
         match accepted {
             Ok((stream, _peer)) => {
-                // Answers are small and written in one piece: do not let
-                // Nagle's algorithm hold them back waiting for an ACK.
-                let _ = stream.set_nodelay(true);
-                // A client that stops reading cannot hold a handler thread in
-                // write(2) for longer than this.
-                let _ = stream.set_write_timeout(Some(shared.config.header_read_timeout));
-                poller.park(Connection {
-                    stream,
-                    buf: Vec::new(),
-                    head_deadline: None,
-                    queued_at: None,
-                });
+                errors.accepted();
+                ready_accepted(&stream, shared.config.timeouts.head);
+                poller.park(Connection::new(stream));
             }
-            Err(e) => match e.kind() {
-                io::ErrorKind::Interrupted | io::ErrorKind::ConnectionAborted => {}
-                _ => {
-                    // Out of file descriptors (EMFILE) is the usual cause under
-                    // a burst; back off a little instead of spinning on it.
-                    tracing::warn!(error = %e, "accept failed");
-                    std::thread::sleep(Duration::from_millis(20));
+            Err(e) => {
+                if let Some(pause) = errors.failed(&e) {
+                    #[allow(
+                        clippy::disallowed_methods,
+                        reason = "the acceptor's back-off, in no request"
+                    )]
+                    std::thread::sleep(pause);
                 }
-            },
+            }
         }
     }
 }

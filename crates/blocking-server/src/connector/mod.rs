@@ -13,7 +13,7 @@
 //!                 poller (keep-alive) or close it
 //! ```
 //!
-//! Why our own layer and not tiny_http (issue 2): tiny_http 0.12 gives every
+//! Why our own layer and not tiny_http: tiny_http 0.12 gives every
 //! open connection its own reader thread from an internal pool, so the thread
 //! count grows with connections, and that pool (`TaskPool::spawn`) only
 //! starts a new thread when no thread is idle. A burst of connections all see
@@ -46,8 +46,7 @@ pub(crate) mod busy_threads;
 mod poller;
 mod worker;
 
-use std::net::TcpListener;
-use std::net::TcpStream;
+use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread;
@@ -56,41 +55,18 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 
-use crate::http::{Refused, Request, Response};
+use crate::http::{Connection, Handler};
+use crate::settings::ServeConfig;
 use busy_threads::BusyThreads;
 use poller::Poller;
 
-/// What the connector calls for every request, on the handler thread that
-/// read it: route it and run the handler. A request refused while it was
-/// being read (431, 413, 408, 400) comes as `Err`, to be counted and answered.
-pub(crate) type Handler = dyn Fn(Result<&Request, Refused>) -> Response + Send + Sync;
-
-/// The connector's knobs.
-#[derive(Debug, Clone)]
-pub(crate) struct ConnectorConfig {
-    pub(crate) handler_threads: usize,
-    pub(crate) header_read_timeout: Duration,
-    /// The whole-body deadline after the head (`--body-read-timeout-ms`).
-    pub(crate) body_read_timeout: Duration,
-    pub(crate) keep_alive_timeout: Duration,
-    pub(crate) drain_timeout: Duration,
-}
-
-/// One client connection and the bytes read from it but not used yet (the
-/// start of a pipelined request).
-#[derive(Debug)]
-pub(crate) struct Connection {
-    stream: TcpStream,
-    buf: Vec<u8>,
-    /// When the head being received must be complete (set at its first byte).
-    head_deadline: Option<Instant>,
-    /// When the poller put it on the handler queue (crate::queue_wait).
-    queued_at: Option<Instant>,
-}
+/// A client connection of this connector: a std socket, whose reads block.
+type Conn = Connection<TcpStream>;
 
 /// What every connector thread reads.
 struct Shared {
-    config: ConnectorConfig,
+    config: ServeConfig,
+    /// Set when the drain begins.
     shutting_down: AtomicBool,
     busy: Arc<BusyThreads>,
 }
@@ -107,7 +83,7 @@ impl Shared {
 /// returns when they have, or after the drain timeout.
 pub(crate) fn serve(
     listener: TcpListener,
-    config: ConnectorConfig,
+    config: &ServeConfig,
     handler: Arc<Handler>,
     busy: Arc<BusyThreads>,
     shutdown: &Receiver<()>,
@@ -119,7 +95,7 @@ pub(crate) fn serve(
     });
     let poller =
         Arc::new(Poller::new(config.keep_alive_timeout).context("creating the epoll poller")?);
-    let (queue_tx, queue_rx) = crossbeam_channel::unbounded::<Connection>();
+    let (queue_tx, queue_rx) = crossbeam_channel::unbounded::<Conn>();
 
     // Each handler thread holds a clone of `alive`; when the last one exits the
     // channel disconnects, which is how the drain below learns they are done.

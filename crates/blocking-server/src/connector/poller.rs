@@ -18,7 +18,7 @@ use rustix::buffer::spare_capacity;
 use rustix::event::{epoll, Timespec};
 use rustix::fd::OwnedFd;
 
-use super::{Connection, Shared};
+use super::{Conn, Shared};
 
 /// How often the poller looks at the shutdown flag and for connections idle
 /// too long or with a head that is late.
@@ -32,7 +32,7 @@ pub(super) struct Poller {
 }
 
 struct Parked {
-    connections: HashMap<u64, (Connection, Instant)>,
+    connections: HashMap<u64, (Conn, Instant)>,
     next_key: u64,
     /// Set at shutdown: connections parked after that are closed at once.
     closed: bool,
@@ -53,7 +53,7 @@ impl Poller {
 
     /// Hands an idle connection to the poller; it comes back through the
     /// handler queue when the client sends its next request.
-    pub(super) fn park(&self, connection: Connection) {
+    pub(super) fn park(&self, connection: Conn) {
         let mut parked = self.lock();
         if parked.closed {
             return; // dropping the connection closes it
@@ -81,7 +81,7 @@ impl Poller {
 
     /// The poller thread's loop; returns at shutdown, after closing every
     /// idle connection.
-    pub(super) fn run(&self, queue: &Sender<Connection>, shared: &Shared) {
+    pub(super) fn run(&self, queue: &Sender<Conn>, shared: &Shared) {
         let mut events: Vec<epoll::Event> = Vec::with_capacity(1024);
         let mut ready = Vec::with_capacity(1024);
         let mut last_sweep = Instant::now();
@@ -137,9 +137,9 @@ impl Poller {
     /// Closes connections that sent nothing for the idle timeout, and hands
     /// back to a handler thread those whose partial head ran out of time (it
     /// answers 408).
-    fn sweep(&self, queue: &Sender<Connection>) {
+    fn sweep(&self, queue: &Sender<Conn>) {
         let now = Instant::now();
-        let head_late = |c: &Connection| c.head_deadline.is_some_and(|d| now >= d);
+        let head_late = |c: &Conn| c.head_deadline.is_some_and(|d| now >= d);
         let mut expired = Vec::new();
         {
             let mut parked = self.lock();

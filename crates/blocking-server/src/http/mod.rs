@@ -1,20 +1,59 @@
-//! HTTP/1.1 on a blocking socket, the part Tomcat's `Http11Processor` does:
-//! read one request (head parsed by httparse, body by `Content-Length` or
-//! chunked) and write one response.
+//! HTTP/1.1 on a socket whose reads wait, the part Tomcat's
+//! `Http11Processor` does: read one request (head parsed by httparse, body
+//! by `Content-Length` or chunked), write one response, and the loop that
+//! does both on one connection while it is kept alive.
 //!
-//! The reading side is in [`read`], the writing side in [`write`]; this file
-//! holds the types that travel between the connector and the handlers, and
-//! [`Socket`], what both sides need of a connection's socket.
+//! The reading side is in [`read`], the writing side in [`write`], the
+//! loop, the same on both executors, in [`connection_loop`]; this file holds
+//! the types that travel between the connection layers and the handlers,
+//! and [`Socket`], what all of them need of a connection's socket.
 
+pub(crate) mod connection_loop;
+#[cfg(test)]
+mod connection_loop_tests;
 pub(crate) mod read;
 pub(crate) mod write;
 
 use std::io::{self, Read, Write};
 use std::net::Shutdown;
+use std::os::fd::{AsFd as _, BorrowedFd};
 use std::time::{Duration, Instant};
 
 use contract::error::ErrorKind;
 use contract::ApiError;
+
+/// What a connection layer calls for every request, on the thread or
+/// coroutine that read it: route it and run the handler (crate::handlers).
+/// A request refused while it was being read (431, 413, 408, 400) comes as
+/// `Err`, to be counted and answered.
+pub(crate) type Handler = dyn Fn(Result<&Request, Refused>) -> Response + Send + Sync;
+
+/// One client connection as the connection loop sees it: its socket and
+/// the bytes read from it but not used yet (the start of a pipelined
+/// request, or of a head still arriving).
+#[derive(Debug)]
+pub(crate) struct Connection<S> {
+    pub(crate) stream: S,
+    pub(crate) buf: Vec<u8>,
+    /// When the head being received must be complete (set at its first
+    /// byte, cleared once it is in).
+    pub(crate) head_deadline: Option<Instant>,
+    /// When the poller put it on the handler queue, for the first request's
+    /// wait for a thread (crate::queue_wait): platform threads only; no
+    /// queue stands between a virtual-thread connection and its coroutine.
+    pub(crate) queued_at: Option<Instant>,
+}
+
+impl<S> Connection<S> {
+    pub(crate) fn new(stream: S) -> Self {
+        Connection {
+            stream,
+            buf: Vec::new(),
+            head_deadline: None,
+            queued_at: None,
+        }
+    }
+}
 
 /// One request, fully read: the handlers never touch the socket.
 #[derive(Debug, Clone)]
@@ -105,74 +144,39 @@ impl Response {
     }
 }
 
-/// How much later than its deadline a coroutine's read may end (see the
-/// `Socket` impl for may's `TcpStream`).
-const TIMEOUT_SLACK: Duration = Duration::from_millis(5);
-
-/// `timeout` rounded up to a whole number of [`TIMEOUT_SLACK`]s: the
-/// timeouts of a keep-alive connection's successive reads, a few
-/// microseconds apart, round to the same value, so the socket keeps the
-/// one it has.
-fn rounded_up(timeout: Duration) -> Duration {
-    let slack = TIMEOUT_SLACK.as_nanos();
-    let steps = timeout.as_nanos().div_ceil(slack);
-    Duration::from_nanos(u64::try_from(steps * slack).unwrap_or(u64::MAX))
-}
-
-/// What reading a request and writing its answer need of a socket: a std
-/// `TcpStream` on platform threads, where a read blocks the thread, or
-/// may's on virtual threads (crate::virtual_threads), where the same read
-/// parks the coroutine and frees its carrier.
+/// What reading a request and writing its answer need of a connection's
+/// socket: a std `TcpStream` on platform threads, where a read blocks the
+/// handler thread, or may's on virtual threads (its impl is in
+/// crate::virtual_threads::connection), where the same read parks the
+/// coroutine and frees its carrier.
 pub(crate) trait Socket: Read + Write {
+    /// The socket's descriptor, for a read that must not wait at all
+    /// (`recv` with `MSG_DONTWAIT`: the head bytes already there).
+    fn fd(&self) -> BorrowedFd<'_>;
     fn set_read_timeout(&mut self, timeout: Option<Duration>) -> io::Result<()>;
+    fn set_write_timeout(&self, timeout: Option<Duration>) -> io::Result<()>;
+    fn set_nodelay(&self, nodelay: bool) -> io::Result<()>;
     fn shutdown(&mut self, how: Shutdown) -> io::Result<()>;
 }
 
 impl Socket for std::net::TcpStream {
+    fn fd(&self) -> BorrowedFd<'_> {
+        self.as_fd()
+    }
+
     fn set_read_timeout(&mut self, timeout: Option<Duration>) -> io::Result<()> {
         std::net::TcpStream::set_read_timeout(self, timeout)
     }
 
+    fn set_write_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
+        std::net::TcpStream::set_write_timeout(self, timeout)
+    }
+
+    fn set_nodelay(&self, nodelay: bool) -> io::Result<()> {
+        std::net::TcpStream::set_nodelay(self, nodelay)
+    }
+
     fn shutdown(&mut self, how: Shutdown) -> io::Result<()> {
         std::net::TcpStream::shutdown(self, how)
-    }
-}
-
-impl Socket for may::net::TcpStream {
-    /// may keeps the timeout itself (its sockets are non-blocking and each
-    /// read arms a timer) but also sets `SO_RCVTIMEO`, one system call per
-    /// call. The timeout is rounded up to a multiple of [`TIMEOUT_SLACK`]
-    /// and set only when that differs from the one the socket has: a read
-    /// ends at most that much after its deadline, never before it, and a
-    /// keep-alive connection's next request usually needs no call at all.
-    fn set_read_timeout(&mut self, timeout: Option<Duration>) -> io::Result<()> {
-        let wanted = timeout.map(rounded_up);
-        if may::net::TcpStream::read_timeout(self)? == wanted {
-            return Ok(());
-        }
-        may::net::TcpStream::set_read_timeout(self, wanted)
-    }
-
-    fn shutdown(&mut self, how: Shutdown) -> io::Result<()> {
-        may::net::TcpStream::shutdown(self, how)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn read_timeouts_round_up_to_the_slack_so_a_keep_alive_loop_keeps_its_own() {
-        let ms = Duration::from_millis;
-        assert_eq!(rounded_up(Duration::from_nanos(1)), ms(5));
-        assert_eq!(rounded_up(ms(5)), ms(5));
-        assert_eq!(rounded_up(ms(5) + Duration::from_nanos(1)), ms(10));
-        // Two reads' timeouts microseconds apart: the same socket option.
-        let keep_alive = Duration::from_secs(20);
-        let first = keep_alive - Duration::from_micros(3);
-        let next = keep_alive - Duration::from_micros(41);
-        assert_eq!(rounded_up(first), rounded_up(next));
-        assert_eq!(rounded_up(first), keep_alive);
     }
 }

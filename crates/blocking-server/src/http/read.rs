@@ -1,11 +1,14 @@
 //! Reading one request from a socket, with every wait bounded.
 //!
-//! The head is read the way Tomcat's NIO connector reads it: only the bytes
-//! already there (`recv` with `MSG_DONTWAIT`). If the head is not complete,
-//! [`read_request`] says [`ReadOutcome::NeedMore`] and the connection goes
-//! back to the poller with the bytes so far, so a client that sends its head
-//! slowly waits in the poller, not on a handler thread. The head must be
-//! complete within `--header-read-timeout-ms` of its first byte, else 408.
+//! On platform threads the head is read the way Tomcat's NIO connector reads
+//! it: only the bytes already there (`recv` with `MSG_DONTWAIT`). If the head
+//! is not complete, [`read_request`] says [`ReadOutcome::NeedMore`] and the
+//! connection goes back to the poller with the bytes so far, so a client
+//! that sends its head slowly waits in the poller, not on a handler thread.
+//! On virtual threads the coroutine waits for it itself, parked
+//! ([`HeadWait`]). Either way the head must be complete within
+//! `--header-read-timeout-ms` of its first byte, else 408, and the checks
+//! are the same, in the same order.
 //!
 //! The body, once the head is in, is read with blocking reads (as a servlet's
 //! `InputStream` does on Tomcat): the thread waits in `read(2)`, each read
@@ -14,10 +17,10 @@
 //! `connectionUploadTimeout` is the nearest; a per-read timeout such as
 //! nginx's `client_body_timeout` never trips on a body dripped a byte at a
 //! time). Past it the request gets 408 and the connection is closed. So a
-//! slow upload does hold a handler thread, for at most that long.
+//! slow upload does hold a handler thread (or, on virtual threads, a
+//! parked coroutine), for at most that long.
 
 use std::io;
-use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use contract::framing::BodyFraming;
@@ -25,7 +28,7 @@ use contract::head::header_slots;
 use contract::params::{MAX_BODY_BYTES, MAX_HEADER_BYTES};
 use contract::ApiError;
 
-use super::{HeadSeen, Refused, Request, Socket};
+use super::{Connection, HeadSeen, Refused, Request, Socket};
 
 /// How much one `read(2)` asks for.
 const READ_CHUNK: usize = 8 * 1024;
@@ -81,74 +84,82 @@ enum ReadFailure {
     TimedOut,
 }
 
-/// Reads the next request. `buf` holds bytes already read from this
-/// connection and not yet used (a pipelined request, or the start of a head);
-/// on return it holds the bytes after this request. `head_deadline` is when
-/// the head being read must be complete: set at its first byte, cleared once
-/// the head is in.
-pub(crate) fn read_request(
-    stream: &mut TcpStream,
-    buf: &mut Vec<u8>,
-    head_deadline: &mut Option<Instant>,
-    timeouts: ReadTimeouts,
-) -> ReadOutcome {
-    if head_deadline.is_some_and(|deadline| Instant::now() >= deadline) {
-        return ReadOutcome::Reject(Refused::in_head(ApiError::request_timeout()));
-    }
-    let head = match read_head(stream, buf) {
-        Ok(head) => head,
-        Err(stop) => {
-            if matches!(stop, Stop::NeedMore) && !buf.is_empty() {
-                head_deadline.get_or_insert_with(|| Instant::now() + timeouts.head);
-            }
-            return stop.outcome(None);
-        }
-    };
-    *head_deadline = None;
-    finish_request(stream, buf, head, timeouts)
+/// Where the reader of a connection waits for a request head that is not
+/// all there yet.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum HeadWait {
+    /// Not on this thread: only the bytes already there are read, and a head
+    /// that is not complete is [`ReadOutcome::NeedMore`], the connection
+    /// handed to the poller to wait for the rest (platform threads, as
+    /// Tomcat's NIO connector does).
+    InPoller,
+    /// Here, the reader waiting in the read (virtual threads: a coroutine
+    /// parked in may's reactor): for the first byte of a head until the
+    /// keep-alive timeout, then [`ReadOutcome::Closed`] to close quietly.
+    Here { keep_alive: Duration },
 }
 
-/// Reads the next request on a socket whose reads wait: may's, on virtual
-/// threads (crate::virtual_threads), where the wait parks the coroutine and
-/// its carrier runs others. Before the first byte of a head it waits until
-/// `idle_until` (the keep-alive timeout), then says [`ReadOutcome::Closed`]
-/// to close quietly; from the head's first byte the head must be complete
-/// within `timeouts.head`, else 408; the body is read as [`read_request`]
-/// reads it. The checks are the same as there, in the same order.
-/// `at_head` is called once the head is in (the request is in progress
-/// from there: a drain lets it finish).
-pub(crate) fn read_request_waiting<S: Socket>(
-    stream: &mut S,
-    buf: &mut Vec<u8>,
-    (timeouts, idle_until): (ReadTimeouts, Instant),
+/// Reads the next request from `conn`. `conn.buf` holds bytes already read
+/// from this connection and not yet used (a pipelined request, or the start
+/// of a head); on return it holds the bytes after this request. Where a
+/// head that is not all there is waited for is `wait`'s; from its first
+/// byte it must be complete within `timeouts.head`, else 408 (a head that
+/// waited in the poller is checked when it comes back). Once the head is in,
+/// `at_head` is called (the request is in progress from there: a drain lets
+/// it finish) and the body is read, whatever `wait` says, with reads that
+/// wait, by `timeouts.body`.
+pub(crate) fn read_request<S: Socket>(
+    conn: &mut Connection<S>,
+    timeouts: ReadTimeouts,
+    wait: HeadWait,
     at_head: impl FnOnce(),
 ) -> ReadOutcome {
-    let mut head_deadline = None;
+    // Until when an idle keep-alive connection waits for a new head (set
+    // once, the first time this reader waits).
+    let mut idle_until = None;
     let head = loop {
-        if !buf.is_empty() {
-            match parse_head(buf) {
+        if conn.head_deadline.is_some_and(|d| Instant::now() >= d) {
+            return ReadOutcome::Reject(Refused::in_head(ApiError::request_timeout()));
+        }
+        if !conn.buf.is_empty() {
+            match parse_head(&conn.buf) {
                 Ok(Some((head, head_len))) => {
-                    buf.drain(..head_len);
+                    conn.buf.drain(..head_len);
                     break head;
                 }
                 Ok(None) => {
-                    head_deadline.get_or_insert_with(|| Instant::now() + timeouts.head);
+                    conn.head_deadline
+                        .get_or_insert_with(|| Instant::now() + timeouts.head);
                 }
                 Err(stop) => return stop.outcome(None),
             }
         }
-        match read_more(stream, buf, head_deadline.unwrap_or(idle_until)) {
-            Ok(()) => {}
-            Err(ReadFailure::Gone) => return ReadOutcome::Closed,
-            Err(ReadFailure::TimedOut) if head_deadline.is_some() => {
-                return ReadOutcome::Reject(Refused::in_head(ApiError::request_timeout()));
+        let more = match wait {
+            HeadWait::InPoller => recv_now(&conn.stream, &mut conn.buf),
+            HeadWait::Here { keep_alive } => {
+                let idle = *idle_until.get_or_insert_with(|| Instant::now() + keep_alive);
+                let until = conn.head_deadline.unwrap_or(idle);
+                read_more(&mut conn.stream, &mut conn.buf, until).map_err(|failure| {
+                    match failure {
+                        ReadFailure::Gone => Stop::Closed,
+                        // A head begun and not finished in time.
+                        ReadFailure::TimedOut if conn.head_deadline.is_some() => {
+                            Stop::Reject(ApiError::request_timeout())
+                        }
+                        // An idle keep-alive connection past its timeout:
+                        // closed quietly.
+                        ReadFailure::TimedOut => Stop::Closed,
+                    }
+                })
             }
-            // An idle keep-alive connection past its timeout: closed quietly.
-            Err(ReadFailure::TimedOut) => return ReadOutcome::Closed,
+        };
+        if let Err(stop) = more {
+            return stop.outcome(None);
         }
     };
+    conn.head_deadline = None;
     at_head();
-    finish_request(stream, buf, head, timeouts)
+    finish_request(&mut conn.stream, &mut conn.buf, head, timeouts)
 }
 
 /// The rest of a request once its head is in: the body, by its deadline.
@@ -196,28 +207,25 @@ struct Head {
     expect_continue: bool,
 }
 
-/// Parses the head from the bytes there are, reading only what is already
-/// in the socket: never waits.
-fn read_head(stream: &mut TcpStream, buf: &mut Vec<u8>) -> Result<Head, Stop> {
+/// Appends the bytes already in the socket to `buf`, without waiting:
+/// `Stop::NeedMore` when there are none yet (the poller waits for them),
+/// `Stop::Closed` when the peer closed or the read failed. Before a byte of
+/// a new request a close is the quiet end of a keep-alive connection; in
+/// mid-head, nobody is left to read an answer either.
+fn recv_now<S: Socket>(stream: &S, buf: &mut Vec<u8>) -> Result<(), Stop> {
     loop {
-        if !buf.is_empty() {
-            if let Some((head, head_len)) = parse_head(buf)? {
-                buf.drain(..head_len);
-                return Ok(head);
-            }
-        }
         let filled = buf.len();
         buf.resize(filled + READ_CHUNK, 0);
         let received = rustix::net::recv(
-            &*stream,
+            stream.fd(),
             &mut buf[filled..],
             rustix::net::RecvFlags::DONTWAIT,
         );
         match received {
-            Ok((_, n)) if n > 0 => buf.truncate(filled + n),
-            // The peer closed. Before a byte of a new request that is the
-            // quiet end of a keep-alive connection; in mid-head, nobody is
-            // left to read an answer either.
+            Ok((_, n)) if n > 0 => {
+                buf.truncate(filled + n);
+                return Ok(());
+            }
             Ok(_) => {
                 buf.truncate(filled);
                 return Err(Stop::Closed);

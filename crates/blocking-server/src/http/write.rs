@@ -1,4 +1,5 @@
-//! Writing one response to a blocking socket: status line, a few headers, body.
+//! Writing one response to a socket whose writes wait: status line, a few
+//! headers, body.
 //!
 //! The head and body go out in one `write(2)` where the kernel takes it all
 //! (bodies here are small), so a keep-alive client sees one segment per answer.
@@ -73,7 +74,7 @@ pub(crate) fn write_response(
 /// and a reset can reach the client before it has read our answer. So we stop
 /// writing, read and throw away what is still coming for a short while, then
 /// close (the "lingering close" of Apache and nginx).
-pub(crate) fn linger_close(mut stream: impl Socket) {
+pub(crate) fn linger_close<S: Socket>(stream: &mut S) {
     const LINGER_FOR: Duration = Duration::from_secs(2);
     const LINGER_MAX_BYTES: usize = 1024 * 1024;
     let _ = stream.shutdown(Shutdown::Write);

@@ -1,6 +1,6 @@
-//! One connection on virtual threads: a coroutine that reads a request,
-//! runs the handler, writes the answer, and goes round again while the
-//! connection is kept alive.
+//! One connection on virtual threads: a coroutine that runs the connection
+//! loop (crate::http::connection_loop, the same loop a handler thread runs)
+//! from accept to close, and what the loop needs of may's socket.
 //!
 //! The twin of a handler thread (crate::connector's worker.rs), without the
 //! poller and the queue: a coroutine per connection waits on its own socket.
@@ -10,65 +10,105 @@
 //! that blocks (the pinning driver, `/cpu`), it holds its carrier, and the
 //! coroutines queued on that carrier wait.
 
+use std::io;
+use std::net::Shutdown;
+use std::os::fd::{AsFd as _, BorrowedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::time::Duration;
 
-use crate::connector::Handler;
-use crate::http::read::{read_request_waiting, ReadOutcome, ReadTimeouts};
-use crate::http::write::{linger_close, write_response, Persistence};
+use crate::http::connection_loop::{self, LoopConfig, Phase};
+use crate::http::read::HeadWait;
+use crate::http::{Connection, Handler, Socket};
 
-use super::Shared;
+use super::acceptor::Shared;
 
 /// Serves `stream` until the client closes, a request is refused, the
 /// connection idles past the keep-alive timeout, or the server drains.
 /// `busy` says whether a request is in progress (a drain closes the
 /// connection only when not).
 pub(super) fn serve(
-    mut stream: may::net::TcpStream,
+    stream: may::net::TcpStream,
     shared: &Shared,
     busy: &AtomicBool,
     handler: &Handler,
 ) {
-    let timeouts = ReadTimeouts {
-        head: shared.config.header_read_timeout,
-        body: shared.config.body_read_timeout,
+    let config = LoopConfig {
+        timeouts: shared.config.timeouts,
+        // The coroutine waits for the next head itself, parked.
+        head_wait: HeadWait::Here {
+            keep_alive: shared.config.keep_alive_timeout,
+        },
+        draining: &shared.shutting_down,
+        handler,
     };
-    let mut buf = Vec::new();
-    loop {
-        busy.store(false, Ordering::SeqCst);
-        if shared.shutting_down() {
-            return;
-        }
-        let idle_until = Instant::now() + shared.config.keep_alive_timeout;
-        let read = read_request_waiting(&mut stream, &mut buf, (timeouts, idle_until), || {
-            busy.store(true, Ordering::SeqCst);
-        });
-        let request = match read {
-            ReadOutcome::Request(request) => request,
-            // NeedMore is the poller's outcome; a waiting read never gives it.
-            ReadOutcome::Closed | ReadOutcome::NeedMore => return,
-            ReadOutcome::Reject(refused) => {
-                let timed_out = refused.error.kind == contract::error::ErrorKind::RequestTimeout;
-                let response = handler(Err(refused));
-                let _ = write_response(&mut stream, &response, false, Persistence::Close);
-                // As on platform threads: a slow client is not sending a
-                // large body, so no lingering close for it.
-                if !timed_out {
-                    linger_close(stream);
-                }
-                return;
-            }
-        };
+    let mut connection = Connection::new(stream);
+    // It never ends with `HeadPending`: there is no poller to hand it to.
+    connection_loop::serve(&mut connection, &config, |phase| {
+        busy.store(phase == Phase::InRequest, Ordering::SeqCst);
+    });
+}
 
-        // The handler runs here, on this coroutine: a yielding wait parks
-        // it, a blocking call holds its carrier until it returns.
-        let response = handler(Ok(&request));
+/// How much later than its deadline a coroutine's read may end (see the
+/// `Socket` impl below).
+const TIMEOUT_SLACK: Duration = Duration::from_millis(5);
 
-        let keep_alive = request.keep_alive && !shared.shutting_down();
-        let persistence = Persistence::of_answer(keep_alive, request.http10);
-        let head_only = request.method == "HEAD";
-        if write_response(&mut stream, &response, head_only, persistence).is_err() || !keep_alive {
-            return;
+/// `timeout` rounded up to a whole number of [`TIMEOUT_SLACK`]s: the
+/// timeouts of a keep-alive connection's successive reads, a few
+/// microseconds apart, round to the same value, so the socket keeps the
+/// one it has.
+fn rounded_up(timeout: Duration) -> Duration {
+    let slack = TIMEOUT_SLACK.as_nanos();
+    let steps = timeout.as_nanos().div_ceil(slack);
+    Duration::from_nanos(u64::try_from(steps * slack).unwrap_or(u64::MAX))
+}
+
+impl Socket for may::net::TcpStream {
+    fn fd(&self) -> BorrowedFd<'_> {
+        self.inner().as_fd()
+    }
+
+    /// may keeps the timeout itself (its sockets are non-blocking and each
+    /// read arms a timer) but also sets `SO_RCVTIMEO`, one system call per
+    /// call. The timeout is rounded up to a multiple of [`TIMEOUT_SLACK`]
+    /// and set only when that differs from the one the socket has: a read
+    /// ends at most that much after its deadline, never before it, and a
+    /// keep-alive connection's next request usually needs no call at all.
+    fn set_read_timeout(&mut self, timeout: Option<Duration>) -> io::Result<()> {
+        let wanted = timeout.map(rounded_up);
+        if may::net::TcpStream::read_timeout(self)? == wanted {
+            return Ok(());
         }
+        may::net::TcpStream::set_read_timeout(self, wanted)
+    }
+
+    fn set_write_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
+        may::net::TcpStream::set_write_timeout(self, timeout)
+    }
+
+    fn set_nodelay(&self, nodelay: bool) -> io::Result<()> {
+        may::net::TcpStream::set_nodelay(self, nodelay)
+    }
+
+    fn shutdown(&mut self, how: Shutdown) -> io::Result<()> {
+        may::net::TcpStream::shutdown(self, how)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_timeouts_round_up_to_the_slack_so_a_keep_alive_loop_keeps_its_own() {
+        let ms = Duration::from_millis;
+        assert_eq!(rounded_up(Duration::from_nanos(1)), ms(5));
+        assert_eq!(rounded_up(ms(5)), ms(5));
+        assert_eq!(rounded_up(ms(5) + Duration::from_nanos(1)), ms(10));
+        // Two reads' timeouts microseconds apart: the same socket option.
+        let keep_alive = Duration::from_secs(20);
+        let first = keep_alive - Duration::from_micros(3);
+        let next = keep_alive - Duration::from_micros(41);
+        assert_eq!(rounded_up(first), rounded_up(next));
+        assert_eq!(rounded_up(first), keep_alive);
     }
 }

@@ -9,21 +9,32 @@
 //! not coroutine-aware (the pinning driver's sync clients, a CPU loop) holds
 //! the carrier until it returns, as a JDBC driver inside `synchronized`
 //! pins its carrier on JDK 21.
+//!
+//! may's API stays in this module: the start-up of this executor and may's
+//! process-wide configuration (here), the acceptor, the connection cap and
+//! the drain (`acceptor.rs`), a coroutine per connection and what the
+//! connection loop needs of may's socket (`connection.rs`), may's waits for
+//! the yielding driver, each through the request's `Waits` (`parking.rs`),
+//! the pinning detector (`pinning.rs`), and every may spawn, with the
+//! `unsafe` may asks for (`spawn.rs`). A test below checks that nothing
+//! outside names may.
 
+mod acceptor;
 mod connection;
+pub(crate) mod parking;
 pub(crate) mod pinning;
 pub(crate) mod spawn;
 
-use std::collections::HashMap;
-use std::net::{Shutdown, SocketAddr};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Once, PoisonError};
-use std::time::{Duration, Instant};
+use std::net::TcpListener;
+use std::sync::Once;
 
-use anyhow::Context as _;
 use crossbeam_channel::Receiver;
 
-use crate::connector::Handler;
+use crate::executor::Executor;
+use crate::settings::ServeConfig;
+use crate::Handlers;
+
+pub(crate) use acceptor::serve_connections;
 
 /// may's configuration is process-wide and taken when its scheduler first
 /// starts; later calls change nothing. The first virtual-thread server of a
@@ -46,226 +57,63 @@ pub(crate) fn configure(carriers: usize, stack_kib: u32, report_stack_use: bool)
     });
 }
 
-/// The knobs of the virtual-thread connector.
-#[derive(Debug, Clone)]
-pub(crate) struct VirtualConfig {
-    pub(crate) carriers: usize,
-    pub(crate) stack_kib: u32,
-    pub(crate) report_stack_use: bool,
-    pub(crate) max_connections: usize,
-    pub(crate) header_read_timeout: Duration,
-    pub(crate) body_read_timeout: Duration,
-    pub(crate) keep_alive_timeout: Duration,
-    pub(crate) drain_timeout: Duration,
-}
-
-/// What the acceptor and every connection coroutine read.
-struct Shared {
-    config: VirtualConfig,
-    shutting_down: AtomicBool,
-    /// The open connections, so that a drain can close the idle ones.
-    open: Mutex<HashMap<u64, OpenConnection>>,
-    next_id: AtomicU64,
-}
-
-/// An open connection as the drain sees it.
-struct OpenConnection {
-    /// A second handle on the socket: shutting its reading side down wakes
-    /// a coroutine parked on the next head.
-    stream: may::net::TcpStream,
-    /// Whether a request is being read or served on it now.
-    busy: Arc<AtomicBool>,
-}
-
-impl Shared {
-    fn shutting_down(&self) -> bool {
-        self.shutting_down.load(Ordering::SeqCst)
-    }
-
-    fn open(&self) -> std::sync::MutexGuard<'_, HashMap<u64, OpenConnection>> {
-        // Held only for a map update, never across a yield.
-        self.open.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-/// Serves `listener` on virtual threads until `shutdown` receives a message
-/// (or its sender is dropped); then drains as the platform-thread connector
-/// does: no new connections, idle ones closed, requests in progress
-/// answered (with `connection: close`) until the drain timeout.
+/// Serves `listener` with `handlers` on virtual threads until `shutdown`
+/// receives a message or its sender is dropped; then drains and returns.
+/// The twin start-up is crate::platform_threads' `serve`.
 pub(crate) fn serve(
-    listener: std::net::TcpListener,
-    config: VirtualConfig,
-    handler: Arc<Handler>,
+    listener: TcpListener,
+    config: &ServeConfig,
+    handlers: Handlers,
     shutdown: &Receiver<()>,
 ) -> anyhow::Result<()> {
-    configure(config.carriers, config.stack_kib, config.report_stack_use);
-    let addr = listener.local_addr()?;
-    let listener = spawn::adopt_listener(listener).context("handing the listener to may")?;
-    let shared = Arc::new(Shared {
-        config: config.clone(),
-        shutting_down: AtomicBool::new(false),
-        open: Mutex::new(HashMap::new()),
-        next_id: AtomicU64::new(0),
-    });
-    // The connection cap: a permit per open connection. At the cap the
-    // acceptor parks until one closes, and new clients wait in the backlog.
-    let permits = Arc::new(may::sync::Semphore::new(config.max_connections));
-    let acceptor = {
-        let (shared, permits) = (Arc::clone(&shared), Arc::clone(&permits));
-        spawn::go("acceptor", move || {
-            accept(&listener, &shared, &handler, &permits)
-        })
-        .context("starting the acceptor coroutine")?
-    };
-    tracing::info!(
-        carriers = config.carriers,
-        coroutine_stack_kib = config.stack_kib,
-        max_connections = config.max_connections,
-        "serving on virtual threads: a coroutine per connection on {} carrier threads",
-        config.carriers
+    configure(
+        config.carriers,
+        config.coroutine_stack_kib,
+        config.report_stack_use,
     );
-
-    let _ = shutdown.recv();
-    let deadline = Instant::now() + config.drain_timeout;
-    tracing::info!("shutting down: no new connections, draining requests in progress");
-    shared.shutting_down.store(true, Ordering::SeqCst);
-    wake_acceptor(addr);
-    if acceptor.join().is_err() {
-        tracing::error!("the acceptor coroutine panicked");
-    }
-    close_idle(&shared);
-    drain(&shared, deadline, config.drain_timeout);
-    Ok(())
+    let pins = pinning::Pins::start(config.carriers)?;
+    let handler = handlers.run_on(Executor::VirtualThreads { pins });
+    tracing::info!(addr = %listener.local_addr()?, threads = "virtual", "blocking server ready");
+    serve_connections(listener, config, handler, shutdown)
 }
 
-/// The acceptor: one coroutine, parked in `accept` until a client comes.
-fn accept(
-    listener: &may::net::TcpListener,
-    shared: &Arc<Shared>,
-    handler: &Arc<Handler>,
-    permits: &Arc<may::sync::Semphore>,
-) {
-    loop {
-        permits.wait();
-        let accepted = listener.accept();
-        if shared.shutting_down() {
-            permits.post();
-            return; // dropping the listener refuses new connections
-        }
-        let stream = match accepted {
-            Ok((stream, _peer)) => stream,
-            Err(e) => {
-                permits.post();
-                if !matches!(
-                    e.kind(),
-                    std::io::ErrorKind::Interrupted | std::io::ErrorKind::ConnectionAborted
-                ) {
-                    // Out of file descriptors under a burst: back off a little.
-                    tracing::warn!(error = %e, "accept failed");
-                    may::coroutine::sleep(Duration::from_millis(20));
-                }
-                continue;
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    /// Every Rust file under `dir`, with its text.
+    fn sources(dir: &Path, out: &mut Vec<(String, String)>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                sources(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                out.push((path.display().to_string(), text));
             }
-        };
-        // As on platform threads: answers go out whole, and a client that
-        // stops reading cannot hold a write past the header timeout.
-        let _ = stream.set_nodelay(true);
-        let _ = stream.set_write_timeout(Some(shared.config.header_read_timeout));
-        if let Err(e) = start_connection(stream, shared, handler, permits) {
-            permits.post();
-            tracing::warn!(error = %e, "could not start a connection coroutine");
         }
     }
-}
 
-/// Registers `stream` and starts its coroutine; the coroutine gives its
-/// permit back and unregisters when it ends, however it ends.
-fn start_connection(
-    stream: may::net::TcpStream,
-    shared: &Arc<Shared>,
-    handler: &Arc<Handler>,
-    permits: &Arc<may::sync::Semphore>,
-) -> std::io::Result<()> {
-    let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
-    let busy = Arc::new(AtomicBool::new(false));
-    shared.open().insert(
-        id,
-        OpenConnection {
-            stream: stream.try_clone()?,
-            busy: Arc::clone(&busy),
-        },
-    );
-    struct Release {
-        id: u64,
-        shared: Arc<Shared>,
-        permits: Arc<may::sync::Semphore>,
-    }
-    impl Drop for Release {
-        fn drop(&mut self) {
-            self.shared.open().remove(&self.id);
-            self.permits.post();
-        }
-    }
-    let release = Release {
-        id,
-        shared: Arc::clone(shared),
-        permits: Arc::clone(permits),
-    };
-    let handler = Arc::clone(handler);
-    let started = spawn::go("connection", move || {
-        let release = release;
-        connection::serve(stream, &release.shared, &busy, handler.as_ref());
-    });
-    started.map(drop)
-}
-
-/// Wakes the acceptor out of `accept` with a connection of our own, which
-/// it then drops (it sees the shutdown flag first).
-fn wake_acceptor(addr: SocketAddr) {
-    let target = match addr {
-        SocketAddr::V4(a) if a.ip().is_unspecified() => {
-            SocketAddr::from(([127, 0, 0, 1], a.port()))
-        }
-        SocketAddr::V6(a) if a.ip().is_unspecified() => {
-            SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, a.port()))
-        }
-        other => other,
-    };
-    if let Err(e) = std::net::TcpStream::connect_timeout(&target, Duration::from_secs(1)) {
-        tracing::warn!(error = %e, "waking the acceptor failed");
-    }
-}
-
-/// Closes every connection waiting for its next request: its coroutine,
-/// parked in a read, sees the end of the stream and ends.
-fn close_idle(shared: &Shared) {
-    for connection in shared.open().values() {
-        if !connection.busy.load(Ordering::SeqCst) {
-            let _ = connection.stream.shutdown(Shutdown::Read);
-        }
-    }
-}
-
-/// Waits until every connection has ended or `deadline` passes, and logs which.
-fn drain(shared: &Shared, deadline: Instant, drain_timeout: Duration) {
-    loop {
-        let left = shared.open().len();
-        if left == 0 {
-            tracing::info!("drained: every request queued or in progress was answered");
-            return;
-        }
-        if Instant::now() >= deadline {
-            tracing::warn!(
-                ?drain_timeout,
-                connections = left,
-                "drain timeout: returning with requests still running"
-            );
-            return;
-        }
-        // A connection that finished its request while this ran closes on
-        // its own (it answers with `connection: close`); one that became
-        // idle in between is closed here.
-        close_idle(shared);
-        std::thread::sleep(Duration::from_millis(10));
+    /// may's API stays in this module: a park anywhere else would bypass
+    /// the executor's `Waits` (crate::executor), and with it the pinning
+    /// detector's timing.
+    #[test]
+    fn nothing_outside_virtual_threads_names_may() {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        sources(&src, &mut files);
+        let here = src.join("virtual_threads").display().to_string();
+        let naming: Vec<&str> = files
+            .iter()
+            .filter(|(path, _)| !path.starts_with(&here))
+            .filter(|(_, text)| {
+                text.lines()
+                    .filter(|line| !line.trim_start().starts_with("//"))
+                    .any(|line| line.contains("may::"))
+            })
+            .map(|(path, _)| path.as_str())
+            .collect();
+        assert!(files.len() > 20, "found only {} files", files.len());
+        assert_eq!(naming, Vec::<&str>::new());
     }
 }

@@ -4,31 +4,37 @@
 //! Two halves that do not lean on each other, as on the async server's
 //! event loop (docs/event-loop.md):
 //!
+//! Each request's handler runs with a [`Run`] of its own ([`Pins::serving`],
+//! called by the executor seam, crate::executor), reached through the
+//! request's `Waits`: it lives on the coroutine's stack, so it follows the
+//! coroutine across parks, where a thread-local would not.
+//!
 //! - **Marked calls** say what the code declares. The pinning driver
-//!   (crate::driver) and `/cpu` run each call that holds the carrier inside
-//!   [`on_carrier`], which reads the request's route from coroutine-local
-//!   storage (set for the whole request by [`serving`]: it follows the
-//!   coroutine across yields, where a thread-local would not), sets the
+//!   (crate::driver) and `/cpu` make each call that holds the carrier
+//!   through `Waits::blocking` ([`Run::pinned`]), which sets the
 //!   contract's thread-local marker around that one call
 //!   (`contract::blocking_calls::while_marked`: set and cleared on the
-//!   carrier, never held across a yield, since the call does not yield),
-//!   and times it. The sync clients mark their calls themselves
+//!   carrier, never held across a park, since the call does not park), and
+//!   times it. The sync clients mark their calls themselves
 //!   (`contract::blocking_calls::mark`), exactly as on the async server.
 //! - **Timing** says what happened, marked or not. A request's coroutine
 //!   holds its carrier from the moment it is resumed until it parks again;
-//!   every place a handler can park goes through [`parks`], so the time
-//!   between two parks (a "run", the coroutine's analog of a poll) is
-//!   measured. A run of the slow threshold or longer is a carrier stall of
-//!   that route (`route_carrier_stalls_total`): nothing else ran on that
-//!   carrier meanwhile. And because may has no scheduler hook, a probe
-//!   coroutine per carrier sleeps [`PROBE_EVERY`] and records how late it
-//!   wakes (`carrier_lag_seconds`, the record the async server keeps of its
-//!   event loop: `contract::lag`): it sees every stall, whoever made it.
+//!   every wait that parks takes the request's `Waits` (`Waits::sleep`, and
+//!   the parking types of crate::virtual_threads::parking, which are the
+//!   only may waits outside this module) and so ends a run here
+//!   ([`Run::parked`]): the time between two parks (a "run", the
+//!   coroutine's analog of a poll) is measured. A run of the slow threshold
+//!   or longer is a carrier stall of that route
+//!   (`route_carrier_stalls_total`): nothing else ran on that carrier
+//!   meanwhile. And because may has no scheduler hook, a probe coroutine
+//!   per carrier sleeps [`PROBE_EVERY`] and records how late it wakes
+//!   (`carrier_lag_seconds`, the record the async server keeps of its event
+//!   loop: `contract::lag`): it sees every stall, whoever made it.
 //!
 //! A route that made blocking calls on a carrier gets a warning, at most
 //! one per route every `WARN_EVERY`, naming the calls and the fix.
 //!
-//! On platform threads nothing is set: [`on_carrier`] just runs the call.
+//! On platform threads there is no `Run`: `Waits` just runs the call.
 
 use std::cell::Cell;
 use std::fmt::Write as _;
@@ -81,58 +87,60 @@ fn nanos(d: Duration) -> u64 {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
-/// The request a coroutine is serving, and since when it has run without
-/// parking.
-type Serving = Option<(&'static RoutePins, Instant)>;
-
-may::coroutine_local!(static SERVING: Cell<Serving> = Cell::new(None));
-
-/// Runs one request's handler with its route in coroutine-local storage,
-/// so that [`on_carrier`] and [`parks`] know whose time they measure; the
-/// handler's last run ends when it returns. Restored afterwards, even if
-/// the handler panics.
-pub(crate) fn serving<T>(route: &'static RoutePins, handler: impl FnOnce() -> T) -> T {
-    struct Restore(Serving);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            if let Some((route, since)) = SERVING.with(Cell::get) {
-                route.ran(since.elapsed());
-            }
-            SERVING.with(|s| s.set(self.0));
-        }
-    }
-    let _restore = Restore(SERVING.with(|s| s.replace(Some((route, Instant::now())))));
-    handler()
+/// One request's time on its carrier: its route's counters (`None`
+/// outside a request: nothing is timed) and since when it has run without
+/// parking. It lives on the coroutine's stack for the request and is
+/// reached through the request's `Waits` (crate::executor), so it follows
+/// the coroutine across parks, whichever carrier resumes it.
+pub(crate) struct Run {
+    route: Option<&'static RoutePins>,
+    since: Cell<Instant>,
 }
 
-/// Runs `call`, which may park the coroutine (a may sleep, a read on may's
-/// TcpStream, a wait on may's semaphore): the run before it ends here, and
-/// a new one starts when the coroutine is resumed. Outside a request it
-/// just runs the call.
-pub(crate) fn parks<T>(call: impl FnOnce() -> T) -> T {
-    let Some((route, since)) = SERVING.with(Cell::get) else {
-        return call();
-    };
-    route.ran(since.elapsed());
-    let out = call();
-    SERVING.with(|s| s.set(Some((route, Instant::now()))));
-    out
+impl Run {
+    /// Waits `for_` parked (may's sleep): the carrier serves others.
+    pub(crate) fn sleep(&self, for_: Duration) {
+        #[allow(
+            clippy::disallowed_methods,
+            reason = "a handler's sleep on a virtual thread, through its Waits"
+        )]
+        self.parked(|| may::coroutine::sleep(for_));
+    }
+
+    /// Runs `call`, which may park the coroutine: the run before it ends
+    /// here, and a new one starts when the coroutine is resumed.
+    pub(crate) fn parked<T>(&self, call: impl FnOnce() -> T) -> T {
+        let Some(route) = self.route else {
+            return call();
+        };
+        route.ran(self.since.get().elapsed());
+        let out = call();
+        self.since.set(Instant::now());
+        out
+    }
+
+    /// Runs `call`, which holds the carrier until it returns: marked and
+    /// timed for the request's route (see the module comment).
+    pub(crate) fn pinned<T>(&self, call: impl FnOnce() -> T) -> T {
+        let Some(route) = self.route else {
+            return call();
+        };
+        let started = Instant::now();
+        let out = while_marked(route.calls, call);
+        route.held(started.elapsed());
+        out
+    }
 }
 
-/// Runs `call`, which holds the thread until it returns. On a carrier,
-/// while a request is being served, it is marked and timed for that route
-/// (see the module comment); anywhere else it just runs.
-pub(crate) fn on_carrier<T>(call: impl FnOnce() -> T) -> T {
-    if !may::coroutine::is_coroutine() {
-        return call();
-    }
-    let Some((route, _)) = SERVING.with(Cell::get) else {
-        return call();
+/// Runs `f` with the waits of a coroutine outside any request: nothing is
+/// timed, and a wait still parks (the yielding driver's tests).
+#[cfg(test)]
+pub(crate) fn untimed<T>(f: impl FnOnce(&crate::executor::Waits<'_>) -> T) -> T {
+    let run = Run {
+        route: None,
+        since: Cell::new(Instant::now()),
     };
-    let started = Instant::now();
-    let out = while_marked(route.calls, call);
-    route.held(started.elapsed());
-    out
+    f(&crate::executor::Waits::on_virtual_thread(&run))
 }
 
 /// The detector of one virtual-thread server: every route's pins and the
@@ -144,21 +152,28 @@ pub(crate) struct Pins {
 }
 
 impl Pins {
-    /// The routes' counters (`patterns`: every `route` label the server
-    /// uses), with the carrier probes and the warning thread started.
-    pub(crate) fn start(patterns: &[&'static str], carriers: usize) -> anyhow::Result<Arc<Pins>> {
+    /// The counters of every `route` label the server uses
+    /// (`contract::routes::blocking_server_labels`), with the carrier probes
+    /// and the warning thread started.
+    pub(crate) fn start(carriers: usize) -> anyhow::Result<Arc<Pins>> {
         let lag = Arc::new(LagRecord::new(Instant::now()).map_err(anyhow::Error::msg)?);
         for carrier in 0..carriers {
             let lag = Arc::clone(&lag);
             super::spawn::go_on(carrier, "carrier-probe", move || loop {
                 let due = Instant::now() + PROBE_EVERY;
+                #[allow(
+                    clippy::disallowed_methods,
+                    reason = "the probe's own sleep, in no request: how late it wakes is the figure"
+                )]
                 may::coroutine::sleep(PROBE_EVERY);
                 let now = Instant::now();
                 lag.record(now, now.saturating_duration_since(due));
             })?;
         }
         let pins = Arc::new(Pins {
-            routes: patterns.iter().map(|p| RoutePins::leak(p)).collect(),
+            routes: contract::routes::blocking_server_labels()
+                .map(RoutePins::leak)
+                .collect(),
             lag,
             carriers,
         });
@@ -169,9 +184,24 @@ impl Pins {
         Ok(pins)
     }
 
-    /// The counters of the route labelled `pattern`.
-    pub(crate) fn route(&self, pattern: &str) -> Option<&'static RoutePins> {
-        self.routes.iter().copied().find(|r| r.route == pattern)
+    /// Runs one request's handler on this coroutine with its [`Run`],
+    /// timed for the route labelled `route`: from here to the handler's
+    /// return, a run ending at every park; the last one ends when it
+    /// returns, or panics.
+    pub(crate) fn serving<T>(&self, route: &str, handler: impl FnOnce(&Run) -> T) -> T {
+        struct LastRun(Run);
+        impl Drop for LastRun {
+            fn drop(&mut self) {
+                if let Some(route) = self.0.route {
+                    route.ran(self.0.since.get().elapsed());
+                }
+            }
+        }
+        let run = LastRun(Run {
+            route: self.routes.iter().copied().find(|r| r.route == route),
+            since: Cell::new(Instant::now()),
+        });
+        handler(&run.0)
     }
 
     /// The detector's lines of `/metrics`.
@@ -236,6 +266,10 @@ fn warn_forever(pins: &Pins) {
     let mut reported: Vec<(CountsByKind, Option<Instant>)> =
         vec![(CountsByKind::default(), None); pins.routes.len()];
     loop {
+        #[allow(
+            clippy::disallowed_methods,
+            reason = "a thread of its own that looks once a second, in no request"
+        )]
         std::thread::sleep(Duration::from_secs(1));
         let now = Instant::now();
         for (route, (last, at)) in pins.routes.iter().zip(reported.iter_mut()) {

@@ -1,6 +1,7 @@
-//! The one place that starts coroutines, and so the one place with `unsafe`
-//! (the workspace denies it everywhere else), with the one other thing may
-//! offers only unsafely: adopting the std listener the server was given.
+//! The one place that starts coroutines, and so the blocking server's one
+//! place with `unsafe` (the workspace denies it everywhere but the files
+//! ARCHITECTURE.md lists), with the one other thing may offers only
+//! unsafely: adopting the std listener the server was given.
 //!
 //! may makes spawning `unsafe` for two reasons, and each is answered here
 //! for every coroutine this server starts:
@@ -10,8 +11,9 @@
 //!   the yield may be another thread's after it. Our handlers and clients
 //!   keep no thread-local across a yield: the pinning marker is set and
 //!   cleared around each call that never yields
-//!   (`crate::virtual_threads::pinning`), the per-request route is in
-//!   coroutine-local storage, and the metrics use atomics. The sync clients
+//!   (`crate::virtual_threads::pinning`), the per-request route and its
+//!   timing are on the coroutine's stack (the request's `Waits`,
+//!   crate::executor), and the metrics use atomics. The sync clients
 //!   of the pinning driver (r2d2, tokio-postgres' `block_on`, redis) use
 //!   thread-locals, but they never yield: they block the carrier, which is
 //!   the point of that driver.

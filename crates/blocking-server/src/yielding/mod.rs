@@ -9,7 +9,7 @@
 //! - `resp.rs`: Redis' RESP (GET, pipelined SETs);
 //! - `pool.rs`: the bounded pool whose waiting checkouts park.
 //!
-//! The bounds are the pinning driver's (crate::db, crate::cache): at most
+//! The bounds are the pinning driver's (server-support's sync_postgres and sync_redis): at most
 //! the pool size open, a checkout waits at most the acquire timeout, each
 //! call ends by the same deadline, and a connection that failed is closed,
 //! so an outage gives 503s and recovery needs no restart.
@@ -24,6 +24,6 @@ mod postgres_tests;
 #[cfg(test)]
 mod resp_tests;
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
 #[cfg(test)]
 mod wire_tests;

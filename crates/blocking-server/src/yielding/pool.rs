@@ -4,9 +4,10 @@
 //!
 //! What a waiting request holds: nothing but its coroutine's stack. A
 //! checkout with no free connection parks its coroutine on may's
-//! semaphore (`may::sync::Semphore`, a permit per connection), and the
+//! semaphore (crate::virtual_threads::parking's, a permit per connection,
+//! waited on with the request's `Waits`), and the
 //! carrier runs other coroutines meanwhile; a returned connection posts
-//! its permit and wakes one waiter. Compare r2d2 (crate::db), whose
+//! its permit and wakes one waiter. Compare r2d2 (server_support::sync_postgres), whose
 //! checkout waits on a std `Condvar` and so holds the calling thread, or
 //! on virtual threads the carrier.
 //!
@@ -23,7 +24,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use crate::virtual_threads::pinning::parks;
+use crate::executor::Waits;
+use crate::virtual_threads::parking::Semaphore;
 
 /// What the pool needs to know about a connection.
 pub(crate) trait Connection: Send + 'static {
@@ -31,11 +33,11 @@ pub(crate) trait Connection: Send + 'static {
     /// unknown state: it is closed instead of returned.
     fn is_broken(&self) -> bool;
     /// One round trip before a checkout (`--pool-test-on-checkout`).
-    fn ping(&mut self) -> Result<(), String>;
+    fn ping(&mut self, waits: &Waits<'_>) -> Result<(), String>;
 }
 
 /// How a pool opens a connection: by the deadline given, or an error.
-type Connect<C> = Box<dyn Fn(Instant) -> Result<C, String> + Send + Sync>;
+type Connect<C> = Box<dyn Fn(&Waits<'_>, Instant) -> Result<C, String> + Send + Sync>;
 
 /// The pool's settings, from the shared settings.
 #[derive(Debug, Clone, Copy)]
@@ -82,7 +84,7 @@ struct Inner<C> {
     config: PoolConfig,
     /// One permit per connection that may be checked out now: `max_size`
     /// less those checked out.
-    permits: may::sync::Semphore,
+    permits: Semaphore,
     /// Open connections nobody holds, with when each was returned.
     idle: Mutex<Vec<(C, Instant)>>,
     /// Open connections, idle or checked out.
@@ -105,12 +107,12 @@ impl<C: Connection> Pool<C> {
     /// A pool that opens nothing until a checkout needs it.
     pub(crate) fn new(
         config: PoolConfig,
-        connect: impl Fn(Instant) -> Result<C, String> + Send + Sync + 'static,
+        connect: impl Fn(&Waits<'_>, Instant) -> Result<C, String> + Send + Sync + 'static,
     ) -> Pool<C> {
         Pool {
             inner: Arc::new(Inner {
                 config,
-                permits: may::sync::Semphore::new(config.max_size),
+                permits: Semaphore::new(config.max_size),
                 idle: Mutex::new(Vec::new()),
                 open: AtomicUsize::new(0),
                 waiters: AtomicUsize::new(0),
@@ -122,13 +124,13 @@ impl<C: Connection> Pool<C> {
     /// A connection within the acquire timeout: an idle one, or a new one
     /// if fewer than `max_size` are open. With none free, the calling
     /// coroutine parks until one is returned or the timeout passes.
-    pub(crate) fn get(&self) -> Result<Pooled<C>, String> {
+    pub(crate) fn get(&self, waits: &Waits<'_>) -> Result<Pooled<C>, String> {
         let inner = &self.inner;
         let timeout = inner.config.acquire_timeout;
         let deadline = Instant::now() + timeout;
         if !inner.permits.try_wait() {
             inner.waiters.fetch_add(1, Ordering::SeqCst);
-            let got = parks(|| inner.permits.wait_timeout(timeout));
+            let got = inner.permits.wait_timeout(waits, timeout);
             inner.waiters.fetch_sub(1, Ordering::SeqCst);
             if !got {
                 return Err(format!(
@@ -141,14 +143,14 @@ impl<C: Connection> Pool<C> {
         // From here the permit is held; dropping `permit` gives it back.
         let permit = Permit(Arc::clone(inner));
         while let Some(mut conn) = inner.take_idle() {
-            if !inner.config.test_on_checkout || conn.ping().is_ok() {
+            if !inner.config.test_on_checkout || conn.ping(waits).is_ok() {
                 return Ok(Pooled::new(conn, permit));
             }
             inner.open.fetch_sub(1, Ordering::SeqCst);
         }
         // Counted as open while it connects, so `open` never passes `max_size`.
         inner.open.fetch_add(1, Ordering::SeqCst);
-        match (inner.connect)(deadline) {
+        match (inner.connect)(waits, deadline) {
             Ok(conn) => Ok(Pooled::new(conn, permit)),
             Err(e) => {
                 inner.open.fetch_sub(1, Ordering::SeqCst);

@@ -4,7 +4,7 @@
 //! What the coroutine does while it waits: it writes a message, then reads;
 //! a read that finds nothing parks the coroutine (crate::yielding::wire)
 //! and its carrier serves other requests until Postgres answers. The
-//! pinning driver's tokio-postgres `block_on` (crate::db) waits in
+//! pinning driver's tokio-postgres `block_on` (server_support::sync_postgres) waits in
 //! `epoll_wait` on the carrier itself instead.
 //!
 //! The protocol, as much as `GET /users/{id}` needs:
@@ -18,7 +18,7 @@
 //!   binary) / `Execute` / `Sync`: one round trip, as tokio-postgres makes
 //!   with a cached statement.
 //!
-//! Errors as in crate::db: an `ErrorResponse`'s SQLSTATE decides by the
+//! Errors as in server_support::sync_postgres: an `ErrorResponse`'s SQLSTATE decides by the
 //! contract's rule (`ErrorKind::for_sqlstate`), a socket error or a missed
 //! deadline is `Unavailable` (503), and after any error the connection is
 //! marked broken and the pool closes it.
@@ -38,7 +38,9 @@ use postgres_protocol::{types, IsNull};
 
 use super::pool::{Connection, Pool, PoolConfig};
 use super::wire::Wire;
-use crate::db::DbError;
+use server_support::sync_postgres::DbError;
+
+use crate::executor::Waits;
 
 /// The name of the prepared statement on every connection.
 const STATEMENT: &str = "user_by_id";
@@ -60,7 +62,7 @@ pub(crate) struct PgConfig {
     user: String,
     password: Option<Vec<u8>>,
     dbname: String,
-    /// Each call's deadline (the acquire timeout, as in crate::db).
+    /// Each call's deadline (the acquire timeout, as in server_support::sync_postgres).
     pub(crate) call_timeout: Duration,
 }
 
@@ -96,8 +98,8 @@ impl PgConfig {
 pub(crate) fn pool(settings: &CommonSettings) -> anyhow::Result<Pool<PgConn>> {
     let config = PgConfig::from_settings(settings)?;
     let bounds = PoolConfig::from_settings("postgres", settings.db_pool_size, settings);
-    Ok(Pool::new(bounds, move |deadline| {
-        PgConn::connect(&config, deadline).map_err(|e| e.to_string())
+    Ok(Pool::new(bounds, move |waits, deadline| {
+        PgConn::connect(waits, &config, deadline).map_err(|e| e.to_string())
     }))
 }
 
@@ -113,17 +115,27 @@ pub(crate) struct PgConn {
 impl PgConn {
     /// Connects, authenticates and prepares the user statement, all by
     /// `deadline`.
-    pub(crate) fn connect(config: &PgConfig, deadline: Instant) -> Result<PgConn, DbError> {
-        let wire = Wire::connect(&config.host, config.port, deadline, config.call_timeout)
-            .map_err(|e| io_error("connecting", &e))?;
+    pub(crate) fn connect(
+        waits: &Waits<'_>,
+        config: &PgConfig,
+        deadline: Instant,
+    ) -> Result<PgConn, DbError> {
+        let wire = Wire::connect(
+            waits,
+            &config.host,
+            config.port,
+            deadline,
+            config.call_timeout,
+        )
+        .map_err(|e| io_error("connecting", &e))?;
         let mut conn = PgConn {
             wire,
             call_timeout: config.call_timeout,
             broken: false,
             backend_pid: 0,
         };
-        conn.start_up(config, deadline)?;
-        conn.prepare(deadline)?;
+        conn.start_up(waits, config, deadline)?;
+        conn.prepare(waits, deadline)?;
         Ok(conn)
     }
 
@@ -135,9 +147,13 @@ impl PgConn {
 
     /// `GET /users/{id}`'s query: one round trip with the prepared
     /// statement; `None` when no row matches.
-    pub(crate) fn user_by_id(&mut self, id: i64) -> Result<Option<User>, DbError> {
+    pub(crate) fn user_by_id(
+        &mut self,
+        waits: &Waits<'_>,
+        id: i64,
+    ) -> Result<Option<User>, DbError> {
         let deadline = Instant::now() + self.call_timeout;
-        let result = self.query_user(id, deadline);
+        let result = self.query_user(waits, id, deadline);
         if result.is_err() {
             // Mid-protocol state unknown: never hand this connection out again.
             self.broken = true;
@@ -145,7 +161,12 @@ impl PgConn {
         result
     }
 
-    fn query_user(&mut self, id: i64, deadline: Instant) -> Result<Option<User>, DbError> {
+    fn query_user(
+        &mut self,
+        waits: &Waits<'_>,
+        id: i64,
+        deadline: Instant,
+    ) -> Result<Option<User>, DbError> {
         let buf = &mut self.wire.write;
         frontend::bind(
             "",
@@ -162,10 +183,10 @@ impl PgConn {
         .map_err(|_| DbError::Internal("encoding the user query".into()))?;
         frontend::execute("", 0, buf).map_err(|e| encode_error(&e))?;
         frontend::sync(buf);
-        self.send()?;
+        self.send(waits)?;
         let mut user = None;
         loop {
-            match self.next_message(deadline)? {
+            match self.next_message(waits, deadline)? {
                 Message::BindComplete | Message::CommandComplete(_) => {}
                 Message::DataRow(row) => user = Some(user_from_row(&row)?),
                 Message::ReadyForQuery(_) => return Ok(user),
@@ -177,7 +198,12 @@ impl PgConn {
 
     /// The start-up message, authentication, and the session's parameters
     /// until the server is ready for queries.
-    fn start_up(&mut self, config: &PgConfig, deadline: Instant) -> Result<(), DbError> {
+    fn start_up(
+        &mut self,
+        waits: &Waits<'_>,
+        config: &PgConfig,
+        deadline: Instant,
+    ) -> Result<(), DbError> {
         let params = [
             ("user", config.user.as_str()),
             ("database", config.dbname.as_str()),
@@ -185,10 +211,10 @@ impl PgConn {
             ("client_encoding", "UTF8"),
         ];
         frontend::startup_message(params, &mut self.wire.write).map_err(|e| encode_error(&e))?;
-        self.send()?;
-        self.authenticate(config, deadline)?;
+        self.send(waits)?;
+        self.authenticate(waits, config, deadline)?;
         loop {
-            match self.next_message(deadline)? {
+            match self.next_message(waits, deadline)? {
                 Message::BackendKeyData(key) => self.backend_pid = key.process_id(),
                 Message::ReadyForQuery(_) => return Ok(()),
                 Message::ErrorResponse(body) => return Err(server_error(&body)),
@@ -198,14 +224,19 @@ impl PgConn {
     }
 
     /// Answers the server's authentication request until `AuthenticationOk`.
-    fn authenticate(&mut self, config: &PgConfig, deadline: Instant) -> Result<(), DbError> {
+    fn authenticate(
+        &mut self,
+        waits: &Waits<'_>,
+        config: &PgConfig,
+        deadline: Instant,
+    ) -> Result<(), DbError> {
         let password = || {
             config
                 .password
                 .as_deref()
                 .ok_or_else(|| DbError::Unavailable("the server asks for a password".into()))
         };
-        match self.next_message(deadline)? {
+        match self.next_message(waits, deadline)? {
             Message::AuthenticationOk => return Ok(()),
             Message::AuthenticationCleartextPassword => {
                 frontend::password_message(password()?, &mut self.wire.write)
@@ -231,13 +262,13 @@ impl PgConn {
                         "no supported SASL mechanism in {offered:?}"
                     )));
                 }
-                self.scram(password()?, deadline)?;
+                self.scram(waits, password()?, deadline)?;
             }
             Message::ErrorResponse(body) => return Err(server_error(&body)),
             _ => return Err(unexpected("authentication")),
         }
-        self.send()?;
-        match self.next_message(deadline)? {
+        self.send(waits)?;
+        match self.next_message(waits, deadline)? {
             Message::AuthenticationOk => Ok(()),
             Message::ErrorResponse(body) => Err(server_error(&body)),
             _ => Err(unexpected("authentication")),
@@ -247,13 +278,18 @@ impl PgConn {
     /// SCRAM-SHA-256 without channel binding (no TLS here): client-first,
     /// server-first, client-final, server-final; the caller sends the last
     /// message and reads `AuthenticationOk`.
-    fn scram(&mut self, password: &[u8], deadline: Instant) -> Result<(), DbError> {
+    fn scram(
+        &mut self,
+        waits: &Waits<'_>,
+        password: &[u8],
+        deadline: Instant,
+    ) -> Result<(), DbError> {
         let auth_failed = |e: std::io::Error| DbError::Unavailable(format!("SCRAM: {e}"));
         let mut scram = ScramSha256::new(password, ChannelBinding::unsupported());
         frontend::sasl_initial_response(SCRAM_SHA_256, scram.message(), &mut self.wire.write)
             .map_err(|e| encode_error(&e))?;
-        self.send()?;
-        match self.next_message(deadline)? {
+        self.send(waits)?;
+        match self.next_message(waits, deadline)? {
             Message::AuthenticationSaslContinue(body) => {
                 scram.update(body.data()).map_err(auth_failed)?;
             }
@@ -262,8 +298,8 @@ impl PgConn {
         }
         frontend::sasl_response(scram.message(), &mut self.wire.write)
             .map_err(|e| encode_error(&e))?;
-        self.send()?;
-        match self.next_message(deadline)? {
+        self.send(waits)?;
+        match self.next_message(waits, deadline)? {
             Message::AuthenticationSaslFinal(body) => {
                 scram.finish(body.data()).map_err(auth_failed)
             }
@@ -274,15 +310,15 @@ impl PgConn {
 
     /// `Parse` and `Describe` of the user statement, once per connection;
     /// checks that the columns are the types [`user_from_row`] decodes.
-    fn prepare(&mut self, deadline: Instant) -> Result<(), DbError> {
+    fn prepare(&mut self, waits: &Waits<'_>, deadline: Instant) -> Result<(), DbError> {
         let buf = &mut self.wire.write;
         frontend::parse(STATEMENT, SELECT_USER_BY_ID, [INT8], buf).map_err(|e| encode_error(&e))?;
         frontend::describe(b'S', STATEMENT, buf).map_err(|e| encode_error(&e))?;
         frontend::sync(buf);
-        self.send()?;
+        self.send(waits)?;
         let mut columns = None;
         loop {
-            match self.next_message(deadline)? {
+            match self.next_message(waits, deadline)? {
                 Message::ParseComplete | Message::ParameterDescription(_) => {}
                 Message::RowDescription(body) => {
                     let types: Vec<u32> = body
@@ -310,25 +346,25 @@ impl PgConn {
     }
 
     /// One empty round trip: `Sync`, answered by `ReadyForQuery`.
-    fn sync(&mut self) -> Result<(), DbError> {
+    fn sync(&mut self, waits: &Waits<'_>) -> Result<(), DbError> {
         let deadline = Instant::now() + self.call_timeout;
         frontend::sync(&mut self.wire.write);
-        self.send()?;
-        match self.next_message(deadline)? {
+        self.send(waits)?;
+        match self.next_message(waits, deadline)? {
             Message::ReadyForQuery(_) => Ok(()),
             Message::ErrorResponse(body) => Err(server_error(&body)),
             _ => Err(unexpected("a sync")),
         }
     }
 
-    fn send(&mut self) -> Result<(), DbError> {
-        self.wire.flush().map_err(|e| io_error("writing", &e))
+    fn send(&mut self, waits: &Waits<'_>) -> Result<(), DbError> {
+        self.wire.flush(waits).map_err(|e| io_error("writing", &e))
     }
 
     /// The next message that answers us, parking until it comes; notices
     /// and parameter changes, which the server may send at any time, are
     /// skipped.
-    fn next_message(&mut self, deadline: Instant) -> Result<Message, DbError> {
+    fn next_message(&mut self, waits: &Waits<'_>, deadline: Instant) -> Result<Message, DbError> {
         loop {
             match Message::parse(&mut self.wire.read).map_err(|e| io_error("parsing", &e))? {
                 Some(
@@ -339,7 +375,7 @@ impl PgConn {
                 Some(message) => return Ok(message),
                 None => self
                     .wire
-                    .fill(deadline)
+                    .fill(waits, deadline)
                     .map_err(|e| io_error("reading", &e))?,
             }
         }
@@ -351,8 +387,8 @@ impl Connection for PgConn {
         self.broken
     }
 
-    fn ping(&mut self) -> Result<(), String> {
-        let result = self.sync();
+    fn ping(&mut self, waits: &Waits<'_>) -> Result<(), String> {
+        let result = self.sync(waits);
         if result.is_err() {
             self.broken = true;
         }

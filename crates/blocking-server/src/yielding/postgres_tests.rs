@@ -14,8 +14,8 @@ use postgres_protocol::message::backend::Message;
 
 use super::pool::Pool;
 use super::postgres::{pool, PgConn};
-use super::test_support::{on_coroutine, services, settings, wait_until, Services};
-use crate::db::DbError;
+use super::test_support::{on_coroutine, services, settings, untimed, wait_until, Services};
+use server_support::sync_postgres::DbError;
 
 fn pg_pool(url: &str, redis_url: &str, size: u32, acquire_ms: u64) -> Pool<PgConn> {
     pool(&settings(url, redis_url, size, acquire_ms)).expect("the yielding pool")
@@ -32,8 +32,9 @@ fn proxied(services: &Services) -> (FaultProxy, String) {
 /// The pinning driver's answer for `id`, to compare with.
 fn pinning_user(url: &str, id: i64) -> Option<contract::model::User> {
     let config: tokio_postgres::Config = url.parse().expect("database URL");
-    let mut conn = crate::db::PgConnection::connect(&config, Duration::from_secs(5), true)
-        .expect("a pinning connection");
+    let mut conn =
+        server_support::sync_postgres::PgConnection::connect(&config, Duration::from_secs(5), true)
+            .expect("a pinning connection");
     conn.user_by_id(id).expect("the pinning driver's query")
 }
 
@@ -41,9 +42,9 @@ fn pinning_user(url: &str, id: i64) -> Option<contract::model::User> {
 fn a_user_is_read_with_its_id_as_the_parameter_as_the_pinning_driver_reads_it() {
     let services = services();
     let pool = pg_pool(services.db.url(), &services.redis_url, 2, 2000);
-    let got = on_coroutine(move || {
-        let mut conn = pool.get().expect("a connection");
-        [1, 42, 10_000].map(|id| conn.user_by_id(id).expect("the user query"))
+    let got = on_coroutine(move |waits| {
+        let mut conn = pool.get(waits).expect("a connection");
+        [1, 42, 10_000].map(|id| conn.user_by_id(waits, id).expect("the user query"))
     });
     for (user, id) in got.iter().zip([1, 42, 10_000]) {
         let user = user.as_ref().expect("a seeded user");
@@ -56,10 +57,10 @@ fn a_user_is_read_with_its_id_as_the_parameter_as_the_pinning_driver_reads_it() 
 fn a_missing_user_is_none_and_the_connection_is_kept() {
     let services = services();
     let pool = pg_pool(services.db.url(), &services.redis_url, 2, 2000);
-    let (missing, state) = on_coroutine(move || {
+    let (missing, state) = on_coroutine(move |waits| {
         let missing = [0, 10_001, i64::MAX].map(|id| {
-            let mut conn = pool.get().expect("a connection");
-            conn.user_by_id(id).expect("the user query")
+            let mut conn = pool.get(waits).expect("a connection");
+            conn.user_by_id(waits, id).expect("the user query")
         });
         (missing, pool.state())
     });
@@ -118,17 +119,17 @@ fn a_real_sql_error_is_internal_and_a_terminated_backend_unavailable() {
     // not meant for a coroutine's small stack.
     let mut conn = on_coroutine({
         let pool = pool.clone();
-        move || {
-            let mut conn = pool.get().expect("a connection");
-            assert!(conn.user_by_id(1).expect("the user query").is_some());
+        move |waits| {
+            let mut conn = pool.get(waits).expect("a connection");
+            assert!(conn.user_by_id(waits, 1).expect("the user query").is_some());
             conn
         }
     });
     admin(url, "DROP TABLE users");
     let (dropped, open) = on_coroutine({
         let pool = pool.clone();
-        move || {
-            let dropped = conn.user_by_id(1);
+        move |waits| {
+            let dropped = conn.user_by_id(waits, 1);
             drop(conn);
             (dropped, pool.state().open)
         }
@@ -136,13 +137,13 @@ fn a_real_sql_error_is_internal_and_a_terminated_backend_unavailable() {
     admin(url, contract::sql::MIGRATIONS[0].1);
     conn = on_coroutine({
         let pool = pool.clone();
-        move || pool.get().expect("a connection")
+        move |waits| pool.get(waits).expect("a connection")
     });
     admin(
         url,
         &format!("SELECT pg_terminate_backend({})", conn.backend_pid()),
     );
-    let terminated = on_coroutine(move || conn.user_by_id(1));
+    let terminated = on_coroutine(move |waits| conn.user_by_id(waits, 1));
     // 42P01 undefined_table: our fault, 500.
     match dropped {
         Err(DbError::Internal(cause)) => assert!(cause.contains("42P01"), "{cause}"),
@@ -160,7 +161,7 @@ fn a_real_sql_error_is_internal_and_a_terminated_backend_unavailable() {
 /// Runs `sql` on its own connection, outside the pool.
 fn admin(url: &str, sql: &str) {
     let config: tokio_postgres::Config = url.parse().expect("database URL");
-    crate::db::PgConnection::connect(&config, Duration::from_secs(5), false)
+    server_support::sync_postgres::PgConnection::connect(&config, Duration::from_secs(5), false)
         .and_then(|mut c| c.execute_in_transaction(&[sql], Duration::from_secs(10)))
         .unwrap_or_else(|e| panic!("{sql}: {e}"));
 }
@@ -172,12 +173,12 @@ fn an_outage_gives_unavailable_by_the_deadline_and_recovery_needs_no_restart() {
     let proxy = Arc::new(proxy);
     let pool = pg_pool(&url, &services.redis_url, 2, 500);
     let p = Arc::clone(&proxy);
-    let outcome = on_coroutine(move || {
+    let outcome = on_coroutine(move |waits| {
         let query = || {
             let started = Instant::now();
             let result = pool
-                .get()
-                .and_then(|mut c| c.user_by_id(1).map_err(|e| e.to_string()));
+                .get(waits)
+                .and_then(|mut c| c.user_by_id(waits, 1).map_err(|e| e.to_string()));
             (started.elapsed(), result)
         };
         assert!(query().1.expect("through the proxy").is_some());
@@ -213,11 +214,11 @@ fn a_query_on_a_stalled_connection_ends_by_its_deadline_and_the_connection_is_dr
     let proxy = Arc::new(proxy);
     let pool = pg_pool(&url, &services.redis_url, 2, 500);
     let p = Arc::clone(&proxy);
-    let (took, result, open) = on_coroutine(move || {
-        let mut conn = pool.get().expect("a connection");
+    let (took, result, open) = on_coroutine(move |waits| {
+        let mut conn = pool.get(waits).expect("a connection");
         p.set_mode(Mode::Stall);
         let started = Instant::now();
-        let result = conn.user_by_id(1);
+        let result = conn.user_by_id(waits, 1);
         let took = started.elapsed();
         drop(conn);
         (took, result, pool.state().open)
@@ -240,20 +241,26 @@ fn the_pool_never_opens_more_than_its_size_and_the_rest_park_then_time_out() {
     let most_open = Arc::new(AtomicUsize::new(0));
     let (ok, timed_out, waiters_seen) = on_coroutine({
         let most_open = Arc::clone(&most_open);
-        move || {
+        move |waits| {
             // Two held: every other checkout parks.
-            let held = [pool.get().expect("first"), pool.get().expect("second")];
+            let held = [
+                pool.get(waits).expect("first"),
+                pool.get(waits).expect("second"),
+            ];
             let waiters: Vec<_> = (0..3)
                 .map(|_| {
                     let pool = pool.clone();
                     crate::virtual_threads::spawn::go("waiter", move || {
                         let started = Instant::now();
-                        (pool.get().map(drop), started.elapsed())
+                        (
+                            untimed(|waits| pool.get(waits).map(drop)),
+                            started.elapsed(),
+                        )
                     })
                     .expect("a waiter")
                 })
                 .collect();
-            may::coroutine::sleep(Duration::from_millis(100));
+            waits.sleep(Duration::from_millis(100));
             let waiters_seen = pool.state().waiters;
             let timed_out: Vec<_> = waiters.into_iter().filter_map(|w| w.join().ok()).collect();
             drop(held);
@@ -262,9 +269,11 @@ fn the_pool_never_opens_more_than_its_size_and_the_rest_park_then_time_out() {
                 .map(|_| {
                     let (pool, most_open) = (pool.clone(), Arc::clone(&most_open));
                     crate::virtual_threads::spawn::go("query", move || {
-                        let mut conn = pool.get().map_err(|e| e.to_string())?;
-                        most_open.fetch_max(pool.state().open, Ordering::SeqCst);
-                        conn.user_by_id(1).map_err(|e| e.to_string())
+                        untimed(|waits| {
+                            let mut conn = pool.get(waits).map_err(|e| e.to_string())?;
+                            most_open.fetch_max(pool.state().open, Ordering::SeqCst);
+                            conn.user_by_id(waits, 1).map_err(|e| e.to_string())
+                        })
                     })
                     .expect("a query")
                 })
@@ -297,16 +306,18 @@ fn the_pool_never_opens_more_than_its_size_and_the_rest_park_then_time_out() {
 fn parked_checkouts_leave_the_one_carrier_free_for_other_coroutines() {
     let services = services();
     let pool = pg_pool(services.db.url(), &services.redis_url, 1, 1500);
-    let (prompt, waiters_seen) = on_coroutine(move || {
-        let conn = pool.get().expect("the one connection");
+    let (prompt, waiters_seen) = on_coroutine(move |waits| {
+        let conn = pool.get(waits).expect("the one connection");
         let waiters: Vec<_> = (0..4)
             .map(|_| {
                 let pool = pool.clone();
-                crate::virtual_threads::spawn::go("waiter", move || pool.get().map(drop))
-                    .expect("a waiter")
+                crate::virtual_threads::spawn::go("waiter", move || {
+                    untimed(|waits| pool.get(waits).map(drop))
+                })
+                .expect("a waiter")
             })
             .collect();
-        let parked = wait_until(Duration::from_secs(1), || pool.state().waiters == 4);
+        let parked = wait_until(waits, Duration::from_secs(1), || pool.state().waiters == 4);
         // Another coroutine on the same (single) carrier, while four park.
         let started = Instant::now();
         let other = crate::virtual_threads::spawn::go("other", move || started.elapsed())

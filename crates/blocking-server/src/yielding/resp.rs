@@ -5,19 +5,24 @@
 //! What the coroutine does while it waits: it writes the command, then
 //! parks in a read (crate::yielding::wire) until Redis answers; its
 //! carrier serves other requests meanwhile. The pinning driver's redis
-//! crate connection (crate::cache) blocks the carrier in `read` instead.
+//! crate connection (server_support::sync_redis) blocks the carrier in `read` instead.
 //!
-//! As in crate::cache: `/users/{id}/cache` reads its two keys with two
+//! As in server_support::sync_redis: `/users/{id}/cache` reads its two keys with two
 //! GETs, one round trip each, and a miss writes both keys back with two
-//! SETs pipelined into one round trip (no expiry, as there). Every
-//! failure, an error reply included, is `Unavailable` (503), and the
-//! connection is marked broken so the pool closes it.
+//! SETs pipelined into one round trip (no expiry, as there). A value our
+//! code cannot read (not UTF-8, or a key of another type) is
+//! `CacheError::Unreadable` (the contract's 500), as with the redis crate;
+//! every other failure, an error reply included, is `Unavailable` (503),
+//! and the connection is marked broken so the pool closes it.
 
 use std::time::{Duration, Instant};
 
 use bytes::Buf;
 use contract::cache::{email_key, name_key};
 use contract::settings::CommonSettings;
+use server_support::sync_redis::CacheError;
+
+use crate::executor::Waits;
 
 use super::pool::{Connection, Pool, PoolConfig};
 use super::wire::Wire;
@@ -30,7 +35,7 @@ pub(crate) struct RedisConfig {
     username: Option<String>,
     password: Option<String>,
     db: i64,
-    /// Each call's deadline (the acquire timeout, as in crate::cache).
+    /// Each call's deadline (the acquire timeout, as in server_support::sync_redis).
     pub(crate) call_timeout: Duration,
 }
 
@@ -59,8 +64,8 @@ impl RedisConfig {
 pub(crate) fn pool(settings: &CommonSettings) -> anyhow::Result<Pool<RedisConn>> {
     let config = RedisConfig::from_settings(settings)?;
     let bounds = PoolConfig::from_settings("redis", settings.redis_pool_size, settings);
-    Ok(Pool::new(bounds, move |deadline| {
-        RedisConn::connect(&config, deadline)
+    Ok(Pool::new(bounds, move |waits, deadline| {
+        RedisConn::connect(waits, &config, deadline)
     }))
 }
 
@@ -87,9 +92,19 @@ pub(crate) struct RedisConn {
 impl RedisConn {
     /// Connects, and logs in and selects the database if the URL says so,
     /// by `deadline`.
-    pub(crate) fn connect(config: &RedisConfig, deadline: Instant) -> Result<RedisConn, String> {
-        let wire = Wire::connect(&config.host, config.port, deadline, config.call_timeout)
-            .map_err(|e| format!("connecting to redis: {e}"))?;
+    pub(crate) fn connect(
+        waits: &Waits<'_>,
+        config: &RedisConfig,
+        deadline: Instant,
+    ) -> Result<RedisConn, String> {
+        let wire = Wire::connect(
+            waits,
+            &config.host,
+            config.port,
+            deadline,
+            config.call_timeout,
+        )
+        .map_err(|e| format!("connecting to redis: {e}"))?;
         let mut conn = RedisConn {
             wire,
             call_timeout: config.call_timeout,
@@ -108,7 +123,7 @@ impl RedisConn {
             expected += 1;
         }
         if expected > 0 {
-            for reply in conn.round_trip(expected, deadline)? {
+            for reply in conn.round_trip(waits, expected, deadline)? {
                 ok(reply)?;
             }
         }
@@ -118,44 +133,63 @@ impl RedisConn {
     /// The two cached fields of a user: two GETs, one after the other.
     pub(crate) fn get_user_fields(
         &mut self,
+        waits: &Waits<'_>,
         prefix: &str,
         id: i64,
-    ) -> Result<(Option<String>, Option<String>), String> {
-        let name = self.get(&name_key(prefix, id))?;
-        let email = self.get(&email_key(prefix, id))?;
+    ) -> Result<(Option<String>, Option<String>), CacheError> {
+        let name = self.get(waits, &name_key(prefix, id))?;
+        let email = self.get(waits, &email_key(prefix, id))?;
         Ok((name, email))
     }
 
     /// Sets both cached fields of a user: two SETs in one round trip.
     pub(crate) fn set_user_fields(
         &mut self,
+        waits: &Waits<'_>,
         prefix: &str,
         id: i64,
         name: &str,
         email: &str,
-    ) -> Result<(), String> {
+    ) -> Result<(), CacheError> {
         let deadline = Instant::now() + self.call_timeout;
         self.command(&[b"SET", name_key(prefix, id).as_bytes(), name.as_bytes()]);
         self.command(&[b"SET", email_key(prefix, id).as_bytes(), email.as_bytes()]);
-        for reply in self.checked(|conn| conn.round_trip(2, deadline))? {
-            self.checked(|_| ok(reply))?;
+        let replies = self
+            .checked(|conn| conn.round_trip(waits, 2, deadline))
+            .map_err(CacheError::Unavailable)?;
+        for reply in replies {
+            self.checked(|_| ok(reply))
+                .map_err(CacheError::Unavailable)?;
         }
         Ok(())
     }
 
-    /// `GET key`: the value, or `None` for a missing key.
-    fn get(&mut self, key: &str) -> Result<Option<String>, String> {
+    /// `GET key`: the value, or `None` for a missing key. A value that is
+    /// not UTF-8 text, or a key of another type, is an answer our code
+    /// cannot read (`CacheError::Unreadable`, as the redis crate's clients
+    /// classify it: server_support::sync_redis::is_unreadable_value); the
+    /// connection is fine and stays in the pool.
+    fn get(&mut self, waits: &Waits<'_>, key: &str) -> Result<Option<String>, CacheError> {
         let deadline = Instant::now() + self.call_timeout;
         self.command(&[b"GET", key.as_bytes()]);
-        let mut replies = self.checked(|conn| conn.round_trip(1, deadline))?;
-        self.checked(|_| match replies.pop() {
+        let mut replies = self
+            .checked(|conn| conn.round_trip(waits, 1, deadline))
+            .map_err(CacheError::Unavailable)?;
+        match replies.pop() {
             Some(Reply::Bulk(None)) => Ok(None),
             Some(Reply::Bulk(Some(bytes))) => String::from_utf8(bytes)
                 .map(Some)
-                .map_err(|_| format!("the value of {key} is not UTF-8")),
-            Some(Reply::Error(e)) => Err(format!("redis answered GET with {e}")),
-            other => Err(format!("unexpected reply to GET: {other:?}")),
-        })
+                .map_err(|_| CacheError::Unreadable(format!("the value of {key} is not UTF-8"))),
+            Some(Reply::Error(e)) if e.starts_with("WRONGTYPE") => Err(CacheError::Unreadable(
+                format!("redis answered GET {key} with {e}"),
+            )),
+            other => {
+                self.broken = true;
+                Err(CacheError::Unavailable(format!(
+                    "unexpected reply to GET: {other:?}"
+                )))
+            }
+        }
     }
 
     /// Runs `f`, marking the connection broken if it fails.
@@ -180,9 +214,14 @@ impl RedisConn {
     }
 
     /// Sends the buffered commands and reads `count` replies.
-    fn round_trip(&mut self, count: usize, deadline: Instant) -> Result<Vec<Reply>, String> {
+    fn round_trip(
+        &mut self,
+        waits: &Waits<'_>,
+        count: usize,
+        deadline: Instant,
+    ) -> Result<Vec<Reply>, String> {
         self.wire
-            .flush()
+            .flush(waits)
             .map_err(|e| format!("writing to redis: {e}"))?;
         let mut replies = Vec::with_capacity(count);
         while replies.len() < count {
@@ -191,12 +230,15 @@ impl RedisConn {
                     self.wire.read.advance(used);
                     replies.push(reply);
                 }
-                None => self.wire.fill(deadline).map_err(|e| match e.kind() {
-                    std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock => {
-                        "no answer from redis before the deadline".to_owned()
-                    }
-                    _ => format!("reading from redis: {e}"),
-                })?,
+                None => self
+                    .wire
+                    .fill(waits, deadline)
+                    .map_err(|e| match e.kind() {
+                        std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock => {
+                            "no answer from redis before the deadline".to_owned()
+                        }
+                        _ => format!("reading from redis: {e}"),
+                    })?,
             }
         }
         Ok(replies)
@@ -208,10 +250,10 @@ impl Connection for RedisConn {
         self.broken
     }
 
-    fn ping(&mut self) -> Result<(), String> {
+    fn ping(&mut self, waits: &Waits<'_>) -> Result<(), String> {
         let deadline = Instant::now() + self.call_timeout;
         self.command(&[b"PING"]);
-        let mut replies = self.checked(|conn| conn.round_trip(1, deadline))?;
+        let mut replies = self.checked(|conn| conn.round_trip(waits, 1, deadline))?;
         self.checked(|_| match replies.pop() {
             Some(Reply::Simple(pong)) if pong == "PONG" => Ok(()),
             other => Err(format!("unexpected reply to PING: {other:?}")),

@@ -1,12 +1,14 @@
 //! The yielding RESP client: its reply parser on bytes, then against a
-//! real Redis (a fresh key prefix): a miss, the pipelined SETs, a hit,
-//! an outage through the fault proxy and the recovery after it.
+//! real Redis (a fresh key prefix): a miss, the pipelined SETs, a hit, a
+//! value it cannot read, an outage through the fault proxy and the
+//! recovery after it.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use net_tools::proxy::{url_addr, url_with_addr, FaultProxy, Mode};
 use redis::Commands as _;
+use server_support::sync_redis::CacheError;
 
 use super::pool::Pool;
 use super::resp::{parse_reply, pool, RedisConn, Reply};
@@ -60,11 +62,11 @@ fn a_miss_then_pipelined_sets_then_a_hit() {
     let (prefix_guard, redis_url) = redis_prefix();
     let redis_pool = redis_pool(&redis_url, 2000);
     let prefix = prefix_guard.as_str().to_owned();
-    let (miss, set, hit) = on_coroutine(move || {
-        let mut conn = redis_pool.get().expect("a connection");
-        let miss = conn.get_user_fields(&prefix, 7);
-        let set = conn.set_user_fields(&prefix, 7, "Ada", "ada@example.com");
-        let hit = conn.get_user_fields(&prefix, 7);
+    let (miss, set, hit) = on_coroutine(move |waits| {
+        let mut conn = redis_pool.get(waits).expect("a connection");
+        let miss = conn.get_user_fields(waits, &prefix, 7);
+        let set = conn.set_user_fields(waits, &prefix, 7, "Ada", "ada@example.com");
+        let hit = conn.get_user_fields(waits, &prefix, 7);
         (miss, set, hit)
     });
     assert_eq!(miss, Ok((None, None)));
@@ -73,7 +75,7 @@ fn a_miss_then_pipelined_sets_then_a_hit() {
         hit,
         Ok((Some("Ada".into()), Some("ada@example.com".into())))
     );
-    // What the redis crate reads: the same keys as crate::cache, no expiry.
+    // What the redis crate reads: the same keys as server_support::sync_redis, no expiry.
     let mut check = redis::Client::open(redis_url.as_str())
         .and_then(|c| c.get_connection())
         .expect("a redis connection");
@@ -84,6 +86,45 @@ fn a_miss_then_pipelined_sets_then_a_hit() {
 }
 
 #[test]
+fn a_value_it_cannot_read_is_unreadable_and_the_connection_stays() {
+    let (prefix_guard, redis_url) = redis_prefix();
+    let mut plant = redis::Client::open(redis_url.as_str())
+        .and_then(|c| c.get_connection())
+        .expect("a redis connection");
+    let prefix = prefix_guard.as_str().to_owned();
+    // User 5: a name that is not UTF-8; user 6: an email key holding a list.
+    let _: () = plant
+        .set(contract::cache::name_key(&prefix, 5), &[0xff_u8, 0xfe][..])
+        .expect("SET");
+    let _: () = plant
+        .set(contract::cache::name_key(&prefix, 6), "Di")
+        .expect("SET");
+    let _: () = plant
+        .rpush(contract::cache::email_key(&prefix, 6), "di@example.com")
+        .expect("RPUSH");
+    let redis_pool = redis_pool(&redis_url, 2000);
+    let (not_utf8, wrong_type, open) = on_coroutine(move |waits| {
+        let mut conn = redis_pool.get(waits).expect("a connection");
+        let not_utf8 = conn.get_user_fields(waits, &prefix, 5);
+        let wrong_type = conn.get_user_fields(waits, &prefix, 6);
+        drop(conn);
+        (not_utf8, wrong_type, redis_pool.state().open)
+    });
+    assert!(
+        matches!(&not_utf8, Err(CacheError::Unreadable(cause)) if cause.contains("UTF-8")),
+        "{not_utf8:?}"
+    );
+    assert!(
+        matches!(&wrong_type, Err(CacheError::Unreadable(cause)) if cause.contains("WRONGTYPE")),
+        "{wrong_type:?}"
+    );
+    assert_eq!(
+        open, 1,
+        "an answer it cannot read leaves the connection open"
+    );
+}
+
+#[test]
 fn the_two_sets_take_one_round_trip() {
     let (prefix_guard, redis_url) = redis_prefix();
     let proxy =
@@ -91,14 +132,14 @@ fn the_two_sets_take_one_round_trip() {
     proxy.set_round_trip(Duration::from_millis(200));
     let redis_pool = redis_pool(&url_with_addr(&redis_url, proxy.addr()), 3000);
     let prefix = prefix_guard.as_str().to_owned();
-    let (sets, gets) = on_coroutine(move || {
-        let mut conn = redis_pool.get().expect("a connection");
+    let (sets, gets) = on_coroutine(move |waits| {
+        let mut conn = redis_pool.get(waits).expect("a connection");
         let started = Instant::now();
-        conn.set_user_fields(&prefix, 8, "Bo", "bo@example.com")
+        conn.set_user_fields(waits, &prefix, 8, "Bo", "bo@example.com")
             .expect("SETs");
         let sets = started.elapsed();
         let started = Instant::now();
-        conn.get_user_fields(&prefix, 8).expect("GETs");
+        conn.get_user_fields(waits, &prefix, 8).expect("GETs");
         (sets, started.elapsed())
     });
     // One 200-ms round trip for both SETs; the two GETs take one each.
@@ -118,12 +159,13 @@ fn an_outage_is_an_error_by_the_deadline_and_recovery_needs_no_restart() {
     let redis_pool = redis_pool(&url_with_addr(&redis_url, proxy.addr()), 500);
     let prefix = prefix_guard.as_str().to_owned();
     let p = Arc::clone(&proxy);
-    let (refused, stalled, recovered, open) = on_coroutine(move || {
+    let (refused, stalled, recovered, open) = on_coroutine(move |waits| {
         let read = || {
             let started = Instant::now();
             let result = redis_pool
-                .get()
-                .and_then(|mut c| c.get_user_fields(&prefix, 9));
+                .get(waits)
+                .map_err(CacheError::Unavailable)
+                .and_then(|mut c| c.get_user_fields(waits, &prefix, 9));
             (started.elapsed(), result)
         };
         assert_eq!(read().1, Ok((None, None)));
@@ -157,11 +199,11 @@ fn a_command_on_a_stalled_connection_ends_by_its_deadline() {
     let redis_pool = redis_pool(&url_with_addr(&redis_url, proxy.addr()), 500);
     let prefix = prefix_guard.as_str().to_owned();
     let p = Arc::clone(&proxy);
-    let (took, result, open) = on_coroutine(move || {
-        let mut conn = redis_pool.get().expect("a connection");
+    let (took, result, open) = on_coroutine(move |waits| {
+        let mut conn = redis_pool.get(waits).expect("a connection");
         p.set_mode(Mode::Stall);
         let started = Instant::now();
-        let result = conn.set_user_fields(&prefix, 9, "Cy", "cy@example.com");
+        let result = conn.set_user_fields(waits, &prefix, 9, "Cy", "cy@example.com");
         let took = started.elapsed();
         drop(conn);
         (took, result, redis_pool.state().open)

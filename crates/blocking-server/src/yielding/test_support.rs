@@ -12,6 +12,9 @@ use clap::Parser as _;
 use contract::settings::CommonSettings;
 use contract::sql::MIGRATIONS;
 
+use crate::executor::Waits;
+pub(crate) use crate::virtual_threads::pinning::untimed;
+
 /// A migrated database, dropped at the end of the test, and Redis' URL.
 pub(crate) struct Services {
     pub(crate) db: local_services::TestDatabase,
@@ -25,8 +28,12 @@ pub(crate) fn services() -> Services {
         .expect("a fresh test database");
     let redis = local_services::redis().expect("redis for tests");
     let config: tokio_postgres::Config = db.url().parse().expect("the test database URL");
-    let mut conn = crate::db::PgConnection::connect(&config, Duration::from_secs(10), false)
-        .expect("connecting to the test database");
+    let mut conn = server_support::sync_postgres::PgConnection::connect(
+        &config,
+        Duration::from_secs(10),
+        false,
+    )
+    .expect("connecting to the test database");
     let scripts: Vec<&str> = MIGRATIONS.iter().map(|(_, sql)| *sql).collect();
     conn.execute_in_transaction(&scripts, Duration::from_secs(60))
         .expect("migrating the test database");
@@ -69,11 +76,15 @@ pub(crate) fn settings(
         .common
 }
 
-/// Runs `f` on a coroutine of the one-carrier scheduler and returns what
-/// it returns; a panic inside fails the test with its message.
-pub(crate) fn on_coroutine<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+/// Runs `f` on a coroutine of the one-carrier scheduler, with the waits of
+/// a coroutine in no request (nothing timed), and returns what it returns;
+/// a panic inside fails the test with its message.
+pub(crate) fn on_coroutine<T: Send + 'static>(
+    f: impl FnOnce(&Waits<'_>) -> T + Send + 'static,
+) -> T {
     configure();
-    let handle = crate::virtual_threads::spawn::go("test", f).expect("starting a coroutine");
+    let handle = crate::virtual_threads::spawn::go("test", move || untimed(f))
+        .expect("starting a coroutine");
     match handle.join() {
         Ok(value) => value,
         Err(panic) => std::panic::resume_unwind(panic),
@@ -87,14 +98,18 @@ pub(crate) fn configure() {
 }
 
 /// Polls `ready` every few milliseconds until it holds or `limit` passes;
-/// on a coroutine the pauses park it (may's sleep), so the carrier stays free.
-pub(crate) fn wait_until(limit: Duration, mut ready: impl FnMut() -> bool) -> bool {
+/// on a coroutine the pauses park it (`waits`), so the carrier stays free.
+pub(crate) fn wait_until(
+    waits: &Waits<'_>,
+    limit: Duration,
+    mut ready: impl FnMut() -> bool,
+) -> bool {
     let deadline = Instant::now() + limit;
     while Instant::now() < deadline {
         if ready() {
             return true;
         }
-        may::coroutine::sleep(Duration::from_millis(5));
+        waits.sleep(Duration::from_millis(5));
     }
     ready()
 }

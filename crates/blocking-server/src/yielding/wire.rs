@@ -5,10 +5,11 @@
 //! registers the socket with may's reactor (epoll) and parks the
 //! coroutine; the carrier runs other coroutines until the bytes come or
 //! the read timeout fires, and then the coroutine resumes, maybe on
-//! another carrier. Each call that can park goes through
-//! `pinning::parks`, so the pinning detector's timing counts only the time
-//! the coroutine ran, not the time it waited. Outside a coroutine (a test's main thread) the same
-//! calls block the thread, as std's would.
+//! another carrier. The socket is crate::virtual_threads::parking's, whose
+//! every wait takes the request's `Waits` (crate::executor), so the pinning
+//! detector's timing counts only the time the coroutine ran, not the time
+//! it waited. Outside a coroutine (a test's main thread) the same calls
+//! block the thread, as std's would.
 //!
 //! The deadline is per call, not per read: the socket's read timeout is
 //! the call timeout, and a call that needs a second read lowers it to
@@ -17,13 +18,14 @@
 //! sends a byte at a time cannot stretch a call past its deadline by more
 //! than `SLACK`.
 
-use std::io::{self, Read, Write};
+use std::io;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
 
-use crate::virtual_threads::pinning::parks;
+use crate::executor::Waits;
+use crate::virtual_threads::parking::TcpStream;
 
 /// How far the standing read timeout may be from what is left of a call.
 const SLACK: Duration = Duration::from_millis(10);
@@ -32,7 +34,7 @@ const SLACK: Duration = Duration::from_millis(10);
 const READ_CHUNK: usize = 8 * 1024;
 
 pub(crate) struct Wire {
-    stream: may::net::TcpStream,
+    stream: TcpStream,
     /// Bytes received and not yet parsed.
     pub(crate) read: BytesMut,
     /// Bytes to send with the next [`Wire::flush`].
@@ -49,6 +51,7 @@ impl Wire {
     /// carrier for the lookup (once per new connection; an IP address
     /// needs no lookup, as in the tests and bench).
     pub(crate) fn connect(
+        waits: &Waits<'_>,
         host: &str,
         port: u16,
         deadline: Instant,
@@ -58,7 +61,7 @@ impl Wire {
         let mut last = io::Error::new(io::ErrorKind::NotFound, format!("{host} has no address"));
         for addr in addrs {
             let left = remaining(deadline)?;
-            match parks(|| may::net::TcpStream::connect_timeout(&addr, left)) {
+            match TcpStream::connect_timeout(waits, &addr, left) {
                 Ok(stream) => {
                     stream.set_nodelay(true)?;
                     stream.set_read_timeout(Some(call_timeout))?;
@@ -77,15 +80,15 @@ impl Wire {
     }
 
     /// Sends everything in the write buffer.
-    pub(crate) fn flush(&mut self) -> io::Result<()> {
-        parks(|| self.stream.write_all(&self.write))?;
+    pub(crate) fn flush(&mut self, waits: &Waits<'_>) -> io::Result<()> {
+        self.stream.write_all(waits, &self.write)?;
         self.write.clear();
         Ok(())
     }
 
     /// Reads what the peer has sent (at least one byte) into the read
     /// buffer, parking the coroutine until it comes or `deadline` passes.
-    pub(crate) fn fill(&mut self, deadline: Instant) -> io::Result<()> {
+    pub(crate) fn fill(&mut self, waits: &Waits<'_>, deadline: Instant) -> io::Result<()> {
         let left = remaining(deadline)?;
         if self.standing > left + SLACK || self.standing + SLACK < left {
             self.stream.set_read_timeout(Some(left))?;
@@ -93,7 +96,7 @@ impl Wire {
         }
         let start = self.read.len();
         self.read.resize(start + READ_CHUNK, 0);
-        let got = parks(|| self.stream.read(&mut self.read[start..]));
+        let got = self.stream.read(waits, &mut self.read[start..]);
         let n = match got {
             Ok(n) => n,
             Err(e) => {

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::test_support::on_coroutine;
+use super::test_support::{on_coroutine, untimed};
 use super::wire::Wire;
 use crate::virtual_threads::spawn;
 
@@ -18,10 +18,16 @@ fn a_refused_connect_is_an_error_at_once() {
         let listener = TcpListener::bind("127.0.0.1:0").expect("a free port");
         listener.local_addr().expect("its address")
     }; // closed: nothing listens there now
-    let (took, result) = on_coroutine(move || {
+    let (took, result) = on_coroutine(move |waits| {
         let started = Instant::now();
         let deadline = started + Duration::from_secs(5);
-        let result = Wire::connect("127.0.0.1", addr.port(), deadline, Duration::from_secs(1));
+        let result = Wire::connect(
+            waits,
+            "127.0.0.1",
+            addr.port(),
+            deadline,
+            Duration::from_secs(1),
+        );
         (started.elapsed(), result.map(drop))
     });
     let error = result.expect_err("nothing listens on the port");
@@ -48,7 +54,7 @@ fn an_unanswered_handshake_parks_until_its_deadline() {
         }
         assert!(queued.len() < 64, "the accept queue never filled");
     }
-    let (took, result, ticks) = on_coroutine(move || {
+    let (took, result, ticks) = on_coroutine(move |waits| {
         // Another coroutine on the same (single) carrier, ticking every 10 ms.
         let (stop, ticks) = (
             Arc::new(AtomicBool::new(false)),
@@ -57,17 +63,25 @@ fn an_unanswered_handshake_parks_until_its_deadline() {
         let ticker = {
             let (stop, ticks) = (Arc::clone(&stop), Arc::clone(&ticks));
             spawn::go("ticker", move || {
-                while !stop.load(Ordering::SeqCst) {
-                    may::coroutine::sleep(Duration::from_millis(10));
-                    ticks.fetch_add(1, Ordering::SeqCst);
-                }
+                untimed(|waits| {
+                    while !stop.load(Ordering::SeqCst) {
+                        waits.sleep(Duration::from_millis(10));
+                        ticks.fetch_add(1, Ordering::SeqCst);
+                    }
+                });
             })
             .expect("the ticker")
         };
         let started = Instant::now();
         let before = ticks.load(Ordering::SeqCst);
         let deadline = started + Duration::from_millis(500);
-        let result = Wire::connect("127.0.0.1", addr.port(), deadline, Duration::from_secs(1));
+        let result = Wire::connect(
+            waits,
+            "127.0.0.1",
+            addr.port(),
+            deadline,
+            Duration::from_secs(1),
+        );
         let took = started.elapsed();
         let during = ticks.load(Ordering::SeqCst) - before;
         stop.store(true, Ordering::SeqCst);

@@ -1,29 +1,37 @@
-//! Postgres for the blocking server: an r2d2 pool (HikariCP's role) of
-//! connections that each block the calling thread until Postgres answers.
+//! The sync driver, JDBC's analogue: an r2d2 pool (HikariCP's role) of
+//! Postgres connections that each block the calling thread until Postgres
+//! answers.
 //!
 //! Each pooled connection is a tokio-postgres client driven by its own
-//! current-thread runtime: a call is `block_on(query)` on the handler thread,
-//! which parks that thread in `epoll_wait` on this one socket until the answer
-//! comes. That is exactly what the `postgres` crate (the "sync driver") does
-//! inside; we write the few lines ourselves for one reason: the `postgres`
-//! crate has no deadline per call, so a database that accepts TCP but never
-//! answers (a frozen process, a stalled proxy) would hold a handler thread
-//! forever. Here every call, and every connect, ends after the acquire timeout
-//! with a 503, and the connection is thrown away.
+//! current-thread runtime: a call is `block_on(query)` on the calling
+//! thread, which parks that thread in `epoll_wait` on this one socket until
+//! the answer comes. That is exactly what the `postgres` crate does inside;
+//! the few lines are ours for one reason: the `postgres` crate has no
+//! deadline per call, so a database that accepts TCP but never answers (a
+//! frozen process, a stalled proxy) would hold the calling thread forever.
+//! Here every call, and every connect, ends after the acquire timeout with
+//! [`DbError::Unavailable`] (503), and the connection is thrown away.
+//!
+//! Who calls it: the blocking server's handlers, from their handler threads
+//! (or carriers, with the pinning driver on virtual threads); and the async
+//! server's deliberately blocking variants, from a query thread its event
+//! loop worker blocks on (`/users/{id}/blocking`) or from `spawn_blocking`
+//! (`/users/{id}/spawn-blocking`). One driver for every "JDBC" column.
+//!
+//! Never call it on a tokio runtime worker: `block_on` panics there
+//! ("Cannot start a runtime from within a runtime"), and so does dropping a
+//! connection (its runtime) there.
 //!
 //! What bounds what:
 //! - waiting for a free pooled connection: r2d2's `connection_timeout`;
 //! - connecting (TCP, startup, auth) and preparing: one deadline;
-//! - each query: one deadline; afterwards the connection is marked broken, so
-//!   r2d2 drops it instead of reusing a connection in an unknown state;
+//! - each query: one deadline; afterwards the connection is marked broken,
+//!   so r2d2 drops it instead of reusing a connection in an unknown state;
 //! - a dead peer on an idle pooled connection: TCP keepalives, and the next
 //!   query's deadline in any case.
 //!
 //! The query keeps running on the server after we give up (we do not send a
 //! cancel request: a stalled database would not answer that either).
-//!
-//! The twin is crates/async-server/src/db.rs (sqlx's `PgPool`), where a
-//! waiting query holds no thread at all.
 
 use std::time::Duration;
 
@@ -35,11 +43,14 @@ use contract::sql::SELECT_USER_BY_ID;
 use tokio::runtime::Runtime;
 use tokio_postgres::{Client, NoTls, Statement};
 
-pub(crate) type DbPool = r2d2::Pool<PgManager>;
+use crate::LogPoolErrors;
+
+/// The pool of sync connections.
+pub type PgPool = r2d2::Pool<PgManager>;
 
 /// Why a database call failed, which decides between 503 and 500.
 #[derive(Debug)]
-pub(crate) enum DbError {
+pub enum DbError {
     /// Postgres did not answer in time, refused, or the connection broke: 503.
     Unavailable(String),
     /// Postgres answered with something our code did not expect: 500.
@@ -70,7 +81,7 @@ impl From<tokio_postgres::Error> for DbError {
 /// One pooled Postgres connection, with `SELECT_USER_BY_ID` prepared once at
 /// connect (the "cached prepared statement": Postgres parses and plans it once
 /// per connection, not per request).
-pub(crate) struct PgConnection {
+pub struct PgConnection {
     runtime: Runtime,
     client: Client,
     select_user: Option<Statement>,
@@ -80,8 +91,9 @@ pub(crate) struct PgConnection {
 
 impl PgConnection {
     /// Connects within `timeout`, then prepares the user query if asked (not
-    /// at start-up, before the migrations have created the table).
-    pub(crate) fn connect(
+    /// at start-up, before the migrations have created the table). Blocks
+    /// the calling thread.
+    pub fn connect(
         config: &tokio_postgres::Config,
         timeout: Duration,
         prepare: bool,
@@ -140,13 +152,15 @@ impl PgConnection {
         result
     }
 
-    /// `GET /users/{id}`'s query, with the prepared statement.
-    pub(crate) fn user_by_id(&mut self, id: i64) -> Result<Option<User>, DbError> {
+    /// `GET /users/{id}`'s query, with the prepared statement. Blocks the
+    /// calling thread until Postgres answers, at most the call deadline.
+    pub fn user_by_id(&mut self, id: i64) -> Result<Option<User>, DbError> {
         let Some(statement) = self.select_user.clone() else {
             return Err(DbError::Internal("user statement not prepared".into()));
         };
-        // Counted only where blocking harms others: on a carrier (virtual
-        // threads, crate::virtual_threads::pinning); never on a handler thread.
+        // Counted only where blocking harms others: on an event-loop worker
+        // or a carrier (contract::blocking_calls); never on a thread that
+        // exists to block (a handler thread, spawn_blocking, a query thread).
         contract::blocking_calls::mark(contract::blocking_calls::BlockingCall::SyncPostgresQuery);
         let row = self.call(|client| async move { client.query_opt(&statement, &[&id]).await })?;
         row.map(|row| user_from_row(&row)).transpose()
@@ -154,7 +168,7 @@ impl PgConnection {
 
     /// Runs SQL text without parameters (the migrations), inside one
     /// transaction, with a longer deadline than a request gets.
-    pub(crate) fn execute_in_transaction(
+    pub fn execute_in_transaction(
         &mut self,
         scripts: &[&str],
         timeout: Duration,
@@ -172,7 +186,7 @@ impl PgConnection {
     }
 
     /// Every user's id, name and email (start-up cache seeding).
-    pub(crate) fn all_user_cache_fields(
+    pub fn all_user_cache_fields(
         &mut self,
         timeout: Duration,
     ) -> Result<Vec<(i64, String, String)>, DbError> {
@@ -216,15 +230,19 @@ fn internal(e: tokio_postgres::Error) -> DbError {
     DbError::Internal(format!("reading a row: {e}"))
 }
 
-/// The connection settings from `DATABASE_URL`, with every network wait bounded.
-pub(crate) fn config(settings: &CommonSettings) -> anyhow::Result<tokio_postgres::Config> {
+/// The connection settings from `DATABASE_URL`, with every network wait
+/// bounded; `application_name` is what `pg_stat_activity` shows.
+pub fn config(
+    settings: &CommonSettings,
+    application_name: &str,
+) -> anyhow::Result<tokio_postgres::Config> {
     let mut config: tokio_postgres::Config = settings
         .database_url
         .parse()
         .map_err(|e| anyhow::anyhow!("parsing DATABASE_URL: {e}"))?;
     let acquire = settings.acquire_timeout();
     config
-        .application_name("blocking-server")
+        .application_name(application_name)
         .connect_timeout(acquire)
         // Unacknowledged writes and dead peers on idle connections.
         .tcp_user_timeout(acquire.max(Duration::from_secs(1)))
@@ -236,7 +254,7 @@ pub(crate) fn config(settings: &CommonSettings) -> anyhow::Result<tokio_postgres
 }
 
 /// r2d2's view of a Postgres connection.
-pub(crate) struct PgManager {
+pub struct PgManager {
     config: tokio_postgres::Config,
     timeout: Duration,
 }
@@ -258,22 +276,13 @@ impl r2d2::ManageConnection for PgManager {
     }
 }
 
-/// Logs the pool's connection failures through tracing (r2d2 would use `log`).
-#[derive(Debug)]
-pub(crate) struct LogPoolErrors(pub(crate) &'static str);
-
-impl<E: std::fmt::Display> r2d2::HandleError<E> for LogPoolErrors {
-    fn handle_error(&self, error: E) {
-        tracing::warn!(pool = self.0, error = %error, "pool could not open a connection");
-    }
-}
-
-/// The pool, built without connecting: connections open on first use, so
-/// start-up does not wait for the whole pool (and a test server opens only
-/// the connections it uses).
-pub(crate) fn pool(settings: &CommonSettings) -> anyhow::Result<DbPool> {
+/// The pool (`--db-pool-size` connections, the acquire timeout), built
+/// without connecting: connections open on first use, so start-up does not
+/// wait for the whole pool (and a test server opens only the connections it
+/// uses). Starts r2d2's helper threads.
+pub fn pool(settings: &CommonSettings, application_name: &str) -> anyhow::Result<PgPool> {
     let manager = PgManager {
-        config: config(settings)?,
+        config: config(settings, application_name)?,
         timeout: settings.acquire_timeout(),
     };
     Ok(r2d2_builder(settings, settings.db_pool_size)
