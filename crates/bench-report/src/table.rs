@@ -56,7 +56,7 @@ struct Row {
 
 /// The route a column loads: its own, or in the mixed group its background's.
 fn loaded_route(c: &ColumnResult) -> Option<&'static str> {
-    bench_analysis::routes::route_pattern(c.background_path.as_deref().unwrap_or(&c.path))
+    contract::routes::label_of(c.background_path.as_deref().unwrap_or(&c.path))
 }
 
 /// The detector's figures of `route` over a column's rounds.
