@@ -1,11 +1,9 @@
 //! `-n 1000 -c 10` sends exactly 1000 requests: the server counts them and
 //! the report agrees, through the library and through the binary.
 
-mod common;
-
 use std::process::Command;
 
-use common::{Behaviour, TestServer};
+use crate::common::{Behaviour, TestServer};
 use loadgen::{LoadModel, Plan, StopAt};
 
 #[test]

@@ -1,10 +1,8 @@
 //! Burst, stages and the error split, each against the in-process server.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{Behaviour, TestServer};
+use crate::common::{Behaviour, TestServer};
 use loadgen::{parse_stages, LoadModel, Plan, StopAt};
 
 #[test]

@@ -3,13 +3,6 @@
 //! one chosen request for a known time, which is how the tests inject the
 //! server pause that coordinated-omission correction must expose.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-#![allow(dead_code)] // each test file uses a different part of it
-
 use std::net::SocketAddr;
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};

@@ -1,12 +1,6 @@
 //! Throwaway databases and key prefixes on the process-wide services (the
 //! running ones on a developer machine, throwaway ones elsewhere).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
 use local_services::{postgres, redis};
 
 fn database_exists(admin: &mut postgres::Client, name: &str) -> bool {

@@ -2,17 +2,9 @@
 //! and latency measured from the intended send time exposes a server stall
 //! that latency from the actual send time hides (coordinated omission).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
-mod common;
-
 use std::time::Duration;
 
-use common::{Behaviour, TestServer};
+use crate::common::{Behaviour, TestServer};
 use loadgen::{LoadModel, Plan, StopAt};
 
 fn open_plan(url: String, rate_rps: f64, seconds: u64, max_connections: usize) -> Plan {

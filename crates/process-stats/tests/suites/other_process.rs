@@ -1,11 +1,5 @@
 //! Sampling a process other than ourselves, including one that exits.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 

@@ -2,18 +2,12 @@
 //! signal prints the report of what ran, marked interrupted, and exits with
 //! 128 + the signal's number; a second signal exits at once, no report.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
-mod common;
-
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Behaviour, TestServer};
+use rustix::process::{kill_process, Pid, Signal};
+
+use crate::common::{Behaviour, TestServer};
 
 /// Starts the binary on a 60-s closed loop against `server`, JSON on stdout.
 fn start_long_run(server: &TestServer, connections: &str) -> Child {
@@ -32,12 +26,12 @@ fn start_long_run(server: &TestServer, connections: &str) -> Child {
         .expect("start loadgen")
 }
 
-fn signal(child: &Child, name: &str) {
-    let status = Command::new("kill")
-        .args([&format!("-{name}"), &child.id().to_string()])
-        .status()
-        .expect("run kill");
-    assert!(status.success(), "kill -{name} failed");
+fn signal(child: &Child, signal: Signal) {
+    let pid = i32::try_from(child.id())
+        .ok()
+        .and_then(Pid::from_raw)
+        .expect("loadgen's process id");
+    kill_process(pid, signal).unwrap_or_else(|e| panic!("{signal:?} to loadgen: {e}"));
 }
 
 /// Waits until the server has seen `n` requests (at most 20 s).
@@ -71,14 +65,15 @@ fn finish(mut child: Child, limit: Duration) -> (Option<i32>, String, String) {
     )
 }
 
-fn first_signal_prints_what_ran(name: &str, code: i32) {
+fn first_signal_prints_what_ran(sent: Signal, code: i32) {
+    let name = format!("{sent:?}");
     let server = TestServer::start(Behaviour {
         delay_every_response: Duration::from_millis(2),
         ..Behaviour::default()
     });
     let child = start_long_run(&server, "4");
     wait_for_requests(&server, 100);
-    signal(&child, name);
+    signal(&child, sent);
     // The run was for 60 s: ending within 10 s means the signal ended it.
     let (status, stdout, stderr) = finish(child, Duration::from_secs(10));
     assert_eq!(status, Some(code), "{name}: stderr: {stderr}");
@@ -103,12 +98,12 @@ fn first_signal_prints_what_ran(name: &str, code: i32) {
 
 #[test]
 fn sigint_mid_run_prints_the_report_so_far_and_exits_130() {
-    first_signal_prints_what_ran("INT", 130);
+    first_signal_prints_what_ran(Signal::INT, 130);
 }
 
 #[test]
 fn sigterm_mid_run_prints_the_report_so_far_and_exits_143() {
-    first_signal_prints_what_ran("TERM", 143);
+    first_signal_prints_what_ran(Signal::TERM, 143);
 }
 
 /// Requests stalled for 5 s keep the first signal's grace running; a
@@ -121,9 +116,9 @@ fn a_second_sigint_exits_at_once_without_a_report() {
     });
     let child = start_long_run(&server, "2");
     wait_for_requests(&server, 2);
-    signal(&child, "INT");
+    signal(&child, Signal::INT);
     std::thread::sleep(Duration::from_millis(150));
-    signal(&child, "INT");
+    signal(&child, Signal::INT);
     let (status, stdout, stderr) = finish(child, Duration::from_secs(10));
     assert_eq!(status, Some(130), "stderr: {stderr}");
     assert_eq!(stdout, "", "a report was written after the second signal");

@@ -1,17 +1,9 @@
 //! Bad input through the built binary: each case exits with code 2, prints
 //! one line naming what is wrong, and opens no connection to the target.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
-mod common;
-
 use std::net::TcpListener;
 
-use common::run_loadgen;
+use crate::common::run_loadgen;
 
 /// A listener that counts connection attempts without answering them.
 struct SilentListener {
@@ -167,7 +159,7 @@ fn a_burst_beyond_the_open_file_limit_fails_before_sending() {
 
 #[test]
 fn a_failed_threshold_is_named_and_exits_1() {
-    let server = common::TestServer::start(common::Behaviour::default());
+    let server = crate::common::TestServer::start(crate::common::Behaviour::default());
     let (code, stdout, stderr) = run_loadgen(&[
         "-n",
         "50",
@@ -197,7 +189,7 @@ fn a_failed_threshold_is_named_and_exits_1() {
 
 #[test]
 fn out_writes_the_report_to_a_file() {
-    let server = common::TestServer::start(common::Behaviour::default());
+    let server = crate::common::TestServer::start(crate::common::Behaviour::default());
     let path = std::env::temp_dir().join(format!("loadgen-out-{}.json", std::process::id()));
     let path_text = path.to_string_lossy().into_owned();
     let (code, stdout, stderr) = run_loadgen(&[

@@ -3,11 +3,9 @@
 //! the cause, exits 3, and backs off between connects instead of retrying
 //! tens of thousands of times a second.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::run_loadgen;
+use crate::common::run_loadgen;
 
 /// Exit status of a run in which no request succeeded (README, exit codes).
 const NO_SUCCESS: i32 = 3;
@@ -58,7 +56,7 @@ fn a_closed_port_exits_3_with_one_line_and_backs_off() {
 
 #[test]
 fn all_error_statuses_exit_3_naming_the_status() {
-    let server = common::TestServer::start(common::Behaviour::default());
+    let server = crate::common::TestServer::start(crate::common::Behaviour::default());
     let (code, stdout, stderr) = run_loadgen(&["-n", "20", "-c", "2", &server.url("/fail")]);
     assert_eq!(code, Some(NO_SUCCESS), "stderr: {stderr}");
     assert_eq!(

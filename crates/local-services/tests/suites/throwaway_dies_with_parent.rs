@@ -7,12 +7,6 @@
 //! that both ports stop answering. There is no separate child test that
 //! could pass by doing nothing when run on its own.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
 use std::net::{SocketAddr, TcpStream};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -58,11 +52,11 @@ fn throwaway_servers_die_when_their_parent_is_killed() {
     }
     // Arrange / Act: the child starts both and dies by SIGKILL.
     let me = std::env::current_exe().expect("test binary path");
+    // This test's name in the binary: its module path without the crate.
+    let module = module_path!().split_once("::").map_or("", |(_, m)| m);
+    let test = format!("{module}::throwaway_servers_die_when_their_parent_is_killed");
     let child = Command::new(me)
-        .args([
-            "--exact",
-            "throwaway_servers_die_when_their_parent_is_killed",
-        ])
+        .args(["--exact", &test])
         .args(["--nocapture", "--test-threads=1"])
         .env(CHILD_ROLE, "1")
         .env("LOCAL_SERVICES_FORCE_THROWAWAY", "1")
