@@ -25,7 +25,7 @@ use std::net::SocketAddr;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use contract::workload::{n_taking, MAX_CPU_N};
+use contract::workload::MAX_CPU_N;
 use harness::{http, spawn_app_with, AppOptions, Server, TestApp};
 
 fn one_worker_server() -> TestApp {
@@ -124,10 +124,11 @@ fn median_health_while(
 /// together they take about 1.5 s of CPU here, and that time. In a debug
 /// build one request of less than `MAX_CPU_N` is enough; in a release build
 /// even `MAX_CPU_N` is quick, so several are sent (on one worker they run
-/// one after another). The fastest of three probes: other tests (and other
-/// processes) share the cores, and a slow probe would make the work too small.
+/// one after another). Calibrated by `harness::cpu_n_taking`: other tests
+/// (and other processes) share the cores, and a slow probe would make the
+/// work too small.
 fn about_one_and_a_half_seconds_of_cpu() -> (u64, usize, Duration) {
-    let (n, one) = n_taking(Duration::from_millis(1500), 3_000_000);
+    let (n, one) = harness::cpu_n_taking(Duration::from_millis(1500));
     let per_request = one.as_secs_f64();
     let copies = if n < MAX_CPU_N {
         1

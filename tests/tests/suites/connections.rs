@@ -26,7 +26,7 @@ fn send_raw(app: &TestApp, raw: &[u8]) -> harness::Response {
 
 #[test]
 fn keep_alive_serves_several_requests_and_pipelined_ones_in_order() {
-    for server in Server::ALL {
+    harness::each_server_at_once(Server::ALL, |server| {
         let (app, name) = (spawn_app(server), server.name());
         let mut conn = conn(&app);
         for _ in 0..3 {
@@ -61,12 +61,12 @@ fn keep_alive_serves_several_requests_and_pipelined_ones_in_order() {
             (200, r#"{"firstName":"Ax","lastName":"Bx","age":11}"#),
             "{name}"
         );
-    }
+    });
 }
 
 #[test]
 fn http_1_0_closes_unless_asked_and_both_framings_at_once_are_refused() {
-    for server in Server::ALL {
+    harness::each_server_at_once(Server::ALL, |server| {
         let (app, name) = (spawn_app(server), server.name());
         let r = send_raw(&app, b"GET /health HTTP/1.0\r\n\r\n");
         assert_eq!(r.status, 200, "{name}: HTTP/1.0");
@@ -98,12 +98,12 @@ fn http_1_0_closes_unless_asked_and_both_framings_at_once_are_refused() {
             (413, ApiError::payload_too_large().body_json()),
             "{name}: chunked 90 KiB body"
         );
-    }
+    });
 }
 
 #[test]
 fn an_idle_keep_alive_connection_is_closed_at_shutdown() {
-    for server in Server::ALL {
+    harness::each_server_at_once(Server::ALL, |server| {
         let (mut app, name) = (spawn_app(server), server.name());
         let mut conn = conn(&app);
         let r = conn
@@ -127,7 +127,7 @@ fn an_idle_keep_alive_connection_is_closed_at_shutdown() {
         });
         let took = stopping.elapsed();
         assert!(took < Duration::from_secs(8), "{name}: drain took {took:?}");
-    }
+    });
 }
 
 /// The header timeout on a keep-alive connection, after a first request:
@@ -139,7 +139,7 @@ fn an_idle_keep_alive_connection_is_closed_at_shutdown() {
 #[test]
 fn a_late_second_head_gets_408_and_an_idle_connection_is_closed() {
     const TIMEOUT: Duration = Duration::from_millis(1_500);
-    for server in Server::ALL {
+    harness::each_server_at_once(Server::ALL, |server| {
         let name = server.name();
         let app = harness::spawn_app_with(
             server,
@@ -196,5 +196,5 @@ fn a_late_second_head_gets_408_and_an_idle_connection_is_closed() {
             idle_for >= TIMEOUT - Duration::from_millis(300) && idle_for < TIMEOUT * 4,
             "{name}: idle connection closed after {idle_for:?} (timeout {TIMEOUT:?})"
         );
-    }
+    });
 }

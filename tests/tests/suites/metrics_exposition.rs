@@ -7,12 +7,9 @@
 //! sixteen cumulative buckets and `+Inf` equal to `_count`, which equals
 //! the requests sent (and agrees with `http_requests_total`).
 //! The exact text for fixed durations is contract::metrics's own test.
-
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
+//! The promtool check is a test of its own, ignored where promtool may be
+//! missing (`cargo test`); `-- --include-ignored` runs it, and fails it
+//! when promtool is missing.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -175,18 +172,16 @@ fn histogram_series_are_the_ones_asked(server: Server, text: &str) {
     assert_eq!(total, Some(4.0), "{name}: GET and HEAD together");
 }
 
-fn metrics_read_as_prometheus_reads_them(server: Server) {
-    let name = server.name();
+/// `server`'s `/metrics` after [`ASKED`].
+fn metrics_after_the_fixed_requests(server: Server) -> String {
     let app = spawn_app(server);
     ask_the_fixed_requests(&app);
-    let text = app.get("/metrics").text();
+    app.get("/metrics").text()
+}
 
-    let (code, said) = promtool_check(&text);
-    assert_eq!(
-        (code, said.as_str()),
-        (Some(0), ""),
-        "{name}: promtool check metrics"
-    );
+fn metrics_read_as_prometheus_reads_them(server: Server) {
+    let name = server.name();
+    let text = metrics_after_the_fixed_requests(server);
     for (family, kind, help) in FAMILIES {
         let header = format!("# HELP {family} {help}\n# TYPE {family} {kind}\n");
         assert!(text.contains(&header), "{name}: no\n{header}in\n{text}");
@@ -230,4 +225,20 @@ fn virtual_threads_yielding_metrics_read_as_prometheus_reads_them() {
 #[test]
 fn tiny_http_connector_metrics_read_as_prometheus_reads_them() {
     metrics_read_as_prometheus_reads_them(Server::BlockingTinyHttp);
+}
+
+#[test]
+#[ignore = "needs promtool: apt-get install prometheus"]
+fn promtool_finds_nothing_to_say_about_any_servers_metrics() {
+    let servers = Server::ALL.into_iter().chain([Server::BlockingTinyHttp]);
+    harness::each_server_at_once(servers, |server| {
+        let text = metrics_after_the_fixed_requests(server);
+        let (code, said) = promtool_check(&text);
+        assert_eq!(
+            (code, said.as_str()),
+            (Some(0), ""),
+            "{}: promtool check metrics",
+            server.name()
+        );
+    });
 }

@@ -13,13 +13,7 @@
 //!
 //! In CI the header timeout is 3 s; `RELIABILITY_FULL=1` keeps the default
 //! 10 s. Both use 1,000 slow connections. See the figures with
-//! `cargo test -p harness --test slow_clients -- --nocapture`.
-
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
+//! `cargo test -p harness --test suites -- slow_clients --nocapture`.
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
@@ -28,10 +22,6 @@ use std::time::{Duration, Instant};
 use harness::{http, spawn_app_with, AppOptions, Server};
 
 const SLOW_CLIENTS: usize = 1_000;
-
-fn full() -> bool {
-    std::env::var("RELIABILITY_FULL").is_ok_and(|v| v == "1")
-}
 
 /// What the server sent on a non-blocking `stream` if it has answered or
 /// closed; `None` while it is still waiting for the head.
@@ -109,7 +99,7 @@ fn slow_clients_are_cut_off_and_others_served(server: Server) {
     // 1,000 client sockets here and 1,000 server sockets (in-process).
     let _ = rlimit::increase_nofile_limit(u64::MAX);
     let name = server.name();
-    let header_timeout = if full() {
+    let header_timeout = if harness::reliability_full() {
         Duration::from_secs(10)
     } else {
         Duration::from_secs(3)
@@ -205,15 +195,18 @@ fn slow_clients_are_cut_off_and_others_served(server: Server) {
 
 #[test]
 fn blocking_server_cuts_off_slow_clients_and_keeps_serving() {
+    let _gate = harness::quiet();
     slow_clients_are_cut_off_and_others_served(Server::Blocking);
 }
 
 #[test]
 fn async_server_cuts_off_slow_clients_and_keeps_serving() {
+    let _gate = harness::quiet();
     slow_clients_are_cut_off_and_others_served(Server::Async);
 }
 
 #[test]
 fn virtual_threads_cut_off_slow_clients_and_keeps_serving() {
+    let _gate = harness::quiet();
     slow_clients_are_cut_off_and_others_served(Server::Virtual);
 }

@@ -5,11 +5,7 @@
 //! so the suite checks the servers against the contract, not against each other
 //! alone.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
+use std::net::SocketAddr;
 
 use contract::model::{to_json, CachedUser, CpuResult, Health, Post};
 use contract::params::{parse_cpu_n, parse_id, MAX_BODY_BYTES};
@@ -102,8 +98,15 @@ fn cases() -> Vec<Case> {
 }
 
 fn run_case(app: &TestApp, case: &Case) -> Response {
+    run_case_at(app.addr, app.server, case)
+}
+
+/// [`run_case`] against the server at `addr` (a `TestApp` stays on its
+/// test's thread).
+fn run_case_at(addr: SocketAddr, server: Server, case: &Case) -> Response {
     let headers: Vec<(&str, &str)> = case.headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
-    app.request(case.method, &case.path, &headers, &case.body)
+    harness::http::send(addr, case.method, &case.path, &headers, &case.body)
+        .unwrap_or_else(|e| panic!("{} {} {}: {e}", server.name(), case.method, case.path))
 }
 
 fn check(server: Server, case: &Case, got: &Response) -> Result<(), String> {
@@ -154,18 +157,39 @@ fn check(server: Server, case: &Case, got: &Response) -> Result<(), String> {
 
 #[test]
 fn every_case_gets_the_contracts_answer_from_every_server() {
-    let apps: Vec<TestApp> = Server::ALL.into_iter().map(spawn_app).collect();
+    let apps: Vec<TestApp> = harness::spawn_apps(Server::ALL);
+    let cases = cases();
+    // Every server through the cases at once, each in order on a thread of
+    // its own (`/cpu`'s default n takes a while in a debug build).
+    let answers_by_app: Vec<Vec<Response>> = std::thread::scope(|scope| {
+        let running: Vec<_> = apps
+            .iter()
+            .map(|app| {
+                let (addr, server, cases) = (app.addr, app.server, &cases);
+                scope.spawn(move || {
+                    cases
+                        .iter()
+                        .map(|case| run_case_at(addr, server, case))
+                        .collect()
+                })
+            })
+            .collect();
+        running
+            .into_iter()
+            .map(|answers| answers.join().expect("a server's cases (see above)"))
+            .collect()
+    });
     let mut failures = Vec::new();
-    for case in cases() {
-        let answers: Vec<Response> = apps.iter().map(|app| run_case(app, &case)).collect();
+    for (i, case) in cases.iter().enumerate() {
+        let answers: Vec<&Response> = answers_by_app.iter().map(|answers| &answers[i]).collect();
         for (app, got) in apps.iter().zip(&answers) {
-            if let Err(e) = check(app.server, &case, got) {
+            if let Err(e) = check(app.server, case, got) {
                 failures.push(e);
             }
         }
         // Byte for byte: the status, the headers that say what the body
         // is, and the body.
-        let first = (&apps[0], &answers[0]);
+        let first = (&apps[0], answers[0]);
         for (app, got) in apps.iter().zip(&answers).skip(1) {
             let same = |r: &Response| {
                 (
@@ -199,7 +223,7 @@ fn every_case_gets_the_contracts_answer_from_every_server() {
 }
 
 /// The cases a well-formed request cannot pass on tiny_http: it reads the
-/// head itself and decides first (tests/tiny_http_differences.rs asserts what
+/// head itself and decides first (tests/tests/suites/tiny_http_differences.rs asserts what
 /// it does instead).
 const NOT_FOR_TINY_HTTP: &[&str] = &[
     // tiny_http takes `+5` as a length of 5 and waits for five body bytes
@@ -250,13 +274,13 @@ fn every_case_gets_the_contracts_answer_from_the_card_server_on_tiny_http() {
 
 #[test]
 fn wrong_method_names_the_allowed_ones() {
-    for server in Server::ALL {
+    harness::each_server_at_once(Server::ALL, |server| {
         let app = spawn_app(server);
         let r = app.request("POST", "/health", &[], b"");
         assert_eq!(r.status, 405, "{}", server.name());
         let allow = r.header("allow").unwrap_or_default().to_ascii_uppercase();
         assert!(allow.contains("GET"), "{} Allow: {allow:?}", server.name());
-    }
+    });
 }
 
 #[test]
@@ -304,7 +328,7 @@ fn the_async_only_variants_answer_like_their_plain_routes() {
 #[test]
 fn a_cache_miss_reads_the_database_and_heals_the_cache() {
     use redis::Commands;
-    for server in Server::ALL {
+    harness::each_server_at_once(Server::ALL, |server| {
         let app = spawn_app(server);
         let mut redis = app.redis();
         let name_key = contract::cache::name_key(app.redis_prefix(), 42);
@@ -347,18 +371,19 @@ fn a_cache_miss_reads_the_database_and_heals_the_cache() {
             "{}",
             server.name()
         );
-    }
+    });
 }
 
 #[test]
 fn metrics_report_threads_requests_and_pools() {
     // The card's server (`--connector tiny-http`) reports the same /metrics.
-    for server in [
+    let servers = [
         Server::Blocking,
         Server::Async,
         Server::BlockingTinyHttp,
         Server::Virtual,
-    ] {
+    ];
+    harness::each_server_at_once(servers, |server| {
         let app = spawn_app(server);
         assert_eq!(app.get("/users/1").status, 200);
         assert_eq!(app.get("/nope").status, 404);
@@ -403,5 +428,5 @@ fn metrics_report_threads_requests_and_pools() {
         for secret in ["postgres://", "redis://", "password"] {
             assert!(!text.contains(secret), "{} leaks {secret}", server.name());
         }
-    }
+    });
 }

@@ -8,7 +8,7 @@
 //! coroutine that ends when the connection closes), and the deepest use is
 //! read from its output. This is the test build; a release build's frames
 //! are smaller. See the figures with
-//! `cargo test -p harness --test coroutine_stack -- --nocapture`.
+//! `cargo test -p harness --test suites -- coroutine_stack --nocapture`.
 
 use std::time::Duration;
 

@@ -8,12 +8,6 @@
 //! Where it matters, the same request is sent to our nio connector too, to
 //! show the contract's answer next to tiny_http's.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
@@ -99,6 +93,16 @@ fn collect(stream: &mut TcpStream, wait: Duration) -> Seen {
     }
 }
 
+/// The card's server and nio, started side by side by `start`.
+fn tiny_and_nio(start: fn(Server) -> TestApp) -> (TestApp, TestApp) {
+    std::thread::scope(|scope| {
+        let tiny = scope.spawn(|| start(Server::BlockingTinyHttp));
+        let nio = start(Server::Blocking);
+        let tiny = tiny.join().expect("the card's server did not start");
+        (tiny, nio)
+    })
+}
+
 fn has_header(seen: &Seen, name: &str) -> bool {
     seen.headers
         .lines()
@@ -109,7 +113,7 @@ const QUICK: Duration = Duration::from_secs(3);
 
 #[test]
 fn a_malformed_request_line_gets_tinys_empty_400_not_the_contracts_json() {
-    let (tiny, nio) = (app(Server::BlockingTinyHttp), app(Server::Blocking));
+    let (tiny, nio) = tiny_and_nio(app);
     let raw = b"GARBAGE\r\n\r\n";
 
     let got = exchange(tiny.addr, raw, QUICK);
@@ -141,7 +145,7 @@ fn a_header_line_without_a_colon_gets_tinys_empty_400() {
 
 #[test]
 fn an_unknown_expectation_gets_tinys_empty_417() {
-    let (tiny, nio) = (app(Server::BlockingTinyHttp), app(Server::Blocking));
+    let (tiny, nio) = tiny_and_nio(app);
     let raw =
         b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\nExpect: something-else\r\n\r\n";
     let got = exchange(tiny.addr, raw, QUICK);
@@ -160,7 +164,7 @@ fn an_unknown_expectation_gets_tinys_empty_417() {
 
 #[test]
 fn http_2_0_on_the_request_line_gets_no_answer_from_tiny_http() {
-    let (tiny, nio) = (app(Server::BlockingTinyHttp), app(Server::Blocking));
+    let (tiny, nio) = tiny_and_nio(app);
     let raw = b"GET /health HTTP/2.0\r\nHost: x\r\nConnection: close\r\n\r\n";
     // tiny_http 0.12 has a 505 for this ("This server only supports HTTP
     // versions 1.0 and 1.1"), but it never reaches the client: its writer
@@ -177,7 +181,7 @@ fn http_2_0_on_the_request_line_gets_no_answer_from_tiny_http() {
 
 #[test]
 fn a_head_that_never_finishes_gets_no_408_from_tiny_http() {
-    let (tiny, nio) = (app(Server::BlockingTinyHttp), app(Server::Blocking));
+    let (tiny, nio) = tiny_and_nio(app);
     let unfinished = b"GET /health HTTP/1.1\r\nHost: x\r\n";
     // Five header timeouts: nio has answered 408 long before.
     let wait = Duration::from_millis(5 * HEADER_TIMEOUT_MS + 1_000);
@@ -217,7 +221,7 @@ fn a_signed_content_length_makes_tiny_http_wait_for_the_body_first() {
 
 #[test]
 fn a_non_ascii_header_value_is_closed_without_an_answer() {
-    let (tiny, nio) = (app(Server::BlockingTinyHttp), app(Server::Blocking));
+    let (tiny, nio) = tiny_and_nio(app);
     let raw = "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Name: café\r\n\r\n";
     let got = exchange(tiny.addr, raw.as_bytes(), QUICK);
     assert_eq!((got.status, got.closed), (None, true), "{got:?}");
@@ -243,7 +247,7 @@ fn an_oversized_head_gets_the_contracts_431_but_only_after_tiny_http_read_all_of
     assert_eq!(got.body, ApiError::headers_too_large().body_json());
 }
 
-/// The body deadline of the slow-body tests (tests/tests/slow_bodies.rs).
+/// The body deadline of the slow-body tests (tests/tests/suites/slow_bodies.rs).
 const BODY_DEADLINE: Duration = Duration::from_millis(500);
 
 fn app_with_body_deadline(server: Server) -> TestApp {
@@ -269,10 +273,7 @@ fn echo_head(length: usize) -> Vec<u8> {
 
 #[test]
 fn a_small_dripped_body_is_read_by_tiny_http_itself_with_no_deadline() {
-    let (tiny, nio) = (
-        app_with_body_deadline(Server::BlockingTinyHttp),
-        app_with_body_deadline(Server::Blocking),
-    );
+    let (tiny, nio) = tiny_and_nio(app_with_body_deadline);
     // Up to 1 KiB, tiny_http's reader thread reads the whole body before
     // our code sees the request (request.rs): nothing can time it.
     let drip = |addr| {
@@ -318,7 +319,7 @@ fn a_large_dripped_body_gets_the_408_but_tiny_http_keeps_reading_it() {
 }
 
 /// The `process_threads` gauge of `app`'s `/metrics` (the whole test
-/// process: run this measurement alone).
+/// process: the measurement runs in a process of its own).
 fn process_threads(app: &TestApp) -> usize {
     let text = app.get("/metrics").text();
     text.lines()
@@ -330,12 +331,22 @@ fn process_threads(app: &TestApp) -> usize {
 
 /// The figures docs/results/tiny-http-2026-12-01/ quotes for the card's server, next to nio's:
 /// threads per idle connection, `/health` under 300 unfinished heads,
-/// cold starts with the issue-2 probe, and a drain with requests in flight.
-/// Not a gate (the cold-start figure varies from run to run):
-/// `cargo test -p harness --test tiny_http_differences -- --ignored --nocapture --test-threads=1`.
+/// cold starts with the cold-start probe, and a drain with requests in
+/// flight. Not a gate (the cold-start figure varies from run to run), so
+/// ignored; it prints its figures, in a process of its own:
+/// `cargo test -p harness --test suites -- --ignored --nocapture measure_the_card_server`.
 #[test]
-#[ignore = "a measurement for docs/results/; run alone, see its doc comment"]
+#[ignore = "a measurement for docs/results/, not a gate: see its doc comment"]
 fn measure_the_card_server_next_to_nio() {
+    let _gate = harness::exclusive();
+    // Its own process: it counts the process's threads.
+    harness::in_own_process!(measure_the_card_server_next_to_nio, {
+        measure_in_this_process();
+    });
+}
+
+/// The measurement above, in its own process.
+fn measure_in_this_process() {
     use net_tools::cold_start::probe;
     const IDLE: usize = 100;
     for server in [Server::BlockingTinyHttp, Server::Blocking] {

@@ -10,12 +10,6 @@
 //! - docker-compose.yml reads `POSTGRES_PASSWORD` from the environment and
 //!   says it is a local development credential.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
 use std::path::{Path, PathBuf};
 
 use clap::Parser as _;

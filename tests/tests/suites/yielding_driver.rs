@@ -7,28 +7,16 @@
 //! (each query parks its coroutine).
 //!
 //! may's configuration is process-wide: the first virtual-thread server
-//! of this test binary sets it, so every server here asks for one carrier
-//! (`--carriers 1`), and the tests take turns (a pinning server's held
-//! carrier would be every other test's too).
+//! of a process sets it, so each test here runs in a process of its own
+//! (`harness::in_own_process!`), where every server asks for one carrier
+//! (`--carriers 1`).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
-use std::sync::{Arc, Barrier, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use contract::ApiError;
 use harness::{http, spawn_app_with, AppOptions, Server, TestApp};
 use net_tools::proxy::Mode;
-
-/// One test at a time: they share the one carrier.
-fn one_at_a_time() -> MutexGuard<'static, ()> {
-    static TURN: Mutex<()> = Mutex::new(());
-    TURN.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// The virtual-thread server on one carrier with `driver`, Postgres and
 /// Redis behind fault proxies, pools of 4, an acquire timeout of 500 ms.
@@ -64,7 +52,18 @@ fn timed_get(app: &TestApp, path: &str) -> (u16, Vec<u8>, Duration) {
 
 #[test]
 fn an_outage_of_either_dependency_is_a_503_with_the_contracts_body_then_recovers() {
-    let _turn = one_at_a_time();
+    // Its own process: may's carriers are fixed by the process's first
+    // virtual-thread server, and this one asks for one carrier.
+    harness::in_own_process!(
+        an_outage_of_either_dependency_is_a_503_with_the_contracts_body_then_recovers,
+        {
+            outage_on_one_carrier();
+        }
+    );
+}
+
+/// The test above, in its own process.
+fn outage_on_one_carrier() {
     let app = virtual_server("yielding");
     assert_eq!(app.get("/users/1").status, 200);
     assert_eq!(app.get("/users/1/cache").status, 200);
@@ -128,7 +127,19 @@ fn health_beside_eight_queries(app: &TestApp) -> (Duration, usize) {
 
 #[test]
 fn on_one_carrier_pinning_queries_hold_health_back_and_yielding_ones_do_not() {
-    let _turn = one_at_a_time();
+    let _gate = harness::quiet();
+    // Its own process: may's carriers are fixed by the process's first
+    // virtual-thread server, and this one asks for one carrier.
+    harness::in_own_process!(
+        on_one_carrier_pinning_queries_hold_health_back_and_yielding_ones_do_not,
+        {
+            pinning_and_yielding_on_one_carrier();
+        }
+    );
+}
+
+/// The test above, in its own process.
+fn pinning_and_yielding_on_one_carrier() {
     const ROUND_TRIP: Duration = Duration::from_millis(20);
     let mut health = Vec::new();
     for driver in ["pinning", "yielding"] {

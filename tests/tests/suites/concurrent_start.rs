@@ -12,10 +12,6 @@ use contract::cache::{email_key, name_key};
 use contract::sql::SEEDED_USERS;
 use harness::{fresh_data, spawn_app_with, AppData, AppOptions, Server};
 
-fn full() -> bool {
-    std::env::var("RELIABILITY_FULL").is_ok_and(|v| v == "1")
-}
-
 fn count_users(data: &AppData) -> (i64, i64) {
     let mut client = postgres::Client::connect(data.database_url(), postgres::NoTls)
         .unwrap_or_else(|e| panic!("connecting to the test database: {e}"));
@@ -52,7 +48,7 @@ fn count_cache_keys(data: &AppData) -> usize {
 
 #[test]
 fn every_server_starting_at_once_on_an_empty_database_seed_it_exactly_once() {
-    let rounds = if full() { 10 } else { 3 };
+    let rounds = if harness::reliability_full() { 10 } else { 3 };
     for round in 1..=rounds {
         let data = fresh_data().unwrap_or_else(|e| panic!("fresh test data: {e:#}"));
         let start_together = Arc::new(Barrier::new(Server::ALL.len()));

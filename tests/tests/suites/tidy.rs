@@ -13,12 +13,6 @@
 //! and `tests`, never a target directory. The root manifest is read line by
 //! line (it is written in the plain `name = ...` style this test expects).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 

@@ -80,6 +80,16 @@ fn expect_recovery(app: &TestApp, path: &str) {
 
 #[test]
 fn postgres_down_gives_503_then_recovers() {
+    // Its own process: its virtual-thread servers, slowed behind proxies,
+    // have may's carriers to themselves (the harness's carrier gate); here
+    // they would wait for every other test's virtual-thread servers.
+    harness::in_own_process!(postgres_down_gives_503_then_recovers, {
+        postgres_down_on_every_server();
+    });
+}
+
+/// The test above, in its own process.
+fn postgres_down_on_every_server() {
     for server in Server::ALL {
         let app = app(server);
         assert_eq!(app.get("/users/2").status, 200);
@@ -100,6 +110,16 @@ fn postgres_down_gives_503_then_recovers() {
 
 #[test]
 fn redis_down_gives_503_then_recovers() {
+    // Its own process: its virtual-thread servers, slowed behind proxies,
+    // have may's carriers to themselves (the harness's carrier gate); here
+    // they would wait for every other test's virtual-thread servers.
+    harness::in_own_process!(redis_down_gives_503_then_recovers, {
+        redis_down_on_every_server();
+    });
+}
+
+/// The test above, in its own process.
+fn redis_down_on_every_server() {
     for server in Server::ALL {
         let app = app(server);
         assert_eq!(app.get("/users/2/cache").status, 200);
@@ -125,6 +145,16 @@ fn redis_down_gives_503_then_recovers() {
 
 #[test]
 fn a_stalled_dependency_times_out_instead_of_hanging() {
+    // Its own process: its virtual-thread servers, slowed behind proxies,
+    // have may's carriers to themselves (the harness's carrier gate); here
+    // they would wait for every other test's virtual-thread servers.
+    harness::in_own_process!(a_stalled_dependency_times_out_instead_of_hanging, {
+        stalled_dependencies_on_every_server();
+    });
+}
+
+/// The test above, in its own process.
+fn stalled_dependencies_on_every_server() {
     for server in Server::ALL {
         let app = app(server);
         assert_eq!(app.get("/users/3").status, 200);

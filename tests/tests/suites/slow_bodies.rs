@@ -10,13 +10,7 @@
 //! closed, `/health` keeps its usual latency, the cut-offs are counted in
 //! `/metrics`, and afterwards nothing is left in flight (no handler thread
 //! or task is held past the deadline). The blocking server behind tiny_http
-//! honours the deadline only in part: tests/tests/tiny_http_differences.rs.
-
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
+//! honours the deadline only in part: tests/tests/suites/tiny_http_differences.rs.
 
 use std::time::{Duration, Instant};
 
@@ -139,16 +133,19 @@ fn dripped_bodies_are_cut_at_the_deadline(server: Server) {
 
 #[test]
 fn blocking_server_cuts_off_a_dripped_body_at_its_deadline() {
+    let _gate = harness::quiet();
     dripped_bodies_are_cut_at_the_deadline(Server::Blocking);
 }
 
 #[test]
 fn async_server_cuts_off_a_dripped_body_at_its_deadline() {
+    let _gate = harness::quiet();
     dripped_bodies_are_cut_at_the_deadline(Server::Async);
 }
 
 #[test]
 fn virtual_threads_cut_off_a_dripped_body_at_its_deadline() {
+    let _gate = harness::quiet();
     dripped_bodies_are_cut_at_the_deadline(Server::Virtual);
 }
 
@@ -156,9 +153,9 @@ fn virtual_threads_cut_off_a_dripped_body_at_its_deadline() {
 /// deadline: the deadline is on the body, not on the request.
 #[test]
 fn a_body_that_arrives_in_time_is_served() {
-    for server in Server::ALL {
+    harness::each_server_at_once(Server::ALL, |server| {
         let app = app(server);
         let r = app.post_json("/echo", br#"{"FirstName":"Ada","LastName":"L","Age":36}"#);
         assert_eq!(r.status, 200, "{}: {}", server.name(), r.text());
-    }
+    });
 }

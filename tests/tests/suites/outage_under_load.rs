@@ -1,6 +1,6 @@
 //! Issue 5, item 1: a dependency outage *under steady load*, on both servers.
 //!
-//! tests/faults.rs checks outage -> 503 -> recovery one request at a time;
+//! `faults` checks outage -> 503 -> recovery one request at a time;
 //! here four client threads keep sending requests on several routes while
 //! Postgres and Redis (each behind a [`FaultProxy`]) first refuse connections,
 //! come back, then stall (accept and never answer), and come back again.
@@ -17,15 +17,9 @@
 //! The test prints the measured recovery time (from the moment the proxy
 //! passes again to the last non-200 answer of a dependency route); run with
 //! `--nocapture` to see it:
-//! `cargo test -p harness --test outage_under_load -- --nocapture`.
+//! `cargo test -p harness --test suites -- outage_under_load --nocapture`.
 //!
 //! In CI each outage lasts 3 s; `RELIABILITY_FULL=1` makes it 15 s.
-
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -45,10 +39,6 @@ const DEPENDENT: [(&str, &str); 2] = [("/users/5", "database"), ("/users/5/cache
 /// Routes that need neither dependency.
 const INDEPENDENT: [&str; 2] = ["/health", "/cpu?n=1000"];
 const CLIENT_THREADS: usize = 4;
-
-fn full() -> bool {
-    std::env::var("RELIABILITY_FULL").is_ok_and(|v| v == "1")
-}
 
 /// One request as the load threads saw it, times relative to the test start.
 struct Record {
@@ -129,7 +119,7 @@ struct Outage {
 }
 
 fn outage_under_load(server: Server) {
-    let (outage_for, up_for) = if full() {
+    let (outage_for, up_for) = if harness::reliability_full() {
         (Duration::from_secs(15), Duration::from_secs(8))
     } else {
         (Duration::from_secs(3), Duration::from_secs(6))
@@ -272,20 +262,24 @@ fn each_outage_was_felt_and_recovered_from(name: &str, records: &[Record], o: &O
 
 #[test]
 fn blocking_server_rides_out_outages_under_load() {
+    let _gate = harness::exclusive();
     outage_under_load(Server::Blocking);
 }
 
 #[test]
 fn async_server_rides_out_outages_under_load() {
+    let _gate = harness::exclusive();
     outage_under_load(Server::Async);
 }
 
 #[test]
 fn virtual_threads_ride_out_outages_under_load() {
+    let _gate = harness::exclusive();
     outage_under_load(Server::Virtual);
 }
 
 #[test]
 fn virtual_threads_yielding_ride_out_outages_under_load() {
+    let _gate = harness::exclusive();
     outage_under_load(Server::VirtualYielding);
 }

@@ -1,16 +1,16 @@
-//! On each server mode's real binary run as a child
-//! process: a connection burst on every route (the server keeps serving, and
-//! its threads and RSS come back near idle), SIGTERM with 100 requests in
-//! flight, a second SIGTERM, and the drain timeout. The checks are in
-//! `harness::process`; this file says what is particular to each server.
+//! On each server mode's real binary run as a child process: a connection
+//! burst on every route (the server keeps serving, and its threads and RSS
+//! come back near idle), SIGTERM with 100 requests in flight, a second
+//! SIGTERM, and the drain timeout. The checks are in `harness::process`;
+//! this module says what is particular to each server.
 //!
 //! The binaries are this package's `test-blocking-server` and
-//! `test-async-server` (src/bin/), the servers' own `main_with_args` behind a
-//! name cargo hands to this package's tests. In CI the burst is 2,000
-//! connections per route; `RELIABILITY_FULL=1` makes it 10,000 (issue 5's
-//! figure); `BLOCKING_SERVER_BIN` / `ASYNC_SERVER_BIN=target/release/<binary>`
-//! runs another build. See the figures with
-//! `RELIABILITY_FULL=1 cargo test -p harness --test process_reliability -- --nocapture`.
+//! `test-async-server` (src/bin/), the servers' own `main_with_args` behind
+//! a name cargo hands to this package's tests. In `cargo test` the burst is
+//! 1,000 connections per route; `RELIABILITY_FULL=1` makes it 10,000;
+//! `BLOCKING_SERVER_BIN` / `ASYNC_SERVER_BIN=target/release/<binary>` runs
+//! another build. See the figures with
+//! `RELIABILITY_FULL=1 cargo test -p harness --test suites -- process_reliability --nocapture`.
 
 mod blocking {
     use std::time::Duration;
@@ -49,7 +49,7 @@ mod async_server {
         // The async variants that do not hold a runtime worker for long.
         // `/posts/{id}/blocking` is left out on purpose: it sleeps 300 ms on a
         // worker, so a burst of N on it takes N x 300 ms / workers (minutes
-        // for 2,000), which is its lesson, not a fault.
+        // for 1,000), which is its lesson, not a fault.
         extra_routes: &[
             ("GET", "/cpu/spawn-blocking?n=10000"),
             ("GET", "/cpu/rayon?n=10000"),

@@ -6,12 +6,6 @@
 //! answers and unhealthy (exit 1, the code Docker reads as unhealthy) once
 //! it has stopped.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
 use std::process::Command;
 use std::time::Duration;
 

@@ -20,7 +20,7 @@ use harness::{http, spawn_app, Server, TestApp};
 use proptest::prelude::*;
 
 fn cases() -> u32 {
-    if std::env::var("RELIABILITY_FULL").is_ok_and(|v| v == "1") {
+    if harness::reliability_full() {
         1_024
     } else {
         64

@@ -4,12 +4,6 @@
 //! `target`), a log collector's input. The default, `text`, stays lines for
 //! people (not JSON).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
 use std::time::Duration;
 
 use harness::process::ChildServer;
@@ -20,7 +14,7 @@ fn log_of_a_short_life(server: Server, binary: &str, args: &[&str]) -> String {
     let mut child = ChildServer::start(server, binary, args);
     let r = http::send(child.addr(), "GET", "/health", &[], b"").expect("/health");
     assert_eq!(r.status, 200);
-    child.signal("TERM");
+    child.sigterm();
     let status = child
         .wait_exit(Duration::from_secs(15))
         .expect("exit after SIGTERM");
