@@ -4,9 +4,8 @@
 //! Most of a test server's life is waiting: for its database to be made,
 //! for migrations and the cache seed, for a timeout the test provokes. Side
 //! by side, a test of four modes takes about as long as its slowest one.
-//! Not for servers slowed behind proxies on virtual threads: each of those
-//! has may's carriers to itself (`carriers.rs`), so a second one would wait
-//! for the first to stop.
+//! Servers slowed behind proxies on virtual threads still take turns: each
+//! has may's carriers to itself (`carriers.rs`).
 
 use crate::app::{spawn_app, Server, TestApp};
 
@@ -17,21 +16,32 @@ pub fn each_server_at_once(
     servers: impl IntoIterator<Item = Server>,
     check: impl Fn(Server) + Sync,
 ) {
+    each_at_once(servers, |server| server.name().to_owned(), check);
+}
+
+/// [`each_server_at_once`] for any kind of case (a client, a setting),
+/// each thread named by `name`.
+pub fn each_at_once<T: Send>(
+    cases: impl IntoIterator<Item = T>,
+    name: impl Fn(&T) -> String,
+    check: impl Fn(T) + Sync,
+) {
     let check = &check;
-    let failed: Vec<&str> = std::thread::scope(|scope| {
-        let running: Vec<_> = servers
+    let failed: Vec<String> = std::thread::scope(|scope| {
+        let running: Vec<_> = cases
             .into_iter()
-            .map(|server| {
+            .map(|case| {
+                let named = name(&case);
                 let thread = std::thread::Builder::new()
-                    .name(server.name().to_owned())
-                    .spawn_scoped(scope, move || check(server))
-                    .unwrap_or_else(|e| panic!("a thread for {}: {e}", server.name()));
-                (server, thread)
+                    .name(named.clone())
+                    .spawn_scoped(scope, move || check(case))
+                    .unwrap_or_else(|e| panic!("a thread for {named}: {e}"));
+                (named, thread)
             })
             .collect();
         running
             .into_iter()
-            .filter_map(|(server, thread)| thread.join().is_err().then_some(server.name()))
+            .filter_map(|(named, thread)| thread.join().is_err().then_some(named))
             .collect()
     });
     assert!(

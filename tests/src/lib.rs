@@ -69,7 +69,7 @@ pub mod process;
 pub mod prometheus;
 
 pub use app::{fresh_data, spawn_app, spawn_app_with, AppData, AppOptions, Server, TestApp};
-pub use at_once::{each_server_at_once, spawn_apps};
+pub use at_once::{each_at_once, each_server_at_once, spawn_apps};
 pub use cpu_work::cpu_n_taking;
 pub use http::{Conn, Response};
 pub use load_gate::{exclusive, quiet, LoadGate};

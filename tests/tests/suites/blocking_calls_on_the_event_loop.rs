@@ -1,4 +1,4 @@
-//! Issue 9, the stall detector's second half (BlockHound's): a blocking call
+//! The stall detector's second half (BlockHound's): a blocking call
 //! made on an event-loop worker is counted for its route however short it
 //! is, and only there.
 //!

@@ -4,7 +4,7 @@
 //! become healthy, exactly 10,000 users must exist, and every user's two cache
 //! keys must be set.
 //!
-//! In CI it repeats 3 times; `RELIABILITY_FULL=1` makes it the 10.
+//! In `cargo test` it repeats 3 times; `RELIABILITY_FULL=1` makes it 10.
 
 use std::sync::{Arc, Barrier};
 

@@ -1,4 +1,4 @@
-//! Issue 9: the async server's stall detector names the routes that block
+//! The async server's stall detector names the routes that block
 //! its event loop, and only those.
 //!
 //! One runtime worker (as in crates/async-server/tests/lessons.rs), Postgres

@@ -12,7 +12,7 @@ use net_tools::proxy::Mode;
 /// The servers run with `--acquire-timeout-ms 1000` in tests; a 503 must come
 /// within that plus a wide margin for a busy 2-core machine.
 const ANSWER_WITHIN: Duration = Duration::from_millis(1000 + 3000);
-/// How soon routes must work again after the dependency returns (issue 5: 5 s).
+/// How soon routes must work again after the dependency returns (the promise: 5 s).
 const RECOVER_WITHIN: Duration = Duration::from_secs(5);
 
 fn app(server: Server) -> TestApp {
@@ -90,7 +90,7 @@ fn postgres_down_gives_503_then_recovers() {
 
 /// The test above, in its own process.
 fn postgres_down_on_every_server() {
-    for server in Server::ALL {
+    harness::each_server_at_once(Server::ALL, |server| {
         let app = app(server);
         assert_eq!(app.get("/users/2").status, 200);
         let proxy = app.db_proxy.as_ref().expect("db proxy");
@@ -105,7 +105,7 @@ fn postgres_down_on_every_server() {
         expect_still_serving(&app);
         proxy.set_mode(Mode::Pass);
         expect_recovery(&app, "/users/2");
-    }
+    });
 }
 
 #[test]
@@ -120,7 +120,7 @@ fn redis_down_gives_503_then_recovers() {
 
 /// The test above, in its own process.
 fn redis_down_on_every_server() {
-    for server in Server::ALL {
+    harness::each_server_at_once(Server::ALL, |server| {
         let app = app(server);
         assert_eq!(app.get("/users/2/cache").status, 200);
         let proxy = app.redis_proxy.as_ref().expect("redis proxy");
@@ -140,7 +140,7 @@ fn redis_down_on_every_server() {
         );
         proxy.set_mode(Mode::Pass);
         expect_recovery(&app, "/users/2/cache");
-    }
+    });
 }
 
 #[test]
@@ -155,7 +155,7 @@ fn a_stalled_dependency_times_out_instead_of_hanging() {
 
 /// The test above, in its own process.
 fn stalled_dependencies_on_every_server() {
-    for server in Server::ALL {
+    harness::each_server_at_once(Server::ALL, |server| {
         let app = app(server);
         assert_eq!(app.get("/users/3").status, 200);
         assert_eq!(app.get("/users/3/cache").status, 200);
@@ -180,5 +180,5 @@ fn stalled_dependencies_on_every_server() {
             .set_mode(Mode::Pass);
         expect_recovery(&app, "/users/3");
         expect_recovery(&app, "/users/3/cache");
-    }
+    });
 }

@@ -1,4 +1,4 @@
-//! Issue 5, item 7: random requests thrown at both servers (proptest).
+//! Random requests thrown at both servers (proptest).
 //!
 //! Methods, paths (the contract's routes with random ids, and random paths),
 //! query strings, headers and bodies are generated at random. Whatever comes,

@@ -1,4 +1,4 @@
-//! Issue 9: the blocking server says when its handler pool is the
+//! The blocking server says when its handler pool is the
 //! bottleneck.
 //!
 //! Four handler threads, `/posts/1` (each request holds its thread for the

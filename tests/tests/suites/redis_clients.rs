@@ -39,71 +39,77 @@ fn cached(name: &str, email: &str) -> Vec<u8> {
 
 #[test]
 fn every_client_answers_the_cache_routes_with_the_contracts_bytes() {
-    for client in CLIENTS {
-        let app = app(client);
-        let r = app.get("/users/1/cache");
-        assert_eq!(
-            (r.status, r.body.clone()),
-            (200, cached("seungwoo", "seungwoo@gmail.com")),
-            "{client}: {}",
-            r.text()
-        );
-        let r = app.get("/users/10001/cache");
-        assert_eq!(
-            (r.status, r.body.clone()),
-            (404, ApiError::user_not_found(10001).body_json()),
-            "{client}"
-        );
-        // A miss reads Postgres and heals the cache.
-        let mut redis = app.redis();
-        let (name_key, email_key) = (
-            contract::cache::name_key(app.redis_prefix(), 42),
-            contract::cache::email_key(app.redis_prefix(), 42),
-        );
-        let _: () = redis.del(&[&name_key, &email_key]).expect("redis del");
-        let first = app.get("/users/42/cache");
-        assert_eq!(first.status, 200, "{client}: {}", first.text());
-        let healed: Option<String> = redis.get(&name_key).expect("redis get");
-        assert_eq!(
-            healed.as_deref(),
-            first.json()["name"].as_str(),
-            "{client} heals the cache"
-        );
-        // Many requests at once on one client: every one gets its own answer.
-        let addr = app.addr;
-        let answers: Vec<(u16, String)> = std::thread::scope(|s| {
-            let handles: Vec<_> = (1..=40)
-                .map(|id| {
-                    s.spawn(move || {
-                        let path = format!("/users/{id}/cache");
-                        let r = harness::http::send(addr, "GET", &path, &[], b"").expect("request");
-                        (
-                            r.status,
-                            r.json()["email"].as_str().unwrap_or_default().to_owned(),
-                        )
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("request thread"))
-                .collect()
-        });
-        for (i, (status, email)) in answers.iter().enumerate() {
-            assert_eq!(*status, 200, "{client}: /users/{}/cache", i + 1);
-            assert!(
-                !email.is_empty(),
-                "{client}: /users/{}/cache has no email",
-                i + 1
+    harness::each_at_once(
+        CLIENTS,
+        |client| (*client).to_owned(),
+        |client| {
+            let app = app(client);
+            let r = app.get("/users/1/cache");
+            assert_eq!(
+                (r.status, r.body.clone()),
+                (200, cached("seungwoo", "seungwoo@gmail.com")),
+                "{client}: {}",
+                r.text()
             );
-        }
-        let distinct: std::collections::HashSet<&String> = answers.iter().map(|a| &a.1).collect();
-        assert_eq!(
-            distinct.len(),
-            40,
-            "{client}: answers were mixed up between requests"
-        );
-    }
+            let r = app.get("/users/10001/cache");
+            assert_eq!(
+                (r.status, r.body.clone()),
+                (404, ApiError::user_not_found(10001).body_json()),
+                "{client}"
+            );
+            // A miss reads Postgres and heals the cache.
+            let mut redis = app.redis();
+            let (name_key, email_key) = (
+                contract::cache::name_key(app.redis_prefix(), 42),
+                contract::cache::email_key(app.redis_prefix(), 42),
+            );
+            let _: () = redis.del(&[&name_key, &email_key]).expect("redis del");
+            let first = app.get("/users/42/cache");
+            assert_eq!(first.status, 200, "{client}: {}", first.text());
+            let healed: Option<String> = redis.get(&name_key).expect("redis get");
+            assert_eq!(
+                healed.as_deref(),
+                first.json()["name"].as_str(),
+                "{client} heals the cache"
+            );
+            // Many requests at once on one client: every one gets its own answer.
+            let addr = app.addr;
+            let answers: Vec<(u16, String)> = std::thread::scope(|s| {
+                let handles: Vec<_> = (1..=40)
+                    .map(|id| {
+                        s.spawn(move || {
+                            let path = format!("/users/{id}/cache");
+                            let r =
+                                harness::http::send(addr, "GET", &path, &[], b"").expect("request");
+                            (
+                                r.status,
+                                r.json()["email"].as_str().unwrap_or_default().to_owned(),
+                            )
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("request thread"))
+                    .collect()
+            });
+            for (i, (status, email)) in answers.iter().enumerate() {
+                assert_eq!(*status, 200, "{client}: /users/{}/cache", i + 1);
+                assert!(
+                    !email.is_empty(),
+                    "{client}: /users/{}/cache has no email",
+                    i + 1
+                );
+            }
+            let distinct: std::collections::HashSet<&String> =
+                answers.iter().map(|a| &a.1).collect();
+            assert_eq!(
+                distinct.len(),
+                40,
+                "{client}: answers were mixed up between requests"
+            );
+        },
+    );
 }
 
 fn expect_cache_unavailable(app: &TestApp, client: &str, fault: Mode) {
@@ -143,26 +149,30 @@ fn expect_recovery(app: &TestApp, client: &str, fault: Mode) {
 
 #[test]
 fn every_client_gives_503_while_redis_is_down_or_hangs_and_recovers_without_a_restart() {
-    for client in CLIENTS {
-        let app = app(client);
-        let proxy = app.redis_proxy.as_ref().expect("redis proxy");
-        for fault in [Mode::Refuse, Mode::Stall] {
-            assert_eq!(
-                app.get("/users/2/cache").status,
-                200,
-                "{client} before {fault:?}"
-            );
-            proxy.set_mode(fault);
-            for _ in 0..2 {
-                expect_cache_unavailable(&app, client, fault);
+    harness::each_at_once(
+        CLIENTS,
+        |client| (*client).to_owned(),
+        |client| {
+            let app = app(client);
+            let proxy = app.redis_proxy.as_ref().expect("redis proxy");
+            for fault in [Mode::Refuse, Mode::Stall] {
+                assert_eq!(
+                    app.get("/users/2/cache").status,
+                    200,
+                    "{client} before {fault:?}"
+                );
+                proxy.set_mode(fault);
+                for _ in 0..2 {
+                    expect_cache_unavailable(&app, client, fault);
+                }
+                assert_eq!(
+                    app.get("/health").status,
+                    200,
+                    "{client}: /health during {fault:?}"
+                );
+                proxy.set_mode(Mode::Pass);
+                expect_recovery(&app, client, fault);
             }
-            assert_eq!(
-                app.get("/health").status,
-                200,
-                "{client}: /health during {fault:?}"
-            );
-            proxy.set_mode(Mode::Pass);
-            expect_recovery(&app, client, fault);
-        }
-    }
+        },
+    );
 }

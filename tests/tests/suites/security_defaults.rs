@@ -1,4 +1,4 @@
-//! Issue 5, item 8: the servers are safe by default.
+//! The servers are safe by default.
 //! - Both bind to loopback unless told otherwise; docker-compose.yml binds
 //!   0.0.0.0 explicitly, inside its containers.
 //! - Every SQL statement is parameterised: all query text is a constant of

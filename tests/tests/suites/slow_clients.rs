@@ -1,4 +1,4 @@
-//! Issue 5, item 4: 1,000 clients that send their request head a byte a
+//! 1,000 clients that send their request head a byte a
 //! second (slowloris), against both servers.
 //!
 //! A per-read timeout does not stop such a client (every read gets a byte in

@@ -1,4 +1,4 @@
-//! Issue 10: where the card's server (`blocking-server --connector tiny-http`)
+//! Where the card's server (`blocking-server --connector tiny-http`)
 //! answers differently from the contract, because tiny_http 0.12 reads the
 //! request head itself and answers some requests before our code sees them.
 //!

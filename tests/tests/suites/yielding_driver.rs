@@ -1,4 +1,4 @@
-//! Issue 22: the virtual-thread server with `--driver yielding`, end to
+//! The virtual-thread server with `--driver yielding`, end to
 //! end: 503 with the contract's body while Postgres or Redis is down or
 //! hanging (behind a fault proxy), answers again afterwards without a
 //! restart; and on ONE carrier, with Postgres a 20-ms round trip away,
