@@ -195,18 +195,24 @@ fn slow_clients_are_cut_off_and_others_served(server: Server) {
 
 #[test]
 fn blocking_server_cuts_off_slow_clients_and_keeps_serving() {
-    let _gate = harness::quiet();
+    // A thousand sockets each side, written to every second: no other
+    // heavy or timing test beside it.
+    let _gate = harness::exclusive();
     slow_clients_are_cut_off_and_others_served(Server::Blocking);
 }
 
 #[test]
 fn async_server_cuts_off_slow_clients_and_keeps_serving() {
-    let _gate = harness::quiet();
+    // A thousand sockets each side, written to every second: no other
+    // heavy or timing test beside it.
+    let _gate = harness::exclusive();
     slow_clients_are_cut_off_and_others_served(Server::Async);
 }
 
 #[test]
 fn virtual_threads_cut_off_slow_clients_and_keeps_serving() {
-    let _gate = harness::quiet();
+    // A thousand sockets each side, written to every second: no other
+    // heavy or timing test beside it.
+    let _gate = harness::exclusive();
     slow_clients_are_cut_off_and_others_served(Server::Virtual);
 }
