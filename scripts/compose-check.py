@@ -4,7 +4,7 @@ the host, through the published ports on 127.0.0.1 only.
 
   contract     every route of the contract on each server: status, body
                bytes and Content-Type as the contract suite expects them
-               (tests/tests/contract_suite.rs), and every route of
+               (tests/tests/suites/contract_suite.rs), and every route of
                crates/contract/src/routes.rs covered
   loadgen      a loadgen JSON report: requests answered, no error
   prometheus   the observe profile's Prometheus scrapes every server (every

@@ -25,7 +25,7 @@ pub enum Server {
     Async,
     /// The blocking server behind the design card's tiny_http 0.12
     /// (`--connector tiny-http`): not in [`Server::ALL`]; the contract suite
-    /// runs its route cases against it, and tests/tiny_http_differences.rs
+    /// runs its route cases against it, and tests/tests/suites/tiny_http_differences.rs
     /// asserts where it answers differently.
     BlockingTinyHttp,
     /// The blocking server's own handlers on virtual threads (`--threads

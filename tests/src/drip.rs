@@ -1,5 +1,5 @@
 //! A client that sends a request body a byte at a time, the slow-body half
-//! of the slow-client cases (the slow head is tests/tests/slow_clients.rs):
+//! of the slow-client cases (the slow head is tests/tests/suites/slow_clients.rs):
 //! it writes the head at once, then one byte of the body every `interval`,
 //! and watches for the server's answer between bytes.
 //!

@@ -1,19 +1,17 @@
-//! Process-level reliability checks (issue 5, items 3 and 5), written once
-//! for both servers.
+//! Process-level reliability checks, written once for every server mode.
 //!
-//! Each server's `tests/process_reliability.rs` names its binary and what it
-//! expects in a [`ProcessProfile`] and calls [`process_reliability_tests!`],
-//! which writes its four `#[test]`s. The binary is run as a child process, not
-//! in the test's own process as `spawn_app` does, so `/proc/<pid>` figures are
-//! the server's alone and signals reach it as they would in production.
+//! The suites' `process_reliability` module names each mode's binary and
+//! what it expects in a [`ProcessProfile`] and calls
+//! [`process_reliability_tests!`], which writes its four `#[test]`s. The
+//! binary is run as a child process, not in the test's own process as
+//! `spawn_app` does, so `/proc/<pid>` figures are the server's alone and
+//! signals reach it as they would in production.
 //!
 //! [`process_reliability_tests!`]: crate::process_reliability_tests
 
-pub mod burst;
 pub mod checks;
 pub mod child_server;
 
-pub use burst::{burst, BurstOutcome};
 pub use checks::{ProcessProfile, CONTRACT_ROUTES};
 pub use child_server::ChildServer;
 

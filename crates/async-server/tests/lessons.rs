@@ -1,4 +1,4 @@
-//! The lesson tests of the servers issue, on a server with ONE runtime worker:
+//! The async server's lesson tests, on a server with ONE runtime worker:
 //! work that blocks the worker holds up every other request, and work moved
 //! off the worker (timer, spawn_blocking, rayon) does not.
 //!
@@ -25,7 +25,7 @@ use std::net::SocketAddr;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use contract::workload::{n_taking, MAX_CPU_N};
+use contract::workload::MAX_CPU_N;
 use harness::{http, spawn_app_with, AppOptions, Server, TestApp};
 
 fn one_worker_server() -> TestApp {
@@ -121,18 +121,19 @@ fn median_health_while(
 }
 
 /// An `n` for `/cpu?n=`, how many such requests to send at once so that
-/// together they take about 1.5 s of CPU here, and that time. In a debug
+/// together they take about a second of CPU here, and that time. In a debug
 /// build one request of less than `MAX_CPU_N` is enough; in a release build
 /// even `MAX_CPU_N` is quick, so several are sent (on one worker they run
-/// one after another). The fastest of three probes: other tests (and other
-/// processes) share the cores, and a slow probe would make the work too small.
-fn about_one_and_a_half_seconds_of_cpu() -> (u64, usize, Duration) {
-    let (n, one) = n_taking(Duration::from_millis(1500), 3_000_000);
+/// one after another). Calibrated by `harness::cpu_n_taking`: other tests
+/// (and other processes) share the cores, and a slow probe would make the
+/// work too small.
+fn about_a_second_of_cpu() -> (u64, usize, Duration) {
+    let (n, one) = harness::cpu_n_taking(Duration::from_secs(1));
     let per_request = one.as_secs_f64();
     let copies = if n < MAX_CPU_N {
         1
     } else {
-        ((1.5 / per_request).ceil() as usize).clamp(1, 64)
+        ((1.0 / per_request).ceil() as usize).clamp(1, 64)
     };
     let expected = Duration::from_secs_f64(per_request * copies as f64);
     (n, copies, expected)
@@ -168,7 +169,7 @@ fn a_sleeping_worker_holds_up_health_but_a_timer_does_not() {
 
 #[test]
 fn cpu_inline_holds_up_health_and_offloaded_cpu_does_not() {
-    let (n, copies, expected) = about_one_and_a_half_seconds_of_cpu();
+    let (n, copies, expected) = about_a_second_of_cpu();
     let server = one_worker_server();
     let all_ok = vec![200; copies];
 

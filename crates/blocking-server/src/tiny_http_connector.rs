@@ -26,7 +26,7 @@
 //!
 //! tiny_http reads the head itself, so some requests never reach our code
 //! and get tiny_http's answer, not the contract's JSON (each is asserted in
-//! tests/tests/tiny_http_differences.rs): a malformed request line or header
+//! tests/tests/suites/tiny_http_differences.rs): a malformed request line or header
 //! (400, empty body), an `Expect` other than `100-continue` (417, empty
 //! body), an HTTP version above 1.1 (no answer at all: tiny_http's 505 waits
 //! behind the refused request and that reader thread hangs), and no header
@@ -278,7 +278,7 @@ fn read_request(
 /// That bounds a body dripped byte by byte; it cannot bound a read that
 /// gets nothing at all, since tiny_http keeps the socket to itself, and a
 /// body of up to 1 KiB was read by tiny_http before this runs
-/// (tests/tests/tiny_http_differences.rs asserts both).
+/// (tests/tests/suites/tiny_http_differences.rs asserts both).
 fn read_body(reader: &mut dyn Read, body: &mut Vec<u8>, deadline: Instant) -> Result<(), ApiError> {
     let mut chunk = [0u8; 8 * 1024];
     loop {

@@ -1,4 +1,4 @@
-//! Issue 2's cold-start check on the blocking server: a freshly started server
+//! The cold-start check on the blocking server: a freshly started server
 //! must answer every one of 64 keep-alive connections opened back to back
 //! within 1 s, on every one of several cold starts. tiny_http 0.12 fails this
 //! (bench measures it: the finding `tiny-http-cold-start-unfair`, tested in

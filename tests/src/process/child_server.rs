@@ -1,10 +1,10 @@
 //! One reference server's real binary, run as a child process with its own
 //! fresh database and Redis key prefix, its output in a log file.
 //!
-//! Only the server's own integration tests know where cargo put its binary
-//! (`env!("CARGO_BIN_EXE_<name>")`), so they pass the path in; an environment
-//! variable (`BLOCKING_SERVER_BIN`, `ASYNC_SERVER_BIN`) runs another build
-//! instead, e.g. a release build for figures worth quoting.
+//! Only this package's integration tests know where cargo put its binaries
+//! (`env!("CARGO_BIN_EXE_test-blocking-server")`), so they pass the path in;
+//! an environment variable (`BLOCKING_SERVER_BIN`, `ASYNC_SERVER_BIN`) runs
+//! another build instead, e.g. a release build for figures worth quoting.
 
 use std::net::{SocketAddr, TcpListener};
 use std::path::PathBuf;
@@ -55,7 +55,7 @@ impl ChildServer {
             .and_then(|l| l.local_addr())
             .expect("a free port");
         let log = std::env::temp_dir().join(format!(
-            "{name}-process-reliability-{}-{}.log",
+            "harness-{name}-{}-{}.log",
             std::process::id(),
             addr.port()
         ));
@@ -139,14 +139,14 @@ impl ChildServer {
         text
     }
 
-    /// Sends `signal` (a name `kill` knows, e.g. "TERM") to the server.
-    pub fn signal(&self, signal: &str) {
-        // `kill(1)`: no signal-sending dependency, and libc's `kill` is unsafe.
-        let status = Command::new("kill")
-            .args([&format!("-{signal}"), &self.pid().to_string()])
-            .status()
-            .expect("running kill");
-        assert!(status.success(), "kill -{signal} failed");
+    /// Sends SIGTERM to the server, as a service manager stops it.
+    pub fn sigterm(&self) {
+        let pid = i32::try_from(self.pid())
+            .ok()
+            .and_then(rustix::process::Pid::from_raw)
+            .expect("the server's process id");
+        rustix::process::kill_process(pid, rustix::process::Signal::TERM)
+            .unwrap_or_else(|e| panic!("SIGTERM to the {} server: {e}", self.server.name()));
     }
 
     /// Waits up to `limit` for the process to exit; its exit status, or

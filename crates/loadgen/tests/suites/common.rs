@@ -1,0 +1,163 @@
+//! An in-process HTTP/1.1 test server for the load generator's tests: it
+//! counts requests and connections, answers `/fail` with 503, and can stall
+//! one chosen request for a known time, which is how the tests inject the
+//! server pause that coordinated-omission correction must expose.
+
+use std::net::SocketAddr;
+use std::process::Command;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// What the server saw.
+#[derive(Default)]
+pub(crate) struct Counters {
+    pub(crate) requests: AtomicU64,
+    pub(crate) connections: AtomicU64,
+    pub(crate) open_connections: AtomicUsize,
+    pub(crate) peak_open_connections: AtomicUsize,
+}
+
+/// How the server behaves.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Behaviour {
+    /// Stall the response to the request with this 1-based sequence number.
+    pub(crate) stall_request: Option<u64>,
+    pub(crate) stall_for: Duration,
+    /// Stall every response by this much.
+    pub(crate) delay_every_response: Duration,
+    /// Hold every response until this many connections have been accepted
+    /// (at most 10 s), so a test can see them all open at once however slowly
+    /// this server gets round to accepting them on a busy machine.
+    pub(crate) hold_until_connections: u64,
+}
+
+pub(crate) struct TestServer {
+    pub(crate) addr: SocketAddr,
+    pub(crate) counters: Arc<Counters>,
+}
+
+impl TestServer {
+    pub(crate) fn start(behaviour: Behaviour) -> TestServer {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind test server");
+        listener
+            .set_nonblocking(true)
+            .expect("non-blocking listener");
+        let addr = listener.local_addr().expect("test server address");
+        let counters = Arc::new(Counters::default());
+        let shared = Arc::clone(&counters);
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .enable_all()
+                .build()
+                .expect("test server runtime");
+            runtime.block_on(async move {
+                let listener = TcpListener::from_std(listener).expect("tokio listener");
+                while let Ok((socket, _)) = listener.accept().await {
+                    shared.connections.fetch_add(1, Ordering::SeqCst);
+                    let open = shared.open_connections.fetch_add(1, Ordering::SeqCst) + 1;
+                    shared
+                        .peak_open_connections
+                        .fetch_max(open, Ordering::SeqCst);
+                    let counters = Arc::clone(&shared);
+                    tokio::spawn(async move {
+                        serve(socket, &counters, behaviour).await;
+                        counters.open_connections.fetch_sub(1, Ordering::SeqCst);
+                    });
+                }
+            });
+        });
+        TestServer { addr, counters }
+    }
+
+    pub(crate) fn url(&self, path: &str) -> String {
+        format!("http://{}{}", self.addr, path)
+    }
+
+    pub(crate) fn requests(&self) -> u64 {
+        self.counters.requests.load(Ordering::SeqCst)
+    }
+
+    pub(crate) fn connections(&self) -> u64 {
+        self.counters.connections.load(Ordering::SeqCst)
+    }
+
+    pub(crate) fn peak_open_connections(&self) -> usize {
+        self.counters.peak_open_connections.load(Ordering::SeqCst)
+    }
+}
+
+async fn serve(mut socket: TcpStream, counters: &Counters, behaviour: Behaviour) {
+    let _ = socket.set_nodelay(true);
+    let mut buf = Vec::with_capacity(8192);
+    let mut chunk = [0u8; 8192];
+    loop {
+        // Parse as many complete requests as are buffered.
+        loop {
+            let mut headers = [httparse::EMPTY_HEADER; 32];
+            let mut request = httparse::Request::new(&mut headers);
+            let head_len = match request.parse(&buf) {
+                Ok(httparse::Status::Complete(n)) => n,
+                Ok(httparse::Status::Partial) => break,
+                Err(_) => return,
+            };
+            let body_len: usize = request
+                .headers
+                .iter()
+                .find(|h| h.name.eq_ignore_ascii_case("content-length"))
+                .and_then(|h| std::str::from_utf8(h.value).ok()?.trim().parse().ok())
+                .unwrap_or(0);
+            if buf.len() < head_len + body_len {
+                break;
+            }
+            let close = request.headers.iter().any(|h| {
+                h.name.eq_ignore_ascii_case("connection") && h.value.eq_ignore_ascii_case(b"close")
+            });
+            let failing = request.path.is_some_and(|p| p.starts_with("/fail"));
+            buf.drain(..head_len + body_len);
+
+            let number = counters.requests.fetch_add(1, Ordering::SeqCst) + 1;
+            if behaviour.stall_request == Some(number) {
+                tokio::time::sleep(behaviour.stall_for).await;
+            }
+            let held_since = tokio::time::Instant::now();
+            while counters.connections.load(Ordering::SeqCst) < behaviour.hold_until_connections
+                && held_since.elapsed() < Duration::from_secs(10)
+            {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+            if !behaviour.delay_every_response.is_zero() {
+                tokio::time::sleep(behaviour.delay_every_response).await;
+            }
+            let response: &[u8] = if failing {
+                b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 4\r\n\r\nbusy"
+            } else {
+                b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{\"ok\":true}"
+            };
+            if socket.write_all(response).await.is_err() || close {
+                return;
+            }
+        }
+        match socket.read(&mut chunk).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    }
+}
+
+/// Runs the built `loadgen` binary with `args`: its exit code, stdout and stderr.
+pub(crate) fn run_loadgen(args: &[&str]) -> (Option<i32>, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_loadgen"))
+        .args(args)
+        .output()
+        .expect("run loadgen");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}

@@ -1,0 +1,235 @@
+//! Burst, stages and the error split, each against the in-process server.
+
+use std::time::Duration;
+
+use crate::common::{Behaviour, TestServer};
+use loadgen::{parse_stages, LoadModel, Plan, StopAt};
+
+#[test]
+fn a_burst_opens_every_connection_then_sends_one_request_on_each() {
+    // The server answers nobody until it has accepted all 300: then it sees
+    // 300 open at once exactly when loadgen keeps each one open until its answer.
+    let server = TestServer::start(Behaviour {
+        hold_until_connections: 300,
+        ..Behaviour::default()
+    });
+    let plan = Plan::builder(server.url("/health"))
+        .load(LoadModel::Burst { connections: 300 })
+        .threads(2)
+        .build()
+        .expect("valid plan");
+
+    let report = loadgen::run_blocking(&plan).expect("run");
+
+    let burst = report.burst.expect("burst details");
+    assert_eq!(burst.connected_before_release, 300);
+    assert_eq!(report.requests.total, 300);
+    assert_eq!(report.requests.errors, 0);
+    assert_eq!(server.requests(), 300);
+    assert_eq!(server.connections(), 300);
+    assert_eq!(
+        server.peak_open_connections(),
+        300,
+        "all connections were open at once"
+    );
+}
+
+#[test]
+fn stages_ramp_the_connection_count_up_and_down() {
+    // Every response takes 20 ms, so active connections stay busy and open.
+    let server = TestServer::start(Behaviour {
+        delay_every_response: Duration::from_millis(20),
+        ..Behaviour::default()
+    });
+    let stages = parse_stages("400ms:6,600ms:6,400ms:0").expect("valid stages");
+    let plan = Plan::builder(server.url("/health"))
+        .load(LoadModel::Stages { stages })
+        .threads(2)
+        .build()
+        .expect("valid plan");
+
+    let report = loadgen::run_blocking(&plan).expect("run");
+
+    assert_eq!(report.load.model, loadgen::ModelName::Stages);
+    assert_eq!(
+        server.peak_open_connections(),
+        6,
+        "never more than the peak stage"
+    );
+    assert!(
+        report.requests.total >= 100,
+        "requests {}",
+        report.requests.total
+    );
+    assert_eq!(report.requests.errors, 0);
+    assert!(
+        (1.3..3.0).contains(&(report.elapsed_ms / 1000.0)),
+        "elapsed {} ms",
+        report.elapsed_ms
+    );
+}
+
+#[test]
+fn errors_are_split_by_kind() {
+    let server = TestServer::start(Behaviour::default());
+    let run = |url: String, timeout: Duration| {
+        let plan = Plan::builder(url)
+            .load(LoadModel::Closed {
+                connections: 2,
+                stop: StopAt::Requests(10),
+            })
+            .timeout(timeout)
+            .threads(1)
+            .build()
+            .expect("valid plan");
+        loadgen::run_blocking(&plan).expect("run")
+    };
+
+    let status = run(server.url("/fail"), Duration::from_secs(5));
+    assert_eq!(status.errors.status, 10);
+    assert_eq!(status.errors.by_status.get("503"), Some(&10));
+    assert_eq!(status.error_rate_percent, 100.0);
+    assert!(status.throughput_rps > 0.0);
+    assert_eq!(
+        status.successful_throughput_rps, 0.0,
+        "503s are not successful throughput"
+    );
+    assert_eq!(
+        status.no_success_cause().as_deref(),
+        Some("no request succeeded: every response had status 503")
+    );
+
+    // A port that was just free: nothing listens there any more.
+    let closed_port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port")
+        .port();
+    let connect = run(
+        format!("http://127.0.0.1:{closed_port}/"),
+        Duration::from_secs(5),
+    );
+    assert_eq!(connect.errors.connect, 10);
+    assert_eq!(connect.latency_ms.count, 0);
+
+    let stalling = TestServer::start(Behaviour {
+        delay_every_response: Duration::from_secs(5),
+        ..Behaviour::default()
+    });
+    let plan = Plan::builder(stalling.url("/"))
+        .load(LoadModel::Closed {
+            connections: 2,
+            stop: StopAt::Requests(2),
+        })
+        .timeout(Duration::from_millis(200))
+        .threads(1)
+        .build()
+        .expect("valid plan");
+    let timeout = loadgen::run_blocking(&plan).expect("run");
+    assert_eq!(timeout.errors.timeout, 2);
+    assert_eq!(timeout.requests.errors, 2);
+}
+
+#[test]
+fn abandoning_in_flight_requests_ends_the_run_at_its_deadline_and_counts_them() {
+    // Every answer takes 2 s; the run lasts 300 ms with 3 connections, so
+    // all three requests are still in flight at the deadline.
+    let server = TestServer::start(Behaviour {
+        delay_every_response: Duration::from_secs(2),
+        ..Behaviour::default()
+    });
+    let plan = Plan::builder(server.url("/"))
+        .load(LoadModel::Closed {
+            connections: 3,
+            stop: StopAt::Duration(Duration::from_millis(300)),
+        })
+        .timeout(Duration::from_secs(30))
+        .abandon_in_flight(true)
+        .threads(1)
+        .build()
+        .expect("valid plan");
+    let started = std::time::Instant::now();
+    let report = loadgen::run_blocking(&plan).expect("run");
+    assert!(
+        started.elapsed() < Duration::from_millis(1500),
+        "the run waited for answers: {:?}",
+        started.elapsed()
+    );
+    assert_eq!(report.errors.unfinished, 3);
+    assert_eq!(report.requests.total, 3);
+    assert_eq!(report.requests.errors, 3);
+    assert_eq!(report.requests.ok, 0);
+    assert!(
+        (report.elapsed_ms - 300.0).abs() < 50.0,
+        "{}",
+        report.elapsed_ms
+    );
+    // Nothing was answered, so the ordinary percentiles have nothing; the
+    // lower bounds count the three at their age at the deadline (~300 ms).
+    assert_eq!(report.latency_ms.count, 0);
+    let bound = report
+        .latency_lower_bound_ms
+        .expect("a run cut at its deadline");
+    assert_eq!(bound.count, 3);
+    assert!(bound.p50 >= 250.0 && bound.max < 1000.0, "{bound:?}");
+    assert_eq!(
+        report.no_success_cause().as_deref(),
+        Some("no request succeeded: none of 3 requests finished before the deadline")
+    );
+
+    // Only a closed loop stopped by duration can be cut at its deadline.
+    let counted = Plan::builder(server.url("/"))
+        .load(LoadModel::Closed {
+            connections: 1,
+            stop: StopAt::Requests(5),
+        })
+        .abandon_in_flight(true)
+        .build();
+    assert!(counted.is_err());
+}
+
+#[test]
+fn an_unrecorded_lead_warms_up_on_the_same_connections_without_counting() {
+    // 100 ms per answer on one connection: about 4 answers end in the
+    // 450 ms lead (not counted), about 3 in the 300 ms window, and one is in
+    // flight at the deadline.
+    let server = TestServer::start(Behaviour {
+        delay_every_response: Duration::from_millis(100),
+        ..Behaviour::default()
+    });
+    let plan = Plan::builder(server.url("/"))
+        .load(LoadModel::Closed {
+            connections: 1,
+            stop: StopAt::Duration(Duration::from_millis(300)),
+        })
+        .abandon_in_flight(true)
+        .unrecorded_lead(Duration::from_millis(450))
+        .threads(1)
+        .build()
+        .expect("valid plan");
+    let report = loadgen::run_blocking(&plan).expect("run");
+    assert_eq!(report.errors.unfinished, 1);
+    assert!(
+        (1..=4).contains(&report.requests.ok),
+        "{:?}",
+        report.requests
+    );
+    // The answered ones and the one in flight, nothing from the lead.
+    let bound = report
+        .latency_lower_bound_ms
+        .expect("a run cut at its deadline");
+    assert_eq!(bound.count, report.requests.total);
+    assert!(
+        server.requests() >= report.requests.total + 3,
+        "the lead sent requests too"
+    );
+    assert_eq!(
+        server.connections(),
+        1,
+        "the window kept the lead's connection"
+    );
+    assert!(
+        (report.elapsed_ms - 300.0).abs() < 50.0,
+        "{}",
+        report.elapsed_ms
+    );
+}

@@ -1,0 +1,372 @@
+//! A dependency outage *under steady load*, on every server mode.
+//!
+//! `faults` checks outage -> 503 -> recovery one request at a time; here
+//! client threads keep sending requests on several routes, two threads on
+//! each route, while Postgres and Redis (each behind a [`FaultProxy`])
+//! refuse connections, or stall (accept and never answer), and come back:
+//! a test for each server and each kind of outage. A thread sends its route
+//! again a moment after each answer: a steady load, not one that takes the
+//! machine's cores, so the test runs beside the others.
+//!
+//! Every request is recorded, and the record must show:
+//! - no request hangs: every one is answered within the acquire timeout plus
+//!   a wide margin, and none fails at the transport level;
+//! - while a dependency is down, its routes answer 503 with the contract's
+//!   body, and each of them got at least one 503 answered during the
+//!   outage (so that check cannot pass on no requests at all, nor on a
+//!   server that waits a short outage out);
+//! - `/health` and `/cpu` answer 200 throughout;
+//! - every request sent 5 s or more after the dependency returned answers 200.
+//!
+//! Each route has threads of its own, so that every dependency route is
+//! asked throughout the outage: threads that each went round every route
+//! could all be held by other routes' requests for a whole short outage
+//! (on virtual threads with the pinning driver a stalled call holds its
+//! carrier for the acquire timeout, and the other requests wait for a
+//! carrier), and not ask the route once in it.
+//!
+//! The test prints the measured recovery time (from the moment the proxy
+//! passes again to the last non-200 answer of a dependency route); run with
+//! `--nocapture` to see it:
+//! `cargo test -p harness --test suites -- outage_under_load --nocapture`.
+//!
+//! In `cargo test` each outage lasts 3 s; `RELIABILITY_FULL=1` makes it 15 s.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use contract::ApiError;
+use harness::{http, spawn_app_with, AppOptions, Server, TestApp};
+use net_tools::proxy::Mode;
+
+/// The harness runs servers with `--acquire-timeout-ms 1000`; no answer may
+/// take longer than that plus a margin a busy 2-core machine cannot exceed.
+const ANSWER_WITHIN: Duration = Duration::from_millis(1000 + 3000);
+/// Routes answer 200 again within 5 s of the dependency returning.
+const RECOVER_WITHIN: Duration = Duration::from_secs(5);
+/// Routes that need a dependency, and which one names itself in the 503.
+const DEPENDENT: [(&str, &str); 2] = [("/users/5", "database"), ("/users/5/cache", "cache")];
+/// Routes that need neither dependency.
+const INDEPENDENT: [&str; 2] = ["/health", "/cpu?n=1000"];
+/// Client threads on each route.
+const THREADS_PER_ROUTE: usize = 2;
+/// How long a client thread waits after an answer before it sends again.
+const THINK_TIME: Duration = Duration::from_millis(10);
+
+/// One request as the load threads saw it, times relative to the test start.
+struct Record {
+    path: &'static str,
+    sent: Duration,
+    took: Duration,
+    /// `Err` when the transport failed (no answer).
+    answer: Result<(u16, Vec<u8>), String>,
+}
+
+/// Clients that send requests in a loop, each on its route, until stopped.
+struct SteadyLoad {
+    stop: Arc<AtomicBool>,
+    records: Arc<Mutex<Vec<Record>>>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl SteadyLoad {
+    fn start(app: &TestApp, start: Instant) -> SteadyLoad {
+        let stop = Arc::new(AtomicBool::new(false));
+        let records = Arc::new(Mutex::new(Vec::new()));
+        let paths: Vec<&'static str> = DEPENDENT
+            .iter()
+            .map(|(p, _)| *p)
+            .chain(INDEPENDENT)
+            .collect();
+        let threads = paths
+            .iter()
+            .flat_map(|path| std::iter::repeat_n(*path, THREADS_PER_ROUTE))
+            .map(|path| {
+                let (stop, records, addr) = (stop.clone(), records.clone(), app.addr);
+                std::thread::spawn(move || {
+                    while !stop.load(Ordering::SeqCst) {
+                        let sent = start.elapsed();
+                        let answer = http::send(addr, "GET", path, &[], b"")
+                            .map(|r| (r.status, r.body))
+                            .map_err(|e| e.to_string());
+                        let took = start.elapsed() - sent;
+                        records
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .push(Record {
+                                path,
+                                sent,
+                                took,
+                                answer,
+                            });
+                        std::thread::sleep(THINK_TIME);
+                    }
+                })
+            })
+            .collect();
+        SteadyLoad {
+            stop,
+            records,
+            threads,
+        }
+    }
+
+    fn stop(self) -> Vec<Record> {
+        self.stop.store(true, Ordering::SeqCst);
+        for t in self.threads {
+            t.join().expect("a load thread panicked");
+        }
+        std::mem::take(&mut *self.records.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+}
+
+/// One outage: when the proxies left `Pass` and when they returned to it.
+struct Outage {
+    mode: Mode,
+    down: Duration,
+    back: Duration,
+    /// When the load stopped.
+    until: Duration,
+}
+
+/// `server` under steady load while Postgres and Redis go `mode` (refuse or
+/// stall) for a while and come back.
+fn outage_under_load(server: Server, mode: Mode) {
+    let (outage_for, up_for) = if harness::reliability_full() {
+        (Duration::from_secs(15), Duration::from_secs(8))
+    } else {
+        (Duration::from_secs(3), Duration::from_secs(6))
+    };
+    let app = spawn_app_with(
+        server,
+        AppOptions {
+            through_proxies: true,
+            ..AppOptions::default()
+        },
+    );
+    let proxies = [
+        app.db_proxy.as_ref().expect("db proxy"),
+        app.redis_proxy.as_ref().expect("redis proxy"),
+    ];
+    let start = Instant::now();
+    let load = SteadyLoad::start(&app, start);
+    std::thread::sleep(Duration::from_secs(1));
+
+    proxies.iter().for_each(|p| p.set_mode(mode));
+    let down = start.elapsed();
+    std::thread::sleep(outage_for);
+    proxies.iter().for_each(|p| p.set_mode(Mode::Pass));
+    let back = start.elapsed();
+    std::thread::sleep(up_for);
+    let until = start.elapsed();
+    let records = load.stop();
+    check(
+        server,
+        &records,
+        &[Outage {
+            mode,
+            down,
+            back,
+            until,
+        }],
+    );
+}
+
+fn check(server: Server, records: &[Record], outages: &[Outage]) {
+    let name = server.name();
+    assert!(
+        records.len() > 50,
+        "{name}: only {} requests sent",
+        records.len()
+    );
+    for r in records {
+        let (status, body) = match &r.answer {
+            Ok(answer) => answer,
+            Err(e) => panic!("{name} {} sent at {:?}: no answer: {e}", r.path, r.sent),
+        };
+        assert!(
+            r.took < ANSWER_WITHIN,
+            "{name} {} sent at {:?} took {:?}",
+            r.path,
+            r.sent,
+            r.took
+        );
+        if INDEPENDENT.contains(&r.path) {
+            assert_eq!(*status, 200, "{name} {} at {:?}", r.path, r.sent);
+        }
+        let Some((_, dependency)) = DEPENDENT.iter().find(|(p, _)| *p == r.path) else {
+            continue;
+        };
+        for o in outages {
+            // Sent after the proxy went down and answered before it came back.
+            if r.sent > o.down && r.sent + r.took < o.back {
+                assert_eq!(
+                    (*status, body.clone()),
+                    (503, ApiError::unavailable(dependency).body_json()),
+                    "{name} {} at {:?} during the {:?} outage: {}",
+                    r.path,
+                    r.sent,
+                    o.mode,
+                    String::from_utf8_lossy(body)
+                );
+            }
+            if r.sent > o.back + RECOVER_WITHIN && r.sent + r.took < o.until {
+                assert_eq!(
+                    *status,
+                    200,
+                    "{name} {} sent {:?} after the {:?} outage ended: {}",
+                    r.path,
+                    r.sent - o.back,
+                    o.mode,
+                    String::from_utf8_lossy(body)
+                );
+            }
+        }
+    }
+
+    for o in outages {
+        each_outage_was_felt_and_recovered_from(name, records, o);
+    }
+}
+
+/// From the proxy passing again to the end of the last answer that was not
+/// a 200: the measured figure. Each dependency route sent during the outage
+/// got at least one 503.
+/// Every request in flight during `o`, one per line, for a failure message.
+fn met_the_outage(records: &[Record], o: &Outage) -> String {
+    records
+        .iter()
+        .filter(|r| r.sent < o.back && r.sent + r.took > o.down)
+        .map(|r| {
+            let answer = r.answer.as_ref().map(|(status, _)| status);
+            format!(
+                "\n{} sent at {:?}, answered {:?} later: {answer:?}",
+                r.path, r.sent, r.took
+            )
+        })
+        .collect()
+}
+
+fn each_outage_was_felt_and_recovered_from(name: &str, records: &[Record], o: &Outage) {
+    let last_failure = records
+        .iter()
+        .filter(|r| DEPENDENT.iter().any(|(p, _)| *p == r.path))
+        .filter(|r| r.sent >= o.back && r.sent + r.took < o.until)
+        .filter(|r| !matches!(r.answer, Ok((200, _))))
+        .map(|r| r.sent + r.took - o.back)
+        .max()
+        .unwrap_or(Duration::ZERO);
+    let during = records
+        .iter()
+        .filter(|r| r.sent > o.down && r.sent < o.back)
+        .count();
+    // The outage was felt: each dependency route got at least one 503
+    // answered while the dependency was down. Counted by when the answer
+    // came, not when the request was sent: a request sent just before the
+    // outage meets it as fully as one sent during it, and one sent less
+    // than an acquire timeout before the dependency returns may rightly be
+    // served once it is back. A server that waited a short outage out
+    // would answer nothing before the dependency returned, and fail here.
+    for (path, _) in DEPENDENT {
+        let refused = records
+            .iter()
+            .filter(|r| r.path == path && r.sent + r.took > o.down && r.sent + r.took < o.back)
+            .filter(|r| matches!(r.answer, Ok((503, _))))
+            .count();
+        assert!(
+            refused >= 1,
+            "{name}: no {path} was answered 503 during the {:?} outage (from {:?} to {:?}); \
+             the requests that met it:{}",
+            o.mode,
+            o.down,
+            o.back,
+            met_the_outage(records, o)
+        );
+    }
+    println!(
+        "{name}: {:?} outage of {:?} under load ({during} requests during it): \
+         recovered {last_failure:?} after the dependency returned",
+        o.mode,
+        o.back - o.down
+    );
+    assert!(
+        last_failure < RECOVER_WITHIN,
+        "{name}: a dependency route still failed {last_failure:?} after the {:?} outage",
+        o.mode
+    );
+}
+
+#[test]
+fn blocking_server_rides_out_refused_connections_under_load() {
+    let _gate = harness::quiet();
+    outage_under_load(Server::Blocking, Mode::Refuse);
+}
+
+#[test]
+fn blocking_server_rides_out_a_stalled_dependency_under_load() {
+    let _gate = harness::quiet();
+    outage_under_load(Server::Blocking, Mode::Stall);
+}
+
+#[test]
+fn async_server_rides_out_refused_connections_under_load() {
+    let _gate = harness::quiet();
+    outage_under_load(Server::Async, Mode::Refuse);
+}
+
+#[test]
+fn async_server_rides_out_a_stalled_dependency_under_load() {
+    let _gate = harness::quiet();
+    outage_under_load(Server::Async, Mode::Stall);
+}
+
+#[test]
+fn virtual_threads_ride_out_refused_connections_under_load() {
+    let _gate = harness::quiet();
+    // Its own process: a server slowed behind proxies has may's carriers
+    // to itself, and in this process it would keep every other
+    // virtual-thread test waiting for them for the whole test.
+    harness::in_own_process!(virtual_threads_ride_out_refused_connections_under_load, {
+        outage_under_load(Server::Virtual, Mode::Refuse);
+    });
+}
+
+#[test]
+fn virtual_threads_ride_out_a_stalled_dependency_under_load() {
+    let _gate = harness::quiet();
+    // Its own process: a server slowed behind proxies has may's carriers
+    // to itself, and in this process it would keep every other
+    // virtual-thread test waiting for them for the whole test.
+    harness::in_own_process!(virtual_threads_ride_out_a_stalled_dependency_under_load, {
+        outage_under_load(Server::Virtual, Mode::Stall);
+    });
+}
+
+#[test]
+fn virtual_threads_yielding_ride_out_refused_connections_under_load() {
+    let _gate = harness::quiet();
+    // Its own process: a server slowed behind proxies has may's carriers
+    // to itself, and in this process it would keep every other
+    // virtual-thread test waiting for them for the whole test.
+    harness::in_own_process!(
+        virtual_threads_yielding_ride_out_refused_connections_under_load,
+        {
+            outage_under_load(Server::VirtualYielding, Mode::Refuse);
+        }
+    );
+}
+
+#[test]
+fn virtual_threads_yielding_ride_out_a_stalled_dependency_under_load() {
+    let _gate = harness::quiet();
+    // Its own process: a server slowed behind proxies has may's carriers
+    // to itself, and in this process it would keep every other
+    // virtual-thread test waiting for them for the whole test.
+    harness::in_own_process!(
+        virtual_threads_yielding_ride_out_a_stalled_dependency_under_load,
+        {
+            outage_under_load(Server::VirtualYielding, Mode::Stall);
+        }
+    );
+}
