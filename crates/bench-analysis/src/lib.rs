@@ -1,10 +1,12 @@
 //! `bench-analysis`: what a saved run means, as pure functions of it.
 //!
 //! Rounds into figures ([`stats`]: medians, spreads, round-by-round
-//! ratios, the three-way verdict), a concurrency sweep's plateau, cap and
-//! crossover ([`sweep`]), the seeds' conclusions and this project's checked
-//! against the rounds ([`findings`]), which errors a run should not have
-//! had ([`errors`]), and which of the contract's routes a path is counted
+//! ratios), the one rule every verdict is made by ([`verdict`]: HELD,
+//! NOT HELD or INCONCLUSIVE from each round's call), a concurrency sweep's
+//! plateau, cap and crossover ([`sweep`]), the seeds' conclusions and this
+//! project's checked against the rounds, each a prediction or a design
+//! check ([`findings`]), which errors a run should not have had
+//! ([`errors`]), and which of the contract's routes a path is counted
 //! under ([`routes`]).
 //!
 //! A run is judged by what it saved: its groups, columns, servers and
@@ -16,3 +18,4 @@ pub mod findings;
 pub mod routes;
 pub mod stats;
 pub mod sweep;
+pub mod verdict;
