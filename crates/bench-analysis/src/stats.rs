@@ -57,12 +57,6 @@ pub fn median_round(c: &ColumnResult, metric: Metric) -> Option<&RoundResult> {
     rounds.get(rounds.len() / 2).map(|(r, _)| *r)
 }
 
-/// The spread of `a / b` taken round by round (rounds matched by number),
-/// over the rounds where both have the figure and `b`'s is not 0.
-pub fn ratio_spread(a: &ColumnResult, b: &ColumnResult, metric: Metric) -> Option<Spread> {
-    Spread::of(ratios(a, b, metric))
-}
-
 /// `a / b` per round (rounds matched by number, in `a`'s order), for every
 /// round both have the figure: a round where `b` is 0 gives infinity (or,
 /// with `a` at 0 too, not a number), so that a round at 0 requests per

@@ -17,7 +17,7 @@
 //! count, is one observation. A round in which nothing succeeded is a
 //! round at 0 requests per second, never left out.
 
-use bench_model::{Spread, Verdict};
+use bench_model::Verdict;
 
 /// Which side of its line a claim wants the figure on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,29 +75,6 @@ pub fn judge(calls: impl IntoIterator<Item = Call>) -> Verdict {
     }
 }
 
-/// [`judge`] of each round's figure against the line.
-pub fn judge_figures(figures: &[f64], side: Side, line: f64, margin: f64) -> Verdict {
-    judge(figures.iter().map(|&f| call(f, side, line, margin)))
-}
-
-/// [`judge_figures`] on a spread's ends: every round clears the line when
-/// its nearer end does, misses it when its farther end does. For a figure
-/// kept only as its spread over rounds.
-pub fn judge_spread(s: &Spread, side: Side, line: f64, margin: f64) -> Verdict {
-    let (near, far) = match side {
-        Side::Above => (s.min, s.max),
-        Side::Below => (s.max, s.min),
-    };
-    match (
-        call(near, side, line, margin),
-        call(far, side, line, margin),
-    ) {
-        (Call::Clears, _) => judge([Call::Clears]),
-        (_, Call::Misses) => judge([Call::Misses]),
-        _ => judge([Call::Unclear]),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,31 +90,5 @@ mod tests {
         assert_eq!(call(f64::INFINITY, Side::Above, 1.0, m), Call::Clears);
         assert_eq!(call(0.0, Side::Above, 1.0, m), Call::Misses);
         assert_eq!(call(f64::NAN, Side::Above, 1.0, m), Call::Unclear);
-    }
-
-    #[test]
-    fn a_spread_is_judged_like_its_rounds() {
-        let s = |min: f64, max: f64| Spread {
-            median: (min + max) / 2.0,
-            min,
-            max,
-            n: 2,
-        };
-        assert_eq!(
-            judge_spread(&s(1.1, 1.3), Side::Above, 1.0, 0.05),
-            Verdict::Held
-        );
-        assert_eq!(
-            judge_spread(&s(0.8, 0.9), Side::Above, 1.0, 0.05),
-            Verdict::NotHeld
-        );
-        assert_eq!(
-            judge_spread(&s(0.9, 1.3), Side::Above, 1.0, 0.05),
-            Verdict::Inconclusive
-        );
-        assert_eq!(
-            judge_spread(&s(0.1, 0.2), Side::Below, 0.25, 0.05),
-            Verdict::Held
-        );
     }
 }

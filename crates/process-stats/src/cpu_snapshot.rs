@@ -136,11 +136,6 @@ impl CpuSnapshot {
         self.processes.iter().find(|p| p.pid == pid)
     }
 
-    /// Ticks of process `pid`, if it was running.
-    pub fn ticks_of(&self, pid: u32) -> Option<u64> {
-        self.process(pid).map(|p| p.ticks)
-    }
-
     /// Ticks `p` (a process of this, the later snapshot) used since
     /// `earlier`: from zero when it started after it (a pid seen again
     /// with another start time is another process).
