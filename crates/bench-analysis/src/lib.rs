@@ -1,11 +1,13 @@
 //! `bench-analysis`: what a saved run means, as pure functions of it.
 //!
 //! Rounds into figures ([`stats`]: medians, spreads, round-by-round
-//! ratios, the three-way verdict), a concurrency sweep's plateau, cap and
-//! crossover ([`sweep`]), the seeds' conclusions and this project's checked
-//! against the rounds ([`findings`]), and which errors a run should not
-//! have had ([`errors`]). Which route a path is counted under is the
-//! contract's `routes::label_of`, as in the servers.
+//! ratios), the one rule every verdict is made by ([`verdict`]: HELD,
+//! NOT HELD or INCONCLUSIVE from each round's call), a concurrency sweep's
+//! plateau, cap and crossover ([`sweep`]), the seeds' conclusions and this
+//! project's checked against the rounds, each a prediction or a design
+//! check ([`findings`]), which errors a run should not have had
+//! ([`errors`]). Which route a path is counted under is the contract's
+//! `routes::label_of`, as in the servers.
 //!
 //! A run is judged by what it saved: its groups, columns, servers and
 //! paths, never by today's matrix, so an old results.json is judged as it
@@ -15,3 +17,4 @@ pub mod errors;
 pub mod findings;
 pub mod stats;
 pub mod sweep;
+pub mod verdict;

@@ -1,16 +1,14 @@
 //! Rounds into figures: the median of a metric over a column's rounds with its
-//! spread, the ratio of two columns round by round, and the three-way verdict
-//! on an interval.
+//! spread, and the ratio of two columns round by round, with the words that
+//! show it as it was judged.
 //!
-//! The interval is the plain min..max over rounds. With the columns of a group
-//! interleaved, round i of one column ran next to round i of the other, so a
-//! ratio is taken per round and its min..max says how much the comparison
-//! itself moved. A claim holds only when the whole interval clears its line by
-//! the margin; it fails only when the whole interval misses it by the margin;
-//! anything else is inconclusive. That is what keeps two runs from calling the
-//! same comparison HELD and NOT HELD.
+//! With the columns of a group interleaved, round i of one column ran next
+//! to round i of the other, so a ratio is taken per round, and each round's
+//! is judged against the claim's line ([`crate::verdict`]). Evidence shows
+//! those per-round ratios and their median, never a ratio of two columns'
+//! medians, which is another figure.
 
-use bench_model::{ColumnResult, RoundResult, Spread, Verdict};
+use bench_model::{ColumnResult, RoundResult, Spread};
 
 /// A share (0..1) as a percentage with the decimals its size needs:
 /// "0%", "<0.01%", "0.04%", "3.4%".
@@ -59,99 +57,74 @@ pub fn median_round(c: &ColumnResult, metric: Metric) -> Option<&RoundResult> {
     rounds.get(rounds.len() / 2).map(|(r, _)| *r)
 }
 
-/// The spread of `a / b` taken round by round (rounds matched by number).
-pub fn ratio_spread(a: &ColumnResult, b: &ColumnResult, metric: Metric) -> Option<Spread> {
-    Spread::of(a.rounds.iter().filter_map(|ra| {
-        let rb = b.rounds.iter().find(|rb| rb.round == ra.round)?;
-        let (x, y) = (metric(ra)?, metric(rb)?);
-        (y != 0.0).then(|| x / y)
-    }))
+/// `a / b` per round (rounds matched by number, in `a`'s order), for every
+/// round both have the figure: a round where `b` is 0 gives infinity (or,
+/// with `a` at 0 too, not a number), so that a round at 0 requests per
+/// second is judged, never left out.
+pub fn ratios(a: &ColumnResult, b: &ColumnResult, metric: Metric) -> Vec<f64> {
+    a.rounds
+        .iter()
+        .filter_map(|ra| {
+            let rb = b.rounds.iter().find(|rb| rb.round == ra.round)?;
+            Some(metric(ra)? / metric(rb)?)
+        })
+        .collect()
 }
 
-/// Which side of its line a claim wants the figure on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Side {
-    Above,
-    Below,
-}
-
-/// The verdict on "the figure is on `side` of `line`", given its interval
-/// over rounds and a relative `margin` either side of the line.
-pub fn verdict(interval: &Spread, side: Side, line: f64, margin: f64) -> Verdict {
-    let (high, low) = (line * (1.0 + margin), line * (1.0 - margin));
-    let (clears, misses) = match side {
-        Side::Above => (interval.min > high, interval.max < low),
-        Side::Below => (interval.max < low, interval.min > high),
-    };
-    if clears {
-        Verdict::Held
-    } else if misses {
-        Verdict::NotHeld
+/// A figure of a round, as evidence shows it: "1.17x", "inf", "n/a".
+fn times(x: f64) -> String {
+    if x.is_nan() {
+        "n/a".into()
+    } else if x.is_infinite() {
+        "inf".into()
     } else {
-        Verdict::Inconclusive
+        format!("{x:.2}x")
     }
 }
 
-/// "1.16x (1.08-1.22x over 3 rounds)".
-pub fn describe_ratio(s: &Spread) -> String {
-    format!(
-        "{:.2}x ({:.2}-{:.2}x over {} round{})",
-        s.median,
-        s.min,
-        s.max,
-        s.n,
-        if s.n == 1 { "" } else { "s" }
-    )
+/// Per-round ratios as they were judged, each round's and their median:
+/// "per round 1.17x, 0.96x, 0.98x (median 0.98x)", "1.17x (one round)".
+pub fn ratio_words(per_round: &[f64]) -> String {
+    match per_round {
+        [] => "no round".into(),
+        [one] => format!("{} (one round)", times(*one)),
+        _ => {
+            let each: Vec<String> = per_round.iter().map(|&x| times(x)).collect();
+            let median =
+                Spread::of(per_round.iter().copied()).map_or("n/a".into(), |s| times(s.median));
+            format!("per round {} (median {median})", each.join(", "))
+        }
+    }
+}
+
+/// A share per round as it was judged: "6.0%, 24.0%, 9.0% per round".
+pub fn share_words(per_round: &[f64]) -> String {
+    let each: Vec<String> = per_round
+        .iter()
+        .map(|&x| format!("{:.1}%", x * 100.0))
+        .collect();
+    match per_round {
+        [_] => format!("{} (one round)", each.join("")),
+        _ => format!("{} per round", each.join(", ")),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn s(values: &[f64]) -> Spread {
-        Spread::of(values.iter().copied()).unwrap()
-    }
-
     #[test]
-    fn three_verdicts_with_a_margin_either_side_of_the_line() {
-        let m = 0.05;
-        // Every round more than 5% above 1.0: held.
+    fn ratios_are_shown_round_by_round_with_their_median() {
         assert_eq!(
-            verdict(&s(&[1.06, 1.2, 1.1]), Side::Above, 1.0, m),
-            Verdict::Held
+            ratio_words(&[1.17, 0.96, 0.98]),
+            "per round 1.17x, 0.96x, 0.98x (median 0.98x)"
         );
-        // Every round more than 5% below: not held.
+        assert_eq!(ratio_words(&[2.0]), "2.00x (one round)");
         assert_eq!(
-            verdict(&s(&[0.8, 0.94]), Side::Above, 1.0, m),
-            Verdict::NotHeld
+            ratio_words(&[f64::INFINITY, 1.5]),
+            "per round inf, 1.50x (median 1.50x)"
         );
-        // A tie, and an interval that crosses the line: inconclusive.
-        assert_eq!(
-            verdict(&s(&[0.99, 1.01]), Side::Above, 1.0, m),
-            Verdict::Inconclusive
-        );
-        assert_eq!(
-            verdict(&s(&[0.9, 1.3]), Side::Above, 1.0, m),
-            Verdict::Inconclusive
-        );
-        // Exactly on the margin is not beyond it.
-        assert_eq!(
-            verdict(&s(&[1.05, 1.2]), Side::Above, 1.0, m),
-            Verdict::Inconclusive
-        );
-        // "At most a quarter": below the line.
-        assert_eq!(
-            verdict(&s(&[0.1, 0.2]), Side::Below, 0.25, m),
-            Verdict::Held
-        );
-        assert_eq!(
-            verdict(&s(&[0.3, 0.5]), Side::Below, 0.25, m),
-            Verdict::NotHeld
-        );
-        assert_eq!(
-            verdict(&s(&[0.2, 0.3]), Side::Below, 0.25, m),
-            Verdict::Inconclusive
-        );
+        assert_eq!(share_words(&[0.06, 0.24]), "6.0%, 24.0% per round");
     }
 
     #[test]

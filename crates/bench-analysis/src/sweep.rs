@@ -1,8 +1,8 @@
 //! A concurrency sweep's figures from its rounds: a metric per step (the
 //! median over column rounds, with min..max), the blocking server's cap by
-//! Little's law, the plateau at the top steps, and the crossover step where
-//! async first beats blocking. Pure functions of results, so they are tested
-//! from fixed inputs.
+//! Little's law, the plateau at the top steps, and each round's crossover
+//! step, from which async beats blocking up to the highest step. Pure
+//! functions of results, so they are tested from fixed inputs.
 //!
 //! A sweep column keeps one [`RoundResult`] per step per column round
 //! ([`RoundResult::step`]); `round` is the column round, so two columns'
@@ -10,10 +10,11 @@
 
 use std::time::Duration;
 
-use crate::stats::{verdict, Metric, Side};
+use crate::stats::Metric;
+use crate::verdict::{call, Call, Side};
 use bench_model::GroupId;
+use bench_model::Spread;
 use bench_model::{ColumnResult, LittleCap, RoundResult, RunSettings};
-use bench_model::{Spread, Verdict};
 
 /// Successful completions per second in the step's window: the sweep's
 /// throughput (errors, timeouts and requests unfinished at the window's end
@@ -156,37 +157,65 @@ pub fn plateau(c: &ColumnResult, steps: &[usize], top: usize, metric: Metric) ->
     )
 }
 
-/// The lowest step from which the ratio's whole interval clears 1 by more
-/// than `margin` at that step and at every step above it ("from here on,
-/// async beats blocking by more than the margin"), from per-step ratio
-/// spreads in ascending step order. One step that clears it between steps
-/// that do not is no crossover: with seven noisy steps, one of them can
-/// clear the margin by chance, and a rerun would move it.
-pub fn crossover(ratios: &[(usize, Spread)], margin: f64) -> Option<usize> {
-    let held = |r: &Spread| verdict(r, Side::Above, 1.0, margin) == Verdict::Held;
-    let from = ratios
-        .iter()
-        .rposition(|(_, r)| !held(r))
-        .map_or(0, |i| i + 1);
-    ratios.get(from).map(|(step, _)| *step)
+/// The fewest steps a crossover spans: one step out of seven can clear the
+/// margin by chance, and a rerun would move it, so one step alone is not a
+/// crossover.
+pub const CROSSOVER_MIN_STEPS: usize = 2;
+
+/// Per column round, `a`'s metric over `b`'s at each of `steps` (ascending)
+/// both measured in that round: (round, [(step, ratio)]).
+pub fn round_step_ratios(
+    a: &ColumnResult,
+    b: &ColumnResult,
+    steps: &[usize],
+    metric: Metric,
+) -> Vec<(u32, Vec<(usize, f64)>)> {
+    let mut rounds: Vec<u32> = a.rounds.iter().map(|r| r.round).collect();
+    rounds.sort_unstable();
+    rounds.dedup();
+    rounds
+        .into_iter()
+        .map(|round| {
+            let at = |c: &ColumnResult, n: usize| {
+                at_step(c, n).find(|r| r.round == round).and_then(metric)
+            };
+            let ratios = steps
+                .iter()
+                .filter_map(|&n| Some((n, at(a, n)? / at(b, n)?)))
+                .collect();
+            (round, ratios)
+        })
+        .collect()
 }
 
-/// The verdict on "async beats blocking by more than the margin at some
-/// step": HELD at a crossover; NOT HELD when at every step async misses
-/// beating blocking by more than the margin (every round's ratio below
-/// 1 - margin); INCONCLUSIVE otherwise.
-pub fn crossover_verdict(ratios: &[(usize, Spread)], margin: f64) -> Verdict {
-    if ratios.is_empty() {
-        Verdict::NotMeasured
-    } else if crossover(ratios, margin).is_some() {
-        Verdict::Held
-    } else if ratios
+/// The crossover of one round: the lowest step from which the ratio clears
+/// 1 by more than `margin` at that step and at every step above it, when
+/// that spans at least [`CROSSOVER_MIN_STEPS`] steps; from per-step ratios
+/// in ascending step order.
+pub fn crossover(ratios: &[(usize, f64)], margin: f64) -> Option<usize> {
+    let clears = |r: f64| call(r, Side::Above, 1.0, margin) == Call::Clears;
+    let span = ratios.iter().rev().take_while(|(_, r)| clears(*r)).count();
+    (span >= CROSSOVER_MIN_STEPS).then(|| ratios[ratios.len() - span].0)
+}
+
+/// What one round says of "async beats blocking by more than the margin
+/// from some step on, at every step up to the highest": it clears with a
+/// crossover; it misses when it has none even at the line less the margin
+/// (a ratio under 1 - margin among its top [`CROSSOVER_MIN_STEPS`] steps);
+/// otherwise it cannot tell.
+pub fn crossover_call(ratios: &[(usize, f64)], margin: f64) -> Call {
+    if crossover(ratios, margin).is_some() {
+        return Call::Clears;
+    }
+    let not_missed = ratios
         .iter()
-        .all(|(_, r)| verdict(r, Side::Above, 1.0, margin) == Verdict::NotHeld)
-    {
-        Verdict::NotHeld
+        .rev()
+        .take_while(|(_, r)| call(*r, Side::Above, 1.0, margin) != Call::Misses)
+        .count();
+    if not_missed < CROSSOVER_MIN_STEPS {
+        Call::Misses
     } else {
-        Verdict::Inconclusive
+        Call::Unclear
     }
 }
 
@@ -311,32 +340,33 @@ mod tests {
     }
 
     #[test]
-    fn crossover_is_the_first_step_from_which_every_round_clears_the_margin() {
-        let blocking = column(&[[100.0, 200.0, 400.0], [100.0, 200.0, 400.0]]);
-        // At 50 a tie, at 100 one round only 4% ahead (not beyond the 5%
-        // margin), at 200 both rounds ahead by 10% or more.
-        let asynchronous = column(&[[100.0, 220.0, 440.0], [101.0, 208.0, 480.0]]);
-        // Async's ratio to blocking at each step.
-        let ratios_of = |asynchronous: &ColumnResult| -> Vec<(usize, Spread)> {
-            [50, 100, 200]
-                .into_iter()
-                .filter_map(|n| Some((n, step_ratio(asynchronous, &blocking, n, successful_rps)?)))
-                .collect()
+    fn a_round_crossover_spans_two_steps_up_to_the_highest() {
+        let m = 0.05;
+        let r = |v: &[f64]| -> Vec<(usize, f64)> {
+            [50, 100, 200].into_iter().zip(v.iter().copied()).collect()
         };
-        let ratios = ratios_of(&asynchronous);
-        assert_eq!(ratios[1].1.min, 1.04);
-        assert_eq!(crossover(&ratios, 0.05), Some(200));
-        assert_eq!(crossover_verdict(&ratios, 0.05), Verdict::Held);
-        assert_eq!(crossover(&ratios[..2], 0.05), None);
-        assert_eq!(crossover_verdict(&ratios[..2], 0.05), Verdict::Inconclusive);
-        // Async behind by more than the margin everywhere: it never beat blocking.
-        let ratios = ratios_of(&column(&[[50.0, 100.0, 200.0], [60.0, 100.0, 300.0]]));
-        assert_eq!(crossover(&ratios, 0.05), None);
-        assert_eq!(crossover_verdict(&ratios, 0.05), Verdict::NotHeld);
-        // Ahead at 100 only, behind again at 200: no step from which async
-        // stays ahead, so no crossover and no verdict either way.
-        let ratios = ratios_of(&column(&[[100.0, 220.0, 300.0], [100.0, 230.0, 350.0]]));
-        assert_eq!(crossover(&ratios, 0.05), None);
-        assert_eq!(crossover_verdict(&ratios, 0.05), Verdict::Inconclusive);
+        // Ahead by more than the margin at 100 and 200: a crossover at 100.
+        assert_eq!(crossover(&r(&[1.0, 1.1, 1.2]), m), Some(100));
+        assert_eq!(crossover_call(&r(&[1.0, 1.1, 1.2]), m), Call::Clears);
+        // Ahead at the top step only: no crossover; within the margin below
+        // it, so the round cannot tell; behind there, it misses.
+        assert_eq!(crossover(&r(&[1.0, 1.04, 1.2]), m), None);
+        assert_eq!(crossover_call(&r(&[1.0, 1.04, 1.2]), m), Call::Unclear);
+        assert_eq!(crossover_call(&r(&[1.0, 0.9, 1.2]), m), Call::Misses);
+        // Ahead in the middle, behind at the top: misses.
+        assert_eq!(crossover_call(&r(&[1.0, 1.3, 0.8]), m), Call::Misses);
+    }
+
+    #[test]
+    fn each_rounds_ratios_pair_steps_within_the_round() {
+        let blocking = column(&[[100.0, 200.0, 400.0], [100.0, 200.0, 400.0]]);
+        let asynchronous = column(&[[100.0, 220.0, 440.0], [101.0, 208.0, 480.0]]);
+        let per_round =
+            round_step_ratios(&asynchronous, &blocking, &[50, 100, 200], successful_rps);
+        assert_eq!(per_round.len(), 2);
+        assert_eq!(per_round[0], (1, vec![(50, 1.0), (100, 1.1), (200, 1.1)]));
+        assert_eq!(per_round[1].1[1], (100, 1.04));
+        assert_eq!(crossover(&per_round[0].1, 0.05), Some(100));
+        assert_eq!(crossover(&per_round[1].1, 0.05), None);
     }
 }

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The server's stall detector (issue 9) over one measured window, read from
+/// The server's stall detector over one measured window, read from
 /// its `/metrics` just before the window starts (for the mixed group: when
 /// the /health probe starts, after the background's lead) and just after it
 /// ends. Counters are deltas over the window; the quantiles are the

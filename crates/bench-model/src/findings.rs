@@ -1,6 +1,6 @@
-//! A finding as a run saves it: the claim, its verdict, the interval the
-//! verdict was taken on and the evidence. How a finding is judged is
-//! bench-analysis's; this is the record.
+//! A finding as a run saves it: the claim, its kind, its verdict, the
+//! interval the verdict was taken on and the evidence. How a finding is
+//! judged is bench-analysis's; this is the record.
 
 use serde::{Deserialize, Serialize};
 
@@ -25,6 +25,11 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// Whether the claim held.
+    pub fn held(self) -> bool {
+        self == Verdict::Held
+    }
+
     pub fn word(self) -> &'static str {
         match self {
             Verdict::Held => "HELD",
@@ -35,12 +40,40 @@ impl Verdict {
     }
 }
 
+/// What a finding puts to the test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FindingKind {
+    /// A measured comparison against a line, which real data can fail:
+    /// what a run's headline counts.
+    Prediction,
+    /// Confirms what the build guarantees (a thread count a setting fixes,
+    /// marks that only marked code sets, an identity of a window's own
+    /// figures): worth showing, listed apart from the predictions.
+    DesignCheck,
+}
+
+impl FindingKind {
+    /// "prediction", "design check".
+    pub fn words(self) -> &'static str {
+        match self {
+            FindingKind::Prediction => "prediction",
+            FindingKind::DesignCheck => "design check",
+        }
+    }
+}
+
 /// One checked conclusion.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Finding {
     pub id: String,
-    /// The seed it comes from, e.g. "seed 000".
+    /// The seed it comes from, e.g. "seed 000", or "beyond the seeds: ..."
+    /// with what it is about.
     pub seed: String,
+    /// Prediction or design check; absent in runs saved before kinds (a
+    /// printer then asks bench-analysis for its build's kind of the id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<FindingKind>,
     /// The conclusion, in words.
     pub claim: String,
     pub verdict: Verdict,
@@ -48,6 +81,11 @@ pub struct Finding {
     pub interval: Option<Spread>,
     /// The numbers behind the verdict: both sides' medians and the interval.
     pub evidence: String,
+    /// The evidence in a few words for a table's cell, when the whole of it
+    /// is too long for one; empty when the evidence is short enough itself
+    /// (and in runs saved before it existed).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub short_evidence: String,
     /// The columns the claim needs.
     pub columns: Vec<ColumnId>,
     /// What the verdict means for someone choosing a model, in one sentence;
@@ -55,4 +93,16 @@ pub struct Finding {
     /// bench-analysis for its build's sentence).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub meaning: String,
+}
+
+impl Finding {
+    /// The evidence for a table's cell: the short one when there is one,
+    /// else the whole; never a cut.
+    pub fn table_evidence(&self) -> &str {
+        if self.short_evidence.is_empty() {
+            &self.evidence
+        } else {
+            &self.short_evidence
+        }
+    }
 }

@@ -30,7 +30,7 @@ mod thresholds;
 pub use cold_start::{ColdStartResult, ColdStartServer};
 pub use detector::{DetectorWindow, PoolWindow, RouteWindow};
 pub use errors::ErrorKind;
-pub use findings::{Finding, Verdict};
+pub use findings::{Finding, FindingKind, Verdict};
 pub use group::{ColumnResult, GroupResult};
 pub use idle::{
     IdleCell, IdleResult, IdleRound, IdleServer, IdleStep, ProbeStats, ProcessFigures,
@@ -38,8 +38,10 @@ pub use idle::{
 };
 pub use ids::{ColumnId, Driver, GroupId, Target};
 pub use results_file::{SavedRun, READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION};
-pub use round::{CpuUse, Latency, LoadStats, RoundResult, Second, ServerStats};
-pub use run::{Machine, RunResults, RunSettings, Skipped, SkippedGroup, Source};
+pub use round::{CpuUse, Latency, LoadStats, RoundResult, Second, ServerStats, WindowTicks};
+pub use run::{
+    CpuAccounting, IrqTime, Machine, RunResults, RunSettings, Skipped, SkippedGroup, Source,
+};
 pub use spread::Spread;
 pub use sweep::{LittleCap, SweepInfo, SweepStep};
 pub use thresholds::{Thresholds, THRESHOLDS};

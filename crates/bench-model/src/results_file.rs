@@ -11,12 +11,15 @@ use serde::{Deserialize, Serialize};
 use crate::{Finding, RunResults, Thresholds};
 
 /// The shape of results.json this build writes. 3 added `source`, the
-/// settings' server URLs and an unknown `cold_start`; a file of shape 2
-/// reads as one of shape 3 without them.
-pub const SCHEMA_VERSION: u32 = 3;
+/// settings' server URLs and an unknown `cold_start`; 4 each finding's
+/// `kind` and `short_evidence`, each window's `ticks` and the run's
+/// `cpu_accounting`, and counts softirq inside the processes' times where
+/// the kernel does. A file of shape 2 or 3 reads as one of shape 4 without
+/// them.
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// The shapes of results.json this build reads.
-pub const READABLE_SCHEMA_VERSIONS: std::ops::RangeInclusive<u32> = 2..=3;
+pub const READABLE_SCHEMA_VERSIONS: std::ops::RangeInclusive<u32> = 2..=4;
 
 /// A saved run as results.json holds it.
 #[derive(Debug, Clone, Deserialize)]
@@ -98,7 +101,7 @@ mod tests {
         assert!(refused("{").starts_with("r.json is not JSON: "));
         assert_eq!(
             refused(r#"{"schema_version": 99, "groups": []}"#),
-            "r.json has schema version 99; this build reads 2 to 3"
+            "r.json has schema version 99; this build reads 2 to 4"
         );
         assert_eq!(
             refused(r#"{"groups": []}"#),
@@ -120,9 +123,15 @@ mod tests {
         assert_eq!(again.results, old.results);
         assert_eq!(again.findings, old.findings);
         assert_eq!(again.thresholds, old.thresholds);
-        // A run of this build's shape reads too, its findings' meanings kept.
-        let new = SavedRun::from_json(&saved_text("seed-2026-12-03"), "new").unwrap();
-        assert_eq!(new.results.schema_version, SCHEMA_VERSION);
-        assert!(new.findings.iter().all(|f| !f.meaning.is_empty()));
+        // A run of shape 3 reads too, its findings' meanings kept, their
+        // kinds and its windows' ticks absent.
+        let three = SavedRun::from_json(&saved_text("seed-2026-12-03"), "three").unwrap();
+        assert_eq!(three.results.schema_version, 3);
+        assert!(three.findings.iter().all(|f| !f.meaning.is_empty()));
+        assert!(three.findings.iter().all(|f| f.kind.is_none()));
+        assert_eq!(three.results.cpu_accounting, None);
+        // Its CPU split subtracted softirq though the processes' times hold it.
+        assert!(three.results.cpu_split_words().ends_with("counted twice"));
+        assert!(!old.results.cpu_split_words().contains("twice"));
     }
 }

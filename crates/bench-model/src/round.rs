@@ -140,6 +140,13 @@ pub struct ServerStats {
 /// Where the machine's CPU time went during one measured window, in CPU
 /// seconds, from /proc/stat and each process's /proc/<pid>/stat. The
 /// default, all zero, is a window nobody split (an import).
+///
+/// The named parts (server, load generator, Postgres, Redis, proxies,
+/// stolen, and softirq where the kernel keeps it out of process times) are
+/// each counted once, and "everything else" is the machine's busy time less
+/// them. Runs saved before [`CpuUse::ticks`] counted softirq as a part of
+/// its own on kernels whose process times already held most of it: their
+/// parts can sum to more than the machine had.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct CpuUse {
     /// Wall seconds of the window.
@@ -156,20 +163,26 @@ pub struct CpuUse {
     /// (0 for a group without, and in runs saved before they existed).
     #[serde(default)]
     pub proxy_seconds: f64,
-    /// The kernel's softirq time (/proc/stat), which no process's own time
-    /// counts: mostly moving packets, the load's loopback ones included (0 in
-    /// runs saved before it was split out, whose "everything else" holds it).
+    /// The kernel's softirq time (/proc/stat): mostly moving packets, the
+    /// load's loopback ones included. A part of its own only where the
+    /// kernel keeps it out of process times ([`WindowTicks::irq_apart`]);
+    /// otherwise most of it is inside the parts above already, and it is
+    /// shown as "of which" (0 in runs saved before it was split out).
     #[serde(default)]
     pub softirq_seconds: f64,
     /// Time the hypervisor gave to other machines while this one had work
-    /// (/proc/stat's steal): a busy host, not a busy guest (0 where the
-    /// kernel reports none, and in runs saved before it was split out).
+    /// (/proc/stat's steal): a busy host, not a busy guest; in no
+    /// process's time (0 where the kernel reports none, and in runs saved
+    /// before it was split out).
     #[serde(default)]
     pub stolen_seconds: f64,
-    /// The machine's busy time (/proc/stat: all but idle and iowait) minus
-    /// the parts above: other programs, the kernel's own threads, other
-    /// servers.
+    /// The machine's busy time less the named parts: other programs, the
+    /// kernel's own threads, other servers.
     pub other_seconds: f64,
+    /// The window in clock ticks, each named part apart, so that a reader
+    /// can check that they add up; absent in runs saved before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ticks: Option<WindowTicks>,
 }
 
 impl CpuUse {
@@ -183,11 +196,92 @@ impl CpuUse {
         self.cores(self.stolen_seconds)
     }
 
-    fn cores(&self, seconds: f64) -> f64 {
+    /// Whether softirq was a part of its own, subtracted from the busy time:
+    /// where the kernel keeps it apart, and in every run saved before the
+    /// ticks were (whose accounting subtracted it whatever the kernel).
+    pub fn softirq_is_a_part(&self) -> bool {
+        self.ticks.is_none_or(|t| t.irq_apart)
+    }
+
+    /// `seconds` as a fraction of one core over the window.
+    pub fn cores(&self, seconds: f64) -> f64 {
         if self.window_seconds > 0.0 {
             seconds / self.window_seconds
         } else {
             0.0
         }
+    }
+}
+
+/// One window's CPU in clock ticks over all cores, as measured: the
+/// machine's busy time and each named part, so that any reader can check
+/// the sum (the parts at most the busy time plus
+/// [`WindowTicks::allowance`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowTicks {
+    /// Clock ticks per second.
+    pub per_second: u64,
+    /// The machine's busy time: its cores' wall time less idle and iowait.
+    pub busy: u64,
+    pub server: u64,
+    pub load_generator: u64,
+    pub postgres: u64,
+    pub redis: u64,
+    pub proxies: u64,
+    /// /proc/stat's steal: in no process's time, always a part.
+    pub stolen: u64,
+    /// /proc/stat's softirq and irq: parts of their own only when
+    /// `irq_apart`.
+    pub softirq: u64,
+    pub irq: u64,
+    /// Whether the kernel keeps softirq and irq time out of the processes'
+    /// times (interrupt time accounting), so that they are parts of their
+    /// own; otherwise they are mostly inside the processes' times.
+    pub irq_apart: bool,
+    /// Kernel threads (ksoftirqd, kworkers): inside "everything else",
+    /// shown apart.
+    pub kernel_threads: u64,
+}
+
+impl WindowTicks {
+    /// The named parts subtracted from the busy time, by name.
+    pub fn parts(&self) -> Vec<(&'static str, u64)> {
+        let mut parts = vec![
+            ("server", self.server),
+            ("load generator", self.load_generator),
+            ("Postgres", self.postgres),
+            ("Redis", self.redis),
+            ("proxies", self.proxies),
+            ("stolen", self.stolen),
+        ];
+        if self.irq_apart {
+            parts.extend([("softirq", self.softirq), ("irq", self.irq)]);
+        }
+        parts
+    }
+
+    /// The named parts' sum.
+    pub fn named(&self) -> u64 {
+        self.parts().iter().map(|p| p.1).sum()
+    }
+
+    /// What the sum may exceed the busy time by: two ticks per part, for
+    /// the instants at which each was read.
+    pub fn allowance(&self) -> u64 {
+        2 * self.parts().len() as u64
+    }
+
+    /// By how many ticks the named parts exceed the busy time plus the
+    /// allowance, when they do: a part counted twice, or a kernel whose
+    /// accounting is not what bench took it for.
+    pub fn excess(&self) -> Option<u64> {
+        let over = self.named().saturating_sub(self.busy + self.allowance());
+        (over > 0).then_some(over)
+    }
+
+    /// "Everything else": the busy time less the named parts, 0 when they
+    /// reach it.
+    pub fn other(&self) -> u64 {
+        self.busy.saturating_sub(self.named())
     }
 }

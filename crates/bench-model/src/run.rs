@@ -26,6 +26,72 @@ pub struct RunResults {
     /// holds the column rounds measured until then.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
+    /// How the windows' CPU was split, from the kernel's accounting;
+    /// absent in runs saved before, which subtracted softirq from the busy
+    /// time as a part of its own whatever the kernel (see
+    /// [`RunResults::cpu_split_words`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_accounting: Option<CpuAccounting>,
+}
+
+impl RunResults {
+    /// How this run split its windows' CPU, in a few words: the kernel's
+    /// accounting it used, or for a run saved before that was recorded,
+    /// what its build did.
+    pub fn cpu_split_words(&self) -> String {
+        if let Some(a) = &self.cpu_accounting {
+            return a.words();
+        }
+        let softirq_apart = self
+            .groups
+            .iter()
+            .flat_map(|g| &g.columns)
+            .flat_map(|c| &c.rounds)
+            .any(|r| r.cpu.softirq_seconds > 0.0);
+        if softirq_apart {
+            "softirq subtracted as a part of its own though mostly inside the processes' times: counted twice".to_owned()
+        } else {
+            "the busy time less the named processes (softirq and steal in everything else)"
+                .to_owned()
+        }
+    }
+}
+
+/// Where the kernel counts time spent in softirqs and interrupts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IrqTime {
+    /// Inside the interrupted processes' own times (tick-based accounting):
+    /// softirq is shown as "of which", not subtracted.
+    InProcessTimes,
+    /// Kept out of every process's time: softirq and irq are parts.
+    Apart,
+}
+
+/// How a run split its windows' CPU.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CpuAccounting {
+    pub irq_time: IrqTime,
+    /// False when the kernel's accounting could not be told and
+    /// [`IrqTime::InProcessTimes`] was assumed (which may call a quiet
+    /// window busy, never a busy one quiet).
+    pub known: bool,
+    /// How it was told, e.g. "CONFIG_IRQ_TIME_ACCOUNTING is not set
+    /// (/proc/config.gz)".
+    pub basis: String,
+}
+
+impl CpuAccounting {
+    /// "softirq inside the processes' times (CONFIG_IRQ_TIME_ACCOUNTING is
+    /// not set (/proc/config.gz))".
+    pub fn words(&self) -> String {
+        let what = match (self.irq_time, self.known) {
+            (IrqTime::InProcessTimes, true) => "softirq inside the processes' times",
+            (IrqTime::InProcessTimes, false) => "softirq assumed inside the processes' times",
+            (IrqTime::Apart, _) => "softirq and irq apart from the processes' times",
+        };
+        format!("{what} ({})", self.basis)
+    }
 }
 
 /// The commit a run was measured on.

@@ -23,7 +23,7 @@ pub struct Thresholds {
     /// and Redis used more than this many cores was not quiet.
     pub quiet_other_cores: f64,
     /// The cold-start probe: a connection with no answer within this many
-    /// milliseconds of the start was starved (issue 2's line).
+    /// milliseconds of the start was starved.
     pub cold_start_answer_within_ms: f64,
     /// The cold-start probe: cold starts of tiny_http without a starved
     /// connection it takes to call its unfairness refuted (NOT HELD); with
@@ -61,23 +61,23 @@ pub struct Thresholds {
     /// start a helper thread; a thread per connection is thousands).
     pub idle_threads_allowance: f64,
     /// Sweep: the blocking server's plateau is "at its cap" when within this
-    /// fraction of Little's law's prediction (issue 9: 10%).
+    /// fraction of Little's law's prediction (10%).
     pub sweep_cap_within: f64,
     /// Sweep: the plateau is the median throughput over this many of the
     /// highest steps, per round.
     pub sweep_plateau_steps: usize,
     /// Virtual threads on the /posts/1 sweep "pass the 200-thread cap":
     /// their plateau is at least this many times Little's law's cap of the
-    /// blocking server (issue 22: 5x 667 req/s).
+    /// blocking server (5x 667 req/s).
     pub virtual_plateau_factor: f64,
     /// The yielding driver "moves the bottleneck to the pool": in the
     /// remote-database group it serves at least this fraction of pool size
-    /// / round trip (issue 22: 0.8).
+    /// / round trip (0.8).
     pub pool_bound_fraction: f64,
     /// The pinning driver "caps at the carriers": its throughput within
-    /// this fraction of carriers / query time (issue 22: 15%).
+    /// this fraction of carriers / query time (15%).
     pub carrier_cap_within: f64,
-    /// ... and at most this fraction of the yielding driver's (issue 22: half).
+    /// ... and at most this fraction of the yielding driver's (half).
     pub pinning_share_of_yielding: f64,
     /// The virtual-thread detector's marks flag a route in a window when it
     /// made at least this many blocking calls on a carrier per request. As

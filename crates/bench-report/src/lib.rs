@@ -2,7 +2,8 @@
 //! printers from bench-model's results and bench-analysis's findings to
 //! text: the terminal report ([`text`]), `report.md` ([`markdown`]),
 //! `report.html` ([`html`]), the SVG charts ([`charts`]) and the tables
-//! they share ([`table`], [`idle_table`], [`sweep_table`], [`lines`]); two
+//! they share ([`table`], [`idle_table`], [`sweep_table`], [`lines`],
+//! [`headline`]: the predictions counted, the design checks apart); two
 //! runs side by side ([`compare`]); the tables of README.md and docs/ made
 //! from the runs they cite ([`doc_tables`]).
 //!
@@ -16,6 +17,7 @@ pub mod charts;
 pub mod compare;
 pub mod doc_tables;
 pub mod files;
+pub mod headline;
 pub mod html;
 pub mod idle_table;
 pub mod lines;

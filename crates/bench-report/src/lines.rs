@@ -111,7 +111,7 @@ pub fn quiet(results: &RunResults, t: &Thresholds) -> Quiet {
             affected: Vec::new(),
         };
     }
-    let host = busy_host(results, t);
+    let host = busy_host(results, t) + &cpu_split_sentence(results);
     if busy.is_empty() {
         return Quiet {
             headline: format!(
@@ -137,6 +137,61 @@ pub fn quiet(results: &RunResults, t: &Thresholds) -> Quiet {
             busy.len()
         ),
         affected,
+    }
+}
+
+/// How the windows' CPU was split, and whether the named parts added up
+/// to at most the machine's busy time in every window (two ticks per part
+/// allowed for the instants they were read), as a sentence or two after a
+/// space; nothing for a run whose CPU no window split (an import).
+pub fn cpu_split_sentence(results: &RunResults) -> String {
+    let rounds: Vec<(&bench_model::ColumnResult, &bench_model::RoundResult)> = results
+        .groups
+        .iter()
+        .flat_map(|g| &g.columns)
+        .flat_map(|c| c.rounds.iter().map(move |r| (c, r)))
+        .filter(|(_, r)| r.machine_cpu_measured && r.cpu.window_seconds > 0.0)
+        .collect();
+    if rounds.is_empty() {
+        return String::new();
+    }
+    let split = format!(" CPU split: {}.", results.cpu_split_words());
+    let with_ticks: Vec<_> = rounds
+        .iter()
+        .filter_map(|(c, r)| Some((c, r, r.cpu.ticks?)))
+        .collect();
+    if with_ticks.is_empty() {
+        return split
+            + " The windows' ticks were not saved, so whether the parts add up cannot be checked.";
+    }
+    let over: Vec<String> = with_ticks
+        .iter()
+        .filter_map(|(c, r, t)| {
+            let by = t.excess()?;
+            let step = r.step.map_or(String::new(), |s| {
+                format!(", {} connections", s.connections)
+            });
+            Some(format!(
+                "{} (round {}{step}: {} named ticks of {} busy, {by} beyond the allowance)",
+                c.id,
+                r.round,
+                t.named(),
+                t.busy
+            ))
+        })
+        .collect();
+    if over.is_empty() {
+        split + &format!(
+            " In every one of the {} windows the named parts summed to at most the machine's busy time (two ticks per part allowed).",
+            with_ticks.len()
+        )
+    } else {
+        split + &format!(
+            " WARNING: in {} of {} windows the named parts summed to more than the machine's busy time (two ticks per part allowed): {}.",
+            over.len(),
+            with_ticks.len(),
+            over.join(", ")
+        )
     }
 }
 

@@ -88,21 +88,39 @@ pub fn render(results: &RunResults, findings: &[Finding], t: &Thresholds) -> Str
     for line in crate::lines::failure_lines(results) {
         let _ = writeln!(out, "**FAILED**: {line}\n");
     }
+    out.push_str(&findings_section(findings, t));
+    out
+}
+
+/// The findings: the thresholds, the headline, the predictions' table,
+/// then the design checks' apart.
+fn findings_section(findings: &[Finding], t: &Thresholds) -> String {
+    let mut out = String::new();
     let _ = writeln!(out, "## Findings\n");
     let _ = writeln!(out, "{}\n", super::text::thresholds_line(t));
-    let _ = writeln!(
-        out,
-        "| verdict | claim | seed | evidence |\n|---|---|---|---|"
-    );
-    for f in findings {
+    let _ = writeln!(out, "{}", crate::headline::headline(findings));
+    let (predictions, checks) = crate::headline::split(findings);
+    for (title, these) in [
+        (crate::headline::PREDICTIONS, predictions),
+        (crate::headline::DESIGN_CHECKS, checks),
+    ] {
+        if these.is_empty() {
+            continue;
+        }
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} |",
-            verdict(f),
-            f.claim,
-            f.seed,
-            f.evidence
+            "\n### {title}\n\n| verdict | claim | seed | evidence |\n|---|---|---|---|"
         );
+        for f in these {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} |",
+                verdict(f),
+                f.claim,
+                f.seed,
+                f.evidence
+            );
+        }
     }
     out
 }

@@ -283,7 +283,7 @@ const ROWS: &[Row] = &[
     ),
     value(
         SOFTIRQ_ROW,
-        |r| Some(r.cpu.softirq_seconds),
+        |r| r.cpu.softirq_is_a_part().then_some(r.cpu.softirq_seconds),
         Unit::Seconds,
         false,
     ),
@@ -296,6 +296,22 @@ const ROWS: &[Row] = &[
     value(
         "CPU: everything else (s)",
         |r| Some(r.cpu.other_seconds),
+        Unit::Seconds,
+        false,
+    ),
+    value(
+        SOFTIRQ_INSIDE_ROW,
+        |r| (!r.cpu.softirq_is_a_part()).then_some(r.cpu.softirq_seconds),
+        Unit::Seconds,
+        false,
+    ),
+    value(
+        KERNEL_THREADS_ROW,
+        |r| {
+            r.cpu
+                .ticks
+                .map(|t| t.kernel_threads as f64 / t.per_second as f64)
+        },
         Unit::Seconds,
         false,
     ),
@@ -405,26 +421,48 @@ pub fn compact_table(group: &GroupResult) -> Table {
 }
 
 /// Rows shown only in a group where some round has a figure above zero:
-/// the proxies' CPU (a group with proxies), the kernel's softirqs and the
+/// the proxies' CPU (a group with proxies), the kernel's softirqs (a part
+/// of their own where the kernel keeps them out of process times and in
+/// runs saved before the windows' ticks; otherwise "of which", inside the
+/// parts above), kernel threads (inside everything else) and the
 /// hypervisor's steal (runs saved before they were split out of
 /// "everything else" have none).
 const PROXY_ROW: &str = "CPU: proxies in front of Postgres and Redis (s)";
 const SOFTIRQ_ROW: &str = "CPU: kernel softirqs (s)";
 const STOLEN_ROW: &str = "CPU: stolen by the hypervisor (s)";
+const SOFTIRQ_INSIDE_ROW: &str = "CPU: of the parts above, in softirqs (s)";
+const KERNEL_THREADS_ROW: &str = "CPU: of everything else, kernel threads (s)";
+
+/// Whether some round of `group` has `figure` above zero.
+fn group_any(group: &GroupResult, figure: impl Fn(&CpuUse) -> f64) -> bool {
+    group
+        .columns
+        .iter()
+        .flat_map(|c| &c.rounds)
+        .any(|r| figure(&r.cpu) > 0.0)
+}
 
 /// Builds the table of `group`.
 pub fn group_table(group: &GroupResult) -> Table {
-    let any = |figure: fn(&CpuUse) -> f64| {
-        group
-            .columns
-            .iter()
-            .flat_map(|c| &c.rounds)
-            .any(|r| figure(&r.cpu) > 0.0)
+    let any = |figure: fn(&CpuUse) -> f64| group_any(group, figure);
+    let softirq_as = |part: bool| {
+        move |c: &CpuUse| {
+            if c.softirq_is_a_part() == part {
+                c.softirq_seconds
+            } else {
+                0.0
+            }
+        }
     };
     let hidden: Vec<&str> = [
         (PROXY_ROW, any(|c| c.proxy_seconds)),
-        (SOFTIRQ_ROW, any(|c| c.softirq_seconds)),
+        (SOFTIRQ_ROW, group_any(group, softirq_as(true))),
+        (SOFTIRQ_INSIDE_ROW, group_any(group, softirq_as(false))),
         (STOLEN_ROW, any(|c| c.stolen_seconds)),
+        (
+            KERNEL_THREADS_ROW,
+            any(|c| c.ticks.map_or(0.0, |t| t.kernel_threads as f64)),
+        ),
     ]
     .into_iter()
     .filter(|(_, shown)| !shown)

@@ -75,12 +75,25 @@ pub fn thresholds_line(t: &Thresholds) -> String {
     )
 }
 
+/// The findings: the thresholds, the headline (the predictions counted),
+/// each prediction, then the design checks apart.
 pub fn render_findings(findings: &[Finding], t: &Thresholds) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", thresholds_line(t));
-    for f in findings {
-        let _ = writeln!(out, "[{:>12}] {} ({})", verdict(f), f.claim, f.seed);
-        let _ = writeln!(out, "               {}", f.evidence);
+    let _ = writeln!(out, "{}", crate::headline::headline(findings));
+    let (predictions, checks) = crate::headline::split(findings);
+    for (title, these) in [
+        (crate::headline::PREDICTIONS, predictions),
+        (crate::headline::DESIGN_CHECKS, checks),
+    ] {
+        if these.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "\n{title}");
+        for f in these {
+            let _ = writeln!(out, "[{:>12}] {} ({})", verdict(f), f.claim, f.seed);
+            let _ = writeln!(out, "               {}", f.evidence);
+        }
     }
     out
 }

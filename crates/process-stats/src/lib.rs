@@ -7,9 +7,12 @@
 //! limit and the start time: [`standard_figures_self`]), and the bench samples the server
 //! under load with [`PeakSampler`] to fill seed 000's "Peak Thread Count" row.
 //! Thread count is the number that tells a thread-per-request server from an
-//! event loop, so it is read from the kernel rather than estimated.
+//! event loop, so it is read from the kernel rather than estimated. A
+//! window's CPU is split from two [`CpuSnapshot`]s, in the way this
+//! kernel's accounting allows ([`kernel_accounting`]).
 
 mod cpu_snapshot;
+mod kernel_accounting;
 mod open_files;
 mod parse;
 mod peak_sampler;
@@ -17,8 +20,10 @@ mod sample;
 mod standard_figures;
 
 pub use cpu_snapshot::{
-    parse_proc_stat_ticks, parse_process_cpu, CpuSnapshot, MachineTicks, ProcessCpu,
+    parse_proc_stat_ticks, parse_process_cpu, CpuSnapshot, MachineReading, MachineTicks,
+    MachineWindow, ProcessCpu,
 };
+pub use kernel_accounting::{accounting_from, kernel_accounting, IrqTime, KernelAccounting};
 pub use open_files::{open_fds, open_files_limit, parse_open_files_limit};
 pub use peak_sampler::{PeakSampler, Peaks};
 pub use sample::{cpu_times_self, sample, sample_self, CpuTimes, ProcessSample};

@@ -52,6 +52,41 @@ pub(crate) fn parse_stat_cpu_ticks(text: &str) -> io::Result<(u64, u64)> {
     Ok((parse_number(utime, "utime")?, parse_number(stime, "stime")?))
 }
 
+/// The fields of `/proc/<pid>/stat` a CPU snapshot needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct StatFields {
+    /// Field 9, the kernel's flags (a kernel thread has `PF_KTHREAD`).
+    pub(crate) flags: u64,
+    /// Fields 14 and 15, in clock ticks.
+    pub(crate) utime: u64,
+    pub(crate) stime: u64,
+    /// Field 22, clock ticks after boot when the process started.
+    pub(crate) start: u64,
+}
+
+/// Reads flags, utime, stime and starttime from the text of
+/// `/proc/<pid>/stat`, counted like [`parse_stat_cpu_ticks`] from after
+/// the last ')'.
+pub(crate) fn parse_stat_fields(text: &str) -> io::Result<StatFields> {
+    let after_comm = text
+        .rfind(')')
+        .map(|at| &text[at + 1..])
+        .ok_or_else(|| invalid("stat has no ')' closing the command name".to_owned()))?;
+    let fields: Vec<&str> = after_comm.split_ascii_whitespace().collect();
+    let field = |n: usize, name: &str| -> io::Result<u64> {
+        let text = fields
+            .get(n - 3)
+            .ok_or_else(|| invalid(format!("stat has no {name} field")))?;
+        parse_number(text, name)
+    };
+    Ok(StatFields {
+        flags: field(9, "flags")?,
+        utime: field(14, "utime")?,
+        stime: field(15, "stime")?,
+        start: field(22, "starttime")?,
+    })
+}
+
 /// Reads starttime (field 22: clock ticks after boot when the process
 /// started) from the text of `/proc/<pid>/stat`, counted like
 /// [`parse_stat_cpu_ticks`] from after the last ')'.

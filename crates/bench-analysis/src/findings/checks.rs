@@ -1,11 +1,13 @@
 //! What every finding is built from: the run's columns by id ([`Ctx`]), a
-//! finding's words and check ([`Spec`]), the per-round metrics, and the
-//! checks that several findings share (one column beats another, comes
-//! close, spends more CPU per request).
+//! finding's words, kind and check ([`Spec`]), what a check gives
+//! ([`Outcome`]), the per-round metrics, and the checks that several
+//! findings share (one column beats another, comes close, spends more CPU
+//! per request).
 
-use crate::stats::{self, column_spread, describe_ratio, ratio_spread, verdict, Side};
+use crate::stats::{self, column_spread, ratio_words, ratios};
+use crate::verdict::{call, judge, Call, Side};
 use bench_model::{ColdStartServer, ColumnResult, IdleServer, RoundResult, RunResults, SweepInfo};
-use bench_model::{ColumnId, GroupId};
+use bench_model::{ColumnId, FindingKind, GroupId};
 use bench_model::{Spread, Verdict};
 
 use super::Thresholds;
@@ -56,8 +58,10 @@ impl Ctx<'_> {
     }
 }
 
+/// Successful requests per second: what "serves more requests per
+/// second" counts, so that a round whose requests all failed counts as 0.
 pub(super) fn rps(r: &RoundResult) -> Option<f64> {
-    Some(r.load.throughput_rps)
+    Some(r.load.successful_throughput_rps)
 }
 
 pub(super) fn p99(r: &RoundResult) -> Option<f64> {
@@ -77,25 +81,143 @@ pub(super) fn paired(
     a: &ColumnResult,
     b: &ColumnResult,
     f: impl Fn(&RoundResult, &RoundResult) -> Option<f64>,
-) -> Option<Spread> {
-    Spread::of(a.rounds.iter().filter_map(|ra| {
-        let rb = b.rounds.iter().find(|rb| rb.round == ra.round)?;
-        f(ra, rb)
-    }))
+) -> Vec<f64> {
+    paired_rounds(a, b, f).into_iter().map(|p| p.1).collect()
 }
 
-/// What a finding's check returns: the interval, the verdict and the evidence.
-pub(super) type Outcome = (Spread, Verdict, String);
+/// [`paired`], each value with its round number.
+pub(super) fn paired_rounds(
+    a: &ColumnResult,
+    b: &ColumnResult,
+    f: impl Fn(&RoundResult, &RoundResult) -> Option<f64>,
+) -> Vec<(u32, f64)> {
+    a.rounds
+        .iter()
+        .filter_map(|ra| {
+            let rb = b.rounds.iter().find(|rb| rb.round == ra.round)?;
+            Some((ra.round, f(ra, rb)?))
+        })
+        .collect()
+}
+
+/// Per round number that every list has, the `pick` of their values (the
+/// worse of several comparisons a claim makes at once).
+pub(super) fn across(lists: &[Vec<(u32, f64)>], pick: fn(f64, f64) -> f64) -> Vec<f64> {
+    let Some(first) = lists.first() else {
+        return Vec::new();
+    };
+    first
+        .iter()
+        .filter_map(|(round, _)| {
+            lists
+                .iter()
+                .map(|l| l.iter().find(|p| p.0 == *round).map(|p| p.1))
+                .collect::<Option<Vec<f64>>>()?
+                .into_iter()
+                .reduce(pick)
+        })
+        .collect()
+}
+
+/// What a finding's check gives: the interval over rounds, the verdict,
+/// the evidence, and a short evidence for a table when the whole is long.
+pub(super) struct Outcome {
+    pub(super) interval: Option<Spread>,
+    pub(super) verdict: Verdict,
+    pub(super) evidence: String,
+    pub(super) short: Option<String>,
+}
+
+impl Outcome {
+    /// Judged by the one rule on each round's figure against the line.
+    pub(super) fn judged(
+        per_round: &[f64],
+        (side, line): (Side, f64),
+        t: &Thresholds,
+        evidence: String,
+    ) -> Outcome {
+        Outcome::of_calls(
+            per_round,
+            per_round.iter().map(|&f| call(f, side, line, t.margin)),
+            evidence,
+        )
+    }
+
+    /// Judged by the one rule on each round's call, `per_round` the figures
+    /// its interval shows.
+    pub(super) fn of_calls(
+        per_round: &[f64],
+        calls: impl IntoIterator<Item = Call>,
+        evidence: String,
+    ) -> Outcome {
+        Outcome {
+            interval: Spread::of(per_round.iter().copied()),
+            verdict: judge(calls),
+            evidence,
+            short: None,
+        }
+    }
+
+    /// With `short` as the table's evidence.
+    pub(super) fn with_short(self, short: String) -> Outcome {
+        Outcome {
+            short: Some(short),
+            ..self
+        }
+    }
+}
 
 /// A finding's check: `None` when a column it needs was not measured.
 pub(super) type Check = Box<dyn Fn(&Ctx<'_>, &Thresholds) -> Option<Outcome>>;
 
-/// A conclusion: its words, the columns it needs, and the check.
+/// What a finding puts to the test, with the reason in one line.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Kind {
+    /// A measured comparison against a line, which real data can fail.
+    Prediction(&'static str),
+    /// Confirms what the build guarantees.
+    DesignCheck(&'static str),
+}
+
+impl Kind {
+    pub(super) fn finding_kind(self) -> FindingKind {
+        match self {
+            Kind::Prediction(_) => FindingKind::Prediction,
+            Kind::DesignCheck(_) => FindingKind::DesignCheck,
+        }
+    }
+
+    pub(super) fn reason(self) -> &'static str {
+        match self {
+            Kind::Prediction(why) | Kind::DesignCheck(why) => why,
+        }
+    }
+}
+
+/// The columns a finding needs: fixed, or (the detectors') every column
+/// of some kind the run measured.
+pub(super) enum Needs {
+    Columns(Vec<ColumnId>),
+    InRun(fn(&RunResults) -> Vec<ColumnId>),
+}
+
+impl Needs {
+    pub(super) fn of(&self, results: &RunResults) -> Vec<ColumnId> {
+        match self {
+            Needs::Columns(c) => c.clone(),
+            Needs::InRun(f) => f(results),
+        }
+    }
+}
+
+/// A conclusion: its words, its kind, the columns it needs, and the check.
 pub(super) struct Spec {
     pub(super) id: &'static str,
+    /// The seed it comes from, or "beyond the seeds: ..." with what it is about.
     pub(super) seed: &'static str,
+    pub(super) kind: Kind,
     pub(super) claim: String,
-    pub(super) needs: Vec<ColumnId>,
+    pub(super) needs: Needs,
     pub(super) check: Check,
 }
 
@@ -112,16 +234,20 @@ pub(super) fn throughput_ratio_above(
 ) -> Check {
     Box::new(move |cx, t| {
         let (ca, cb) = (cx.col(a)?, cx.col(b)?);
-        let ratio = ratio_spread(ca, cb, rps)?;
-        Some((
-            ratio,
-            verdict(&ratio, Side::Above, line(t), t.margin),
-            format!(
-                "{:.0} vs {:.0} req/s (medians) = {}",
-                median(ca, rps),
-                median(cb, rps),
-                describe_ratio(&ratio)
-            ),
+        let per_round = ratios(ca, cb, rps);
+        let evidence = format!(
+            "{:.0} vs {:.0} req/s (column medians); {} / {}: {}",
+            median(ca, rps),
+            median(cb, rps),
+            a,
+            b,
+            ratio_words(&per_round)
+        );
+        Some(Outcome::judged(
+            &per_round,
+            (Side::Above, line(t)),
+            t,
+            evidence,
         ))
     })
 }
@@ -135,18 +261,22 @@ pub(super) fn beats(a: ColumnId, b: ColumnId) -> Check {
 pub(super) fn beats_showing_cpu(a: ColumnId, b: ColumnId) -> Check {
     let ratio = beats(a, b);
     Box::new(move |cx, t| {
-        let (verdict_interval, verdict, evidence) = ratio(cx, t)?;
+        let outcome = ratio(cx, t)?;
         let us = RoundResult::server_cpu_us_per_request;
         let (ca, cb) = (cx.col(a)?, cx.col(b)?);
-        Some((
-            verdict_interval,
-            verdict,
-            format!(
-                "{evidence}; server CPU {:.1} vs {:.1} us per request (medians)",
-                median(ca, us),
-                median(cb, us)
-            ),
-        ))
+        let cpu = format!(
+            "; server CPU {:.1} vs {:.1} us per request (column medians)",
+            median(ca, us),
+            median(cb, us)
+        );
+        let short = outcome.evidence.clone();
+        Some(
+            Outcome {
+                evidence: outcome.evidence + &cpu,
+                ..outcome
+            }
+            .with_short(short),
+        )
     })
 }
 
@@ -155,17 +285,16 @@ pub(super) fn spends_more_cpu_per_request(a: ColumnId, b: ColumnId) -> Check {
     Box::new(move |cx, t| {
         let (ca, cb) = (cx.col(a)?, cx.col(b)?);
         let us = RoundResult::server_cpu_us_per_request;
-        let ratio = ratio_spread(ca, cb, us)?;
-        Some((
-            ratio,
-            verdict(&ratio, Side::Above, 1.0, t.margin),
-            format!(
-                "{:.1} vs {:.1} us of server CPU per request (medians) = {}",
-                median(ca, us),
-                median(cb, us),
-                describe_ratio(&ratio)
-            ),
-        ))
+        let per_round = ratios(ca, cb, us);
+        let evidence = format!(
+            "{:.1} vs {:.1} us of server CPU per request (column medians); {} / {}: {}",
+            median(ca, us),
+            median(cb, us),
+            a,
+            b,
+            ratio_words(&per_round)
+        );
+        Some(Outcome::judged(&per_round, (Side::Above, 1.0), t, evidence))
     })
 }
 
@@ -188,7 +317,14 @@ pub(super) fn where_the_cores_went(r: &RoundResult, server: &str, cores: f64) ->
         c.postgres_seconds / w,
         c.proxy_seconds / w,
     );
-    let rest = (c.redis_seconds + c.softirq_seconds + c.stolen_seconds + c.other_seconds) / w;
+    // Softirq is added only where it was a part of its own; otherwise it is
+    // inside the processes' times already.
+    let softirq = if c.softirq_is_a_part() {
+        c.softirq_seconds
+    } else {
+        0.0
+    };
+    let rest = (c.redis_seconds + softirq + c.stolen_seconds + c.other_seconds) / w;
     if srv + loadgen + pg + proxies + rest < 0.8 * cores {
         return format!(
             "not for lack of CPU: the {server} used {srv:.2} of the machine's {cores:.0} cores"

@@ -12,24 +12,24 @@
 //!
 //! Either can fail on both sides: a route that should be flagged and is
 //! not, or one that is and should not be. Virtual threads' detector is
-//! judged by the same verdict on its own figures
-//! ([`super::virtual_detector`]).
+//! judged the same way on its own figures ([`super::virtual_detector`]).
+//!
+//! The marks are counted by the code that makes the blocking call, so the
+//! first finding confirms the build (a design check); the second is timed
+//! by the clock on a loaded machine, which can fail it (a prediction).
 
 use contract::routes::{self, NonBlocking};
 
-use super::checks::{Outcome, Spec};
+use super::checks::{Kind, Needs, Outcome, Spec};
 use super::Thresholds;
 use crate::stats;
+use crate::verdict::{call, Call, Side};
 use bench_model::{ColumnId, GroupId, Target};
-use bench_model::{DetectorWindow, RouteWindow, RunResults};
-use bench_model::{Spread, Verdict};
+use bench_model::{DetectorWindow, RouteWindow, RunResults, Spread};
 
 /// Every finding of this family, in report order.
-pub(super) fn specs(t: &Thresholds, results: &RunResults) -> Vec<Spec> {
-    vec![
-        marks_blocking_calls(t, results),
-        timing_flags_blocking_routes(t, results),
-    ]
+pub(super) fn specs(t: &Thresholds) -> Vec<Spec> {
+    vec![marks_blocking_calls(t), timing_flags_blocking_routes(t)]
 }
 
 /// One route of one column in one round, as its server's stall detector
@@ -175,58 +175,113 @@ impl Half {
     fn flags(&self, o: &DetectorObservation) -> Option<bool> {
         (self.figure)(o).map(|f| f >= self.line)
     }
+
+    /// What `o`'s figure says: it clears when it is on the side of the
+    /// line its route's design wants (at or over it for a route that
+    /// blocks, under it for one that does not) beyond the margin, misses
+    /// on the other side beyond the margin, and is unclear within the
+    /// margin or without a figure.
+    fn call(&self, o: &DetectorObservation, margin: f64) -> Call {
+        let Some(figure) = (self.figure)(o) else {
+            return Call::Unclear;
+        };
+        let side = if routes::blocks(&o.route, o.mode) {
+            Side::Above
+        } else {
+            Side::Below
+        };
+        call(figure, side, self.line, margin)
+    }
 }
 
-/// The verdict on "`half` flags exactly the routes that block the event
-/// loop by design", from `obs`: HELD when every round matches, NOT HELD
-/// when every round has a mismatch, INCONCLUSIVE when rounds disagree or a
-/// figure is missing. The interval is the mismatches per round; the
-/// evidence names the routes flagged, each route that differs and where,
-/// with its figures over rounds.
-pub fn exact_flags_verdict(obs: &[DetectorObservation], half: &Half) -> Option<Outcome> {
+/// What one round says of "`half` flags exactly the routes that block by
+/// design": it misses when some route's figure misses, clears when every
+/// route's clears, and is unclear otherwise.
+fn round_call(calls: impl Iterator<Item = Call>) -> Call {
+    let calls: Vec<Call> = calls.collect();
+    if calls.contains(&Call::Misses) {
+        Call::Misses
+    } else if calls.iter().all(|c| *c == Call::Clears) {
+        Call::Clears
+    } else {
+        Call::Unclear
+    }
+}
+
+/// The outcome of "`half` flags exactly the routes that block by design",
+/// from `obs`, each round judged by the one rule ([`round_call`]). The
+/// interval is the mismatches per round; the evidence names the routes
+/// flagged, each route that differs and where, with its figures over
+/// rounds, and each route within the margin of the line.
+pub(super) fn exact_flags_verdict(
+    obs: &[DetectorObservation],
+    half: &Half,
+    t: &Thresholds,
+) -> Option<Outcome> {
     let mut rounds: Vec<u32> = obs.iter().map(|o| o.round).collect();
     rounds.sort_unstable();
     rounds.dedup();
     if rounds.is_empty() {
         return None;
     }
-    let should = |o: &DetectorObservation| routes::blocks(&o.route, o.mode);
-    let wrong = |o: &&DetectorObservation| half.flags(o).is_some_and(|f| f != should(o));
+    let in_round = |r: u32| obs.iter().filter(move |o| o.round == r);
+    let calls: Vec<Call> = rounds
+        .iter()
+        .map(|&r| round_call(in_round(r).map(|o| half.call(o, t.margin))))
+        .collect();
     let per_round: Vec<usize> = rounds
         .iter()
-        .map(|&r| obs.iter().filter(|o| o.round == r).filter(wrong).count())
+        .map(|&r| {
+            in_round(r)
+                .filter(|o| half.call(o, t.margin) == Call::Misses)
+                .count()
+        })
         .collect();
     let missing: Vec<ColumnId> = dedup(
         obs.iter()
             .filter(|o| half.flags(o).is_none())
             .map(|o| o.column),
     );
-    let verdict =
-        if !missing.is_empty() || (per_round.contains(&0) && per_round.iter().any(|&n| n > 0)) {
-            Verdict::Inconclusive
-        } else if per_round.iter().all(|&n| n == 0) {
-            Verdict::Held
+    let near: Vec<String> = dedup(
+        obs.iter()
+            .filter(|o| half.flags(o).is_some() && half.call(o, t.margin) == Call::Unclear)
+            .map(|o| format!("{} in {}", o.route, o.column)),
+    );
+    let evidence = exact_flags_evidence(obs, half, (&per_round, &missing, &near), t.margin);
+    let figures: Vec<f64> = per_round.iter().map(|&n| n as f64).collect();
+    let short = format!(
+        "{}; mismatches per round: {}{}",
+        flagged_words(obs, half),
+        counts(&per_round),
+        if missing.is_empty() {
+            String::new()
         } else {
-            Verdict::NotHeld
-        };
-    let interval = Spread::of(per_round.iter().map(|&n| n as f64))?;
-    let evidence = exact_flags_evidence(obs, half, &per_round, &missing);
-    Some((interval, verdict, evidence))
+            format!("; no figure in {}", words(&missing))
+        }
+    );
+    Some(Outcome::of_calls(&figures, calls, evidence).with_short(short))
 }
 
-/// The evidence of [`exact_flags_verdict`].
-fn exact_flags_evidence(
-    obs: &[DetectorObservation],
-    half: &Half,
-    per_round: &[usize],
-    missing: &[ColumnId],
-) -> String {
+/// "0, 0, 1".
+fn counts(per_round: &[usize]) -> String {
+    let each: Vec<String> = per_round.iter().map(ToString::to_string).collect();
+    each.join(", ")
+}
+
+/// "a, b" of anything printable.
+fn words<T: ToString>(items: &[T]) -> String {
+    let each: Vec<String> = items.iter().map(ToString::to_string).collect();
+    each.join(", ")
+}
+
+/// "flagged (... >= line, in some round): /cpu, ...".
+fn flagged_words(obs: &[DetectorObservation], half: &Half) -> String {
     let flagged = dedup(
         obs.iter()
             .filter(|o| half.flags(o) == Some(true))
             .map(|o| o.route.as_str()),
     );
-    let mut parts = vec![format!(
+    format!(
         "flagged ({} >= {}, in some round): {}",
         half.name,
         (half.show)(half.line),
@@ -235,13 +290,22 @@ fn exact_flags_evidence(
         } else {
             flagged.join(", ")
         }
-    )];
+    )
+}
+
+/// The evidence of [`exact_flags_verdict`]: the routes flagged, those
+/// that differ (beyond the margin) and those within it, the columns
+/// without a figure, and the mismatches per round.
+fn exact_flags_evidence(
+    obs: &[DetectorObservation],
+    half: &Half,
+    (per_round, missing, near): (&[usize], &[ColumnId], &[String]),
+    margin: f64,
+) -> String {
+    let mut parts = vec![flagged_words(obs, half)];
     let wrong: Vec<(&str, ColumnId, bool)> = dedup(
         obs.iter()
-            .filter(|o| {
-                half.flags(o)
-                    .is_some_and(|f| f != routes::blocks(&o.route, o.mode))
-            })
+            .filter(|o| half.call(o, margin) == Call::Misses)
             .map(|o| (o.route.as_str(), o.column, routes::blocks(&o.route, o.mode))),
     );
     let figures = |route: &str, column: ColumnId| {
@@ -252,7 +316,7 @@ fn exact_flags_evidence(
             .collect();
         format!("{route} in {column} ({})", each.join(", "))
     };
-    for (blocks, words) in [
+    for (blocks, what) in [
         (true, "should be flagged but is not"),
         (false, "flagged but should not be"),
     ] {
@@ -262,15 +326,20 @@ fn exact_flags_evidence(
             .map(|(route, column, _)| figures(route, *column))
             .collect();
         if !these.is_empty() {
-            parts.push(format!("{words}: {}", these.join("; ")));
+            parts.push(format!("{what}: {}", these.join("; ")));
         }
     }
-    if !missing.is_empty() {
-        let names: Vec<String> = missing.iter().map(ToString::to_string).collect();
-        parts.push(format!("no figure (detector off, /metrics unreadable, or the route not polled in the window) in: {}", names.join(", ")));
+    if !near.is_empty() {
+        parts.push(format!(
+            "within {}% of the line in some round: {}",
+            margin * 100.0,
+            near.join(", ")
+        ));
     }
-    let counts: Vec<String> = per_round.iter().map(ToString::to_string).collect();
-    parts.push(format!("mismatches per round: {}", counts.join(", ")));
+    if !missing.is_empty() {
+        parts.push(format!("no figure (detector off, /metrics unreadable, or the route not polled in the window) in: {}", words(missing)));
+    }
+    parts.push(format!("mismatches per round: {}", counts(per_round)));
     parts.join("; ")
 }
 
@@ -293,41 +362,48 @@ pub(super) fn routes_blocking(mode: NonBlocking) -> String {
 }
 
 /// The instrument: marked calls counted on exactly the routes that make them.
-fn marks_blocking_calls(t: &Thresholds, results: &RunResults) -> Spec {
+fn marks_blocking_calls(t: &Thresholds) -> Spec {
     Spec {
         id: "detector-marks-blocking-calls",
-        seed: "none (issue 9: which route blocks my event loop? BlockHound's question)",
+        seed: "seed 001 (which mentions BlockHound: which route blocks my event loop?)",
+        kind: Kind::DesignCheck("the marks are counted by the blocking calls' own code, which only the routes that block by design run"),
         claim: format!(
             "the async server's blocking-call counter counts calls on an event-loop worker on exactly the routes that make them by design ({}, among those run) and on no other: at least {} per poll in a window, in every async column of every group",
             routes_blocking(NonBlocking::EventLoop),
             t.detector_blocking_calls_per_poll
         ),
-        needs: detector_columns(results, is_async, |_| true),
+        needs: Needs::InRun(|r| detector_columns(r, is_async, |_| true)),
         check: Box::new(|cx, t| {
-            exact_flags_verdict(&detector_observations(cx.results), &Half::blocking_calls(t))
+            exact_flags_verdict(
+                &detector_observations(cx.results),
+                &Half::blocking_calls(t),
+                t,
+            )
         }),
     }
 }
 
 /// The measurement: slow polls alone flag each blocking route once its
 /// blocking outlasts the threshold, in the stall-detector group.
-fn timing_flags_blocking_routes(t: &Thresholds, results: &RunResults) -> Spec {
+fn timing_flags_blocking_routes(t: &Thresholds) -> Spec {
     Spec {
         id: "detector-timing-flags-blocking-routes",
-        seed: "none (issue 9: a blocked worker seen by its timing alone)",
+        seed: "beyond the seeds: a blocked worker seen by its timing alone",
+        kind: Kind::Prediction("slow polls timed by the clock on a loaded machine, which can miss a route or flag one"),
         claim: format!(
             "timing alone flags each route that blocks the event loop ({}) once its blocking lasts past the slow-poll threshold, and no other route: slow polls on at least {} of a route's polls in every round of the stall-detector group, where Postgres and Redis answer a proxy's round trip away and /cpu computes for longer than the threshold",
             routes_blocking(NonBlocking::EventLoop),
             stats::percent(t.detector_slow_poll_share)
         ),
-        needs: detector_columns(results, is_async, |g| g == GroupId::Stalls),
+        needs: Needs::InRun(|r| detector_columns(r, is_async, |g| g == GroupId::Stalls)),
         check: Box::new(|cx, t| {
             let obs: Vec<DetectorObservation> = detector_observations(cx.results)
                 .into_iter()
                 .filter(|o| o.group == GroupId::Stalls)
                 .collect();
-            let (interval, verdict, evidence) = exact_flags_verdict(&obs, &Half::slow_polls(t))?;
-            Some((interval, verdict, format!("{evidence}; {}", lag_words(&obs))))
+            let outcome = exact_flags_verdict(&obs, &Half::slow_polls(t), t)?;
+            let evidence = format!("{}; {}", outcome.evidence, lag_words(&obs));
+            Some(Outcome { evidence, ..outcome })
         }),
     }
 }

@@ -76,8 +76,9 @@ fn each_half_holds_when_it_flags_exactly_the_blocking_routes_in_every_round() {
         Half::slow_polls(&THRESHOLDS),
         Half::blocking_calls(&THRESHOLDS),
     ] {
-        let (interval, verdict, evidence) = exact_flags_verdict(&obs, &half).unwrap();
-        assert_eq!(verdict, Verdict::Held, "{evidence}");
+        let o = exact_flags_verdict(&obs, &half, &THRESHOLDS).unwrap();
+        let (interval, evidence) = (o.interval.unwrap(), o.evidence);
+        assert_eq!(o.verdict, Verdict::Held, "{evidence}");
         assert_eq!((interval.min, interval.max, interval.n), (0.0, 0.0, 3));
         assert!(
             evidence.ends_with("/users/{id}/blocking, /users/{id}/cache/blocking, /posts/{id}/blocking, /cpu; mismatches per round: 0, 0, 0"),
@@ -98,16 +99,16 @@ fn a_blocking_route_timing_misses_fails_the_timing_finding_only() {
         1.0,
     );
     let obs = matrix(2, &figures);
-    let (interval, verdict, evidence) =
-        exact_flags_verdict(&obs, &Half::slow_polls(&THRESHOLDS)).unwrap();
-    assert_eq!(verdict, Verdict::NotHeld);
+    let o = exact_flags_verdict(&obs, &Half::slow_polls(&THRESHOLDS), &THRESHOLDS).unwrap();
+    let (interval, evidence) = (o.interval.unwrap(), o.evidence);
+    assert_eq!(o.verdict, Verdict::NotHeld);
     assert_eq!((interval.min, interval.max), (1.0, 1.0));
     assert!(
         evidence.contains("should be flagged but is not: /users/{id}/blocking in async-users-blocking-stalls (0.2%, 0.2%)"),
         "{evidence}"
     );
-    let (_, verdict, _) = exact_flags_verdict(&obs, &Half::blocking_calls(&THRESHOLDS)).unwrap();
-    assert_eq!(verdict, Verdict::Held);
+    let o = exact_flags_verdict(&obs, &Half::blocking_calls(&THRESHOLDS), &THRESHOLDS).unwrap();
+    assert_eq!(o.verdict, Verdict::Held);
 }
 
 #[test]
@@ -116,48 +117,45 @@ fn a_call_counted_where_none_is_made_fails_the_instrument_finding_only() {
     let mut figures = STALLS.to_vec();
     figures[0] = ("async-users-stalls", "/users/{id}", 0.0, 1.0);
     let obs = matrix(2, &figures);
-    let (_, verdict, evidence) =
-        exact_flags_verdict(&obs, &Half::blocking_calls(&THRESHOLDS)).unwrap();
-    assert_eq!(verdict, Verdict::NotHeld);
+    let o = exact_flags_verdict(&obs, &Half::blocking_calls(&THRESHOLDS), &THRESHOLDS).unwrap();
+    let evidence = o.evidence;
+    assert_eq!(o.verdict, Verdict::NotHeld);
     assert!(
         evidence
             .contains("flagged but should not be: /users/{id} in async-users-stalls (1.00, 1.00)"),
         "{evidence}"
     );
-    let (_, verdict, _) = exact_flags_verdict(&obs, &Half::slow_polls(&THRESHOLDS)).unwrap();
-    assert_eq!(verdict, Verdict::Held);
+    let o = exact_flags_verdict(&obs, &Half::slow_polls(&THRESHOLDS), &THRESHOLDS).unwrap();
+    assert_eq!(o.verdict, Verdict::Held);
 }
 
 #[test]
-fn lines_are_reached_at_or_over_them() {
-    // Just under the line is not flagged; on it is.
-    let under = matrix(
-        1,
-        &[(
-            "async-users-blocking-stalls",
-            "/users/{id}/blocking",
-            0.0099,
-            0.0099,
-        )],
-    );
-    let on = matrix(
-        1,
-        &[(
-            "async-users-blocking-stalls",
-            "/users/{id}/blocking",
-            0.01,
-            0.01,
-        )],
-    );
+fn a_figure_within_the_margin_of_the_line_cannot_tell() {
+    // The line is 0.01 either way, with a 5% margin either side.
+    let at = |figure: f64| {
+        matrix(
+            1,
+            &[(
+                "async-users-blocking-stalls",
+                "/users/{id}/blocking",
+                figure,
+                figure,
+            )],
+        )
+    };
     for half in [
         Half::slow_polls(&THRESHOLDS),
         Half::blocking_calls(&THRESHOLDS),
     ] {
-        assert_eq!(
-            exact_flags_verdict(&under, &half).unwrap().1,
-            Verdict::NotHeld
-        );
-        assert_eq!(exact_flags_verdict(&on, &half).unwrap().1, Verdict::Held);
+        let verdict = |figure| {
+            exact_flags_verdict(&at(figure), &half, &THRESHOLDS)
+                .unwrap()
+                .verdict
+        };
+        assert_eq!(verdict(0.009), Verdict::NotHeld);
+        assert_eq!(verdict(0.0099), Verdict::Inconclusive);
+        assert_eq!(verdict(0.0101), Verdict::Inconclusive);
+        assert_eq!(verdict(0.011), Verdict::Held);
     }
 }
 
@@ -179,18 +177,23 @@ fn rounds_that_disagree_or_a_missing_figure_are_inconclusive() {
         Some(0.0),
     ));
     let calls = Half::blocking_calls(&THRESHOLDS);
-    let (_, verdict, evidence) = exact_flags_verdict(&obs, &calls).unwrap();
-    assert_eq!(verdict, Verdict::Inconclusive);
+    let o = exact_flags_verdict(&obs, &calls, &THRESHOLDS).unwrap();
+    let evidence = o.evidence;
+    assert_eq!(o.verdict, Verdict::Inconclusive);
     assert!(
         evidence.ends_with("mismatches per round: 0, 1"),
         "{evidence}"
     );
 
     let off = vec![observation("async-cpu-stalls", 1, "/cpu", None, None)];
-    let (_, verdict, evidence) = exact_flags_verdict(&off, &calls).unwrap();
-    assert_eq!(verdict, Verdict::Inconclusive);
-    assert!(evidence.contains("no figure (detector off"), "{evidence}");
-    assert!(exact_flags_verdict(&[], &calls).is_none());
+    let o = exact_flags_verdict(&off, &calls, &THRESHOLDS).unwrap();
+    assert_eq!(o.verdict, Verdict::Inconclusive);
+    assert!(
+        o.evidence.contains("no figure (detector off"),
+        "{}",
+        o.evidence
+    );
+    assert!(exact_flags_verdict(&[], &calls, &THRESHOLDS).is_none());
 }
 
 /// The saved seed run of docs/results/seed-2026-12-03, which has every group.

@@ -5,8 +5,14 @@
 //! a reader sees exactly what "within 15%" or "far below" meant. Each finding
 //! names the columns it needs ([`ColumnId`]); one whose columns were not run
 //! is NOT MEASURED, never silently dropped. A comparison is a ratio taken
-//! round by round ([`crate::stats::ratio_spread`]) and judged on its whole
-//! interval ([`crate::stats::verdict`]): HELD, NOT HELD or INCONCLUSIVE.
+//! round by round ([`crate::stats::ratios`]), and every round is judged
+//! against the claim's line by the one rule of [`crate::verdict`]: HELD,
+//! NOT HELD or INCONCLUSIVE.
+//!
+//! Each finding is of a kind: a prediction, which real data can fail, or
+//! a design check, which confirms what the build guarantees (a thread count
+//! a setting fixes, marks only marked code sets); the reports count the
+//! predictions' verdicts and list the design checks apart.
 //!
 //! One module per family: the seeds' groups ([`seeds`]), the Redis clients,
 //! tiny_http, the stall detector, idle connections, the sweeps, virtual
@@ -27,15 +33,14 @@ mod virtual_detector;
 mod virtual_tests;
 mod virtual_threads;
 
-use bench_model::ColumnId;
-use bench_model::RunResults;
 use bench_model::Verdict;
-use checks::Ctx;
+use bench_model::{ColumnId, FindingKind, RunResults};
+use checks::{Ctx, Spec};
 
-use bench_model::{Finding, Thresholds};
-pub use detector::{detector_observations, exact_flags_verdict, DetectorObservation, Half};
+use bench_model::{Finding, Thresholds, THRESHOLDS};
+pub use detector::{detector_observations, DetectorObservation, Half};
 pub use meaning::meaning;
-pub use tiny_http::cold_start_verdict;
+pub use tiny_http::{cold_start_call, cold_start_verdict};
 pub use virtual_detector::{carrier_blocking_calls, carrier_stalls, virtual_observations};
 
 /// The sentence of `f` for a reader: the one it was saved with, or this
@@ -48,39 +53,119 @@ pub fn meaning_of(f: &Finding) -> Option<&str> {
     }
 }
 
-/// Checks every conclusion against `results`.
-pub fn check(results: &RunResults, t: &Thresholds) -> Vec<Finding> {
-    let cx = Ctx { results };
+/// Every finding's definition, in report order.
+fn specs(t: &Thresholds) -> Vec<Spec> {
     seeds::specs(t)
         .into_iter()
         .chain(redis_clients::specs(t))
         .chain(tiny_http::specs(t))
-        .chain(detector::specs(t, results))
+        .chain(detector::specs(t))
         .chain(idle::specs(t))
         .chain(sweeps::specs(t))
         .chain(virtual_threads::specs(t))
-        .chain(virtual_detector::specs(t, results))
+        .chain(virtual_detector::specs(t))
+        .collect()
+}
+
+/// Every finding of this build: its id, kind, and why it is of that kind.
+pub fn kinds() -> Vec<(&'static str, FindingKind, &'static str)> {
+    specs(&THRESHOLDS)
+        .into_iter()
+        .map(|s| (s.id, s.kind.finding_kind(), s.kind.reason()))
+        .collect()
+}
+
+/// Findings a saved run may hold that this build no longer has, with their kinds.
+const RETIRED: &[(&str, FindingKind)] = &[
+    // Either half flagging the blocking routes: the counted marks alone
+    // decided it.
+    ("detector-flags-blocking-routes", FindingKind::DesignCheck),
+];
+
+/// The kind of `f`: as saved, or for a run saved before kinds this
+/// build's kind of its id; `None` for an id this build never had.
+pub fn kind_of(f: &Finding) -> Option<FindingKind> {
+    f.kind.or_else(|| {
+        kinds()
+            .into_iter()
+            .map(|(id, kind, _)| (id, kind))
+            .chain(RETIRED.iter().copied())
+            .find(|(id, _)| *id == f.id)
+            .map(|(_, kind)| kind)
+    })
+}
+
+/// Checks every conclusion against `results`.
+pub fn check(results: &RunResults, t: &Thresholds) -> Vec<Finding> {
+    let cx = Ctx { results };
+    specs(t)
+        .into_iter()
         .map(|spec| {
-            let (interval, verdict, evidence) = match (spec.check)(&cx, t) {
-                Some((interval, verdict, evidence)) => (Some(interval), verdict, evidence),
+            let columns = spec.needs.of(results);
+            let (interval, verdict, evidence, short) = match (spec.check)(&cx, t) {
+                Some(o) => {
+                    let zero = zero_success_words(results, &columns);
+                    let short = o.short.map(|s| s + &zero);
+                    (o.interval, o.verdict, o.evidence + &zero, short)
+                }
                 None => (
                     None,
                     Verdict::NotMeasured,
                     "not measured in this run".to_owned(),
+                    None,
                 ),
             };
             Finding {
                 id: spec.id.to_owned(),
                 seed: spec.seed.to_owned(),
+                kind: Some(spec.kind.finding_kind()),
                 claim: spec.claim,
                 verdict,
                 interval,
                 evidence,
-                columns: spec.needs.clone(),
+                short_evidence: short.unwrap_or_default(),
+                columns,
                 meaning: meaning(spec.id, verdict).unwrap_or_default().to_owned(),
             }
         })
         .collect()
+}
+
+/// The rounds of `columns` in which no request succeeded, which a finding
+/// counts at 0 requests per second: "; counted at 0 req/s: async-users
+/// round 3 (10000 errors: connect 10000)", or nothing.
+fn zero_success_words(results: &RunResults, columns: &[ColumnId]) -> String {
+    let rounds: Vec<String> = results
+        .groups
+        .iter()
+        .flat_map(|g| &g.columns)
+        .filter(|c| columns.contains(&c.id))
+        .flat_map(|c| c.rounds.iter().map(move |r| (c, r)))
+        .filter(|(_, r)| r.step.is_none() && r.load.ok_requests == 0)
+        .map(|(c, r)| {
+            let kinds: Vec<String> = r
+                .load
+                .errors_by_kind
+                .iter()
+                .map(|(kind, n)| format!("{kind} {n}"))
+                .collect();
+            format!(
+                "{} round {} ({} errors: {})",
+                c.id,
+                r.round,
+                r.load.errors,
+                kinds.join(", ")
+            )
+        })
+        .collect();
+    if rounds.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; no request succeeded, counted at 0 req/s: {}",
+            rounds.join("; ")
+        )
+    }
 }
 
 /// The windows in which the machine was not quiet: (column id, round,

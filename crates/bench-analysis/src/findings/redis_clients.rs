@@ -1,9 +1,12 @@
 //! The Redis client findings: one shared multiplexed connection against a
 //! pool, and what a round trip on every checkout costs.
 
-use super::checks::{beats_showing_cpu, spends_more_cpu_per_request, Spec};
+use super::checks::{beats_showing_cpu, spends_more_cpu_per_request, Kind, Needs, Spec};
 use super::Thresholds;
 use bench_model::ColumnId;
+
+/// Two clients' measured figures compared: what real data can fail.
+const COMPARISON: Kind = Kind::Prediction("two clients' measured figures compared round by round");
 
 /// Every finding of this family, in report order.
 pub(super) fn specs(t: &Thresholds) -> Vec<Spec> {
@@ -20,9 +23,10 @@ pub(super) fn shared_connection_beats_pool(_t: &Thresholds) -> Spec {
     use ColumnId as C;
     Spec {
             id: "cache-shared-connection-beats-pool",
-            seed: "none (Spring's default: one Lettuce connection shared by all requests)",
+            seed: "beyond the seeds: Spring's default Redis client shares one connection among all requests",
+            kind: COMPARISON,
             claim: "one multiplexed Redis connection shared by every request serves more requests per second than a pool that lends each request its own".into(),
-            needs: vec![C::AsyncCache, C::AsyncCachePool],
+            needs: Needs::Columns(vec![C::AsyncCache, C::AsyncCachePool]),
             check: beats_showing_cpu(C::AsyncCache, C::AsyncCachePool),
     }
 }
@@ -32,9 +36,10 @@ pub(super) fn checkout_round_trip_costs(_t: &Thresholds) -> Spec {
     use ColumnId as C;
     Spec {
             id: "cache-checkout-round-trip-costs",
-            seed: "none (deadpool-redis's UNWATCH + PING on every checkout)",
+            seed: "beyond the seeds: deadpool-redis sends UNWATCH and PING on every checkout",
+            kind: COMPARISON,
             claim: "a round trip on every checkout costs throughput: the same pool without it (ours) serves more requests per second than deadpool-redis as shipped".into(),
-            needs: vec![C::AsyncCachePool, C::AsyncCacheDeadpoolRedis],
+            needs: Needs::Columns(vec![C::AsyncCachePool, C::AsyncCacheDeadpoolRedis]),
             check: beats_showing_cpu(C::AsyncCachePool, C::AsyncCacheDeadpoolRedis),
     }
 }
@@ -44,9 +49,10 @@ pub(super) fn checkout_round_trip_costs_cpu(_t: &Thresholds) -> Spec {
     use ColumnId as C;
     Spec {
             id: "cache-checkout-round-trip-costs-cpu",
-            seed: "none (deadpool-redis's UNWATCH + PING on every checkout)",
+            seed: "beyond the seeds: deadpool-redis sends UNWATCH and PING on every checkout",
+            kind: COMPARISON,
             claim: "a round trip on every checkout costs server CPU: deadpool-redis as shipped spends more server CPU per request than the same pool without it (ours)".into(),
-            needs: vec![C::AsyncCacheDeadpoolRedis, C::AsyncCachePool],
+            needs: Needs::Columns(vec![C::AsyncCacheDeadpoolRedis, C::AsyncCachePool]),
             check: spends_more_cpu_per_request(C::AsyncCacheDeadpoolRedis, C::AsyncCachePool),
     }
 }
@@ -56,9 +62,10 @@ pub(super) fn exclusive_checkout_costs_cpu(_t: &Thresholds) -> Spec {
     use ColumnId as C;
     Spec {
             id: "cache-exclusive-checkout-costs-cpu",
-            seed: "none (Spring's default: one Lettuce connection shared by all requests)",
+            seed: "beyond the seeds: Spring's default Redis client shares one connection among all requests",
+            kind: COMPARISON,
             claim: "exclusive checkout costs server CPU: a pool that lends each request its own connection (ours) spends more server CPU per request than one shared multiplexed connection".into(),
-            needs: vec![C::AsyncCachePool, C::AsyncCache],
+            needs: Needs::Columns(vec![C::AsyncCachePool, C::AsyncCache]),
             check: spends_more_cpu_per_request(C::AsyncCachePool, C::AsyncCache),
     }
 }

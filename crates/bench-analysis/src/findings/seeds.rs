@@ -1,11 +1,13 @@
 //! The seeds' own conclusions (seeds 000 to 003), and the lesson they imply
 //! about mixed loads, each as a check on this run's rounds.
 
-use super::checks::{beats, comes_close, median, p99, paired, pct, peak_threads, rps, Spec};
+use super::checks::{across, beats, comes_close, median, p99, paired, paired_rounds, pct};
+use super::checks::{peak_threads, rps};
+use super::checks::{Kind, Needs, Outcome, Spec};
 use super::Thresholds;
-use crate::stats::{describe_ratio, ratio_spread, verdict, Side};
+use crate::stats::{ratio_words, ratios};
+use crate::verdict::Side;
 use bench_model::ColumnId;
-use bench_model::Spread;
 use bench_model::{ColumnResult, RoundResult};
 
 /// Every finding of this family, in report order.
@@ -23,6 +25,9 @@ pub(super) fn specs(t: &Thresholds) -> Vec<Spec> {
     out.push(baseline_cpu_per_request(t));
     out
 }
+
+/// Two servers' measured figures compared: what real data can fail.
+const COMPARISON: Kind = Kind::Prediction("two columns' measured figures compared round by round");
 
 /// "A blocked event loop stalls everyone", for CPU work, a blocking driver
 /// and a blocking sleep.
@@ -51,23 +56,21 @@ fn mixed(t: &Thresholds) -> Vec<Spec> {
     ] {
         out.push(Spec {
             id,
-            seed: "none (the lesson the seeds imply)",
+            seed: "seed 000 (what its conclusion implies: blocking work on the event loop delays every request on it)",
+            kind: Kind::Prediction("a p99 measured next to two loads, compared round by round"),
             claim: format!("{what} on the event loop delays unrelated requests: /health p99 next to it is at least {}x its p99 next to the non-blocking version", t.mixed_p99_factor),
-            needs: vec![inline, offloaded],
+            needs: Needs::Columns(vec![inline, offloaded]),
             check: Box::new(move |cx, t| {
                 let (i, o) = (cx.col(inline)?, cx.col(offloaded)?);
                 // A p99 below 1 us would make the factor meaningless; floor it.
-                let factor = paired(i, o, |ri, ro| Some(ri.load.latency_ms.p99 / ro.load.latency_ms.p99.max(0.001)))?;
-                Some((
-                    factor,
-                    verdict(&factor, Side::Above, t.mixed_p99_factor, t.margin),
-                    format!(
-                        "/health p99 {:.1} ms vs {:.1} ms (medians) = {}",
-                        median(i, p99),
-                        median(o, p99),
-                        describe_ratio(&factor)
-                    ),
-                ))
+                let factor = paired(i, o, |ri, ro| Some(ri.load.latency_ms.p99 / ro.load.latency_ms.p99.max(0.001)));
+                let evidence = format!(
+                    "/health p99 {:.1} ms vs {:.1} ms (column medians); next to {inline} / next to {offloaded}: {}",
+                    median(i, p99),
+                    median(o, p99),
+                    ratio_words(&factor)
+                );
+                Some(Outcome::judged(&factor, (Side::Above, t.mixed_p99_factor), t, evidence))
             }),
         });
     }
@@ -104,8 +107,9 @@ fn async_wins() -> Vec<Spec> {
         out.push(Spec {
             id,
             seed,
+            kind: COMPARISON,
             claim: format!("async serves more requests per second than blocking on {what}"),
-            needs: vec![a, b],
+            needs: Needs::Columns(vec![a, b]),
             check: beats(a, b),
         });
     }
@@ -116,27 +120,25 @@ fn async_wins() -> Vec<Spec> {
 pub(super) fn cpu_inline_hurts_async(_t: &Thresholds) -> Spec {
     use ColumnId as C;
     Spec {
-            id: "cpu-inline-hurts-async",
-            seed: "seed 000",
-            claim: "CPU work inline on the event loop: async has lower throughput or a higher p99 than blocking".into(),
-            needs: vec![C::BlockingCpu, C::AsyncCpu],
-            check: Box::new(|cx, t| {
-                let (b, a) = (cx.col(C::BlockingCpu)?, cx.col(C::AsyncCpu)?);
-                // How much worse async is, per round: the larger of the two ratios.
-                let worse = paired(a, b, |ra, rb| {
-                    let slower = rb.load.throughput_rps / ra.load.throughput_rps;
-                    let later = ra.load.latency_ms.p99 / rb.load.latency_ms.p99;
-                    Some(slower.max(later))
-                })?;
-                Some((
-                    worse,
-                    verdict(&worse, Side::Above, 1.0, t.margin),
-                    format!(
-                        "throughput {:.0} vs {:.0} req/s, p99 {:.1} vs {:.1} ms (async inline vs blocking, medians); worse by {}",
-                        median(a, rps), median(b, rps), median(a, p99), median(b, p99), describe_ratio(&worse)
-                    ),
-                ))
-            }),
+        id: "cpu-inline-hurts-async",
+        seed: "seed 000",
+        kind: COMPARISON,
+        claim: "CPU work inline on the event loop: async has lower throughput or a higher p99 than blocking".into(),
+        needs: Needs::Columns(vec![C::BlockingCpu, C::AsyncCpu]),
+        check: Box::new(|cx, t| {
+            let (b, a) = (cx.col(C::BlockingCpu)?, cx.col(C::AsyncCpu)?);
+            // How much worse async is, per round: the larger of the two ratios.
+            let worse = paired(a, b, |ra, rb| {
+                let slower = rps(rb)? / rps(ra)?;
+                let later = ra.load.latency_ms.p99 / rb.load.latency_ms.p99;
+                Some(slower.max(later))
+            });
+            let evidence = format!(
+                "throughput {:.0} vs {:.0} req/s, p99 {:.1} vs {:.1} ms (async inline vs blocking, column medians); worse by (the larger of blocking/async throughput and async/blocking p99): {}",
+                median(a, rps), median(b, rps), median(a, p99), median(b, p99), ratio_words(&worse)
+            );
+            Some(Outcome::judged(&worse, (Side::Above, 1.0), t, evidence))
+        }),
     }
 }
 
@@ -144,26 +146,24 @@ pub(super) fn cpu_inline_hurts_async(_t: &Thresholds) -> Spec {
 pub(super) fn cpu_offload_recovers(t: &Thresholds) -> Spec {
     use ColumnId as C;
     Spec {
-            id: "cpu-offload-recovers",
-            seed: "seed 000",
-            claim: format!("moving CPU work off the event loop (the better of rayon and spawn_blocking) brings async within {} of blocking's throughput", pct(t.offload_within)),
-            needs: vec![C::BlockingCpu, C::AsyncCpuRayon, C::AsyncCpuSpawnBlocking],
-            check: Box::new(|cx, t| {
-                let b = cx.col(C::BlockingCpu)?;
-                let (r, s) = (cx.col(C::AsyncCpuRayon)?, cx.col(C::AsyncCpuSpawnBlocking)?);
-                let best = Spread::of(b.rounds.iter().filter_map(|rb| {
-                    let at = |c: &ColumnResult| c.rounds.iter().find(|x| x.round == rb.round).map(|x| x.load.throughput_rps);
-                    Some(at(r)?.max(at(s)?) / rb.load.throughput_rps)
-                }))?;
-                Some((
-                    best,
-                    verdict(&best, Side::Above, 1.0 - t.offload_within, t.margin),
-                    format!(
-                        "rayon {:.0}, spawn_blocking {:.0} vs blocking {:.0} req/s (medians); better offload / blocking = {}",
-                        median(r, rps), median(s, rps), median(b, rps), describe_ratio(&best)
-                    ),
-                ))
-            }),
+        id: "cpu-offload-recovers",
+        seed: "seed 000",
+        kind: COMPARISON,
+        claim: format!("moving CPU work off the event loop (the better of rayon and spawn_blocking) brings async within {} of blocking's throughput", pct(t.offload_within)),
+        needs: Needs::Columns(vec![C::BlockingCpu, C::AsyncCpuRayon, C::AsyncCpuSpawnBlocking]),
+        check: Box::new(|cx, t| {
+            let b = cx.col(C::BlockingCpu)?;
+            let (r, s) = (cx.col(C::AsyncCpuRayon)?, cx.col(C::AsyncCpuSpawnBlocking)?);
+            let best: Vec<f64> = b.rounds.iter().filter_map(|rb| {
+                let at = |c: &ColumnResult| c.rounds.iter().find(|x| x.round == rb.round).and_then(rps);
+                Some(at(r)?.max(at(s)?) / rps(rb)?)
+            }).collect();
+            let evidence = format!(
+                "rayon {:.0}, spawn_blocking {:.0} vs blocking {:.0} req/s (column medians); the better offload / blocking: {}",
+                median(r, rps), median(s, rps), median(b, rps), ratio_words(&best)
+            );
+            Some(Outcome::judged(&best, (Side::Above, 1.0 - t.offload_within), t, evidence))
+        }),
     }
 }
 
@@ -171,11 +171,12 @@ pub(super) fn cpu_offload_recovers(t: &Thresholds) -> Spec {
 pub(super) fn db_async_driver_wins(_t: &Thresholds) -> Spec {
     use ColumnId as C;
     Spec {
-            id: "db-async-driver-wins",
-            seed: "seed 000, 001, 002",
-            claim: "with a non-blocking driver (sqlx, like R2DBC) async serves more requests per second than blocking on the database group".into(),
-            needs: vec![C::AsyncUsers, C::BlockingUsers],
-            check: beats(C::AsyncUsers, C::BlockingUsers),
+        id: "db-async-driver-wins",
+        seed: "seeds 000, 001 and 002",
+        kind: COMPARISON,
+        claim: "with a non-blocking driver (sqlx, like R2DBC) async serves more requests per second than blocking on the database group".into(),
+        needs: Needs::Columns(vec![C::AsyncUsers, C::BlockingUsers]),
+        check: beats(C::AsyncUsers, C::BlockingUsers),
     }
 }
 
@@ -183,35 +184,33 @@ pub(super) fn db_async_driver_wins(_t: &Thresholds) -> Spec {
 pub(super) fn db_inline_driver_worst(_t: &Thresholds) -> Spec {
     use ColumnId as C;
     Spec {
-            id: "db-inline-driver-worst",
-            seed: "seed 000",
-            claim: "a blocking driver called on the event loop (JDBC without scheduler) is the worst of the database group".into(),
-            needs: vec![C::BlockingUsers, C::AsyncUsers, C::AsyncUsersBlocking, C::AsyncUsersSpawnBlocking],
-            check: Box::new(|cx, t| {
-                let inline = cx.col(C::AsyncUsersBlocking)?;
-                let others = [C::BlockingUsers, C::AsyncUsers, C::AsyncUsersSpawnBlocking]
-                    .map(|id| cx.col(id));
-                let others: Vec<&ColumnResult> = others.into_iter().collect::<Option<_>>()?;
-                // Per round: the inline driver over the slowest of the others.
-                let ratio = Spread::of(inline.rounds.iter().filter_map(|ri| {
-                    let slowest = others
-                        .iter()
-                        .map(|c| c.rounds.iter().find(|x| x.round == ri.round).map(|x| x.load.throughput_rps))
-                        .collect::<Option<Vec<f64>>>()?
-                        .into_iter()
-                        .fold(f64::INFINITY, f64::min);
-                    Some(ri.load.throughput_rps / slowest)
-                }))?;
-                Some((
-                    ratio,
-                    verdict(&ratio, Side::Below, 1.0, t.margin),
-                    format!(
-                        "inline driver {:.0} req/s (median); over the slowest other column = {}",
-                        median(inline, rps),
-                        describe_ratio(&ratio)
-                    ),
-                ))
-            }),
+        id: "db-inline-driver-worst",
+        seed: "seed 000",
+        kind: COMPARISON,
+        claim: "a blocking driver called on the event loop (JDBC without scheduler) is the worst of the database group".into(),
+        needs: Needs::Columns(vec![C::BlockingUsers, C::AsyncUsers, C::AsyncUsersBlocking, C::AsyncUsersSpawnBlocking]),
+        check: Box::new(|cx, t| {
+            let inline = cx.col(C::AsyncUsersBlocking)?;
+            let others = [C::BlockingUsers, C::AsyncUsers, C::AsyncUsersSpawnBlocking]
+                .map(|id| cx.col(id));
+            let others: Vec<&ColumnResult> = others.into_iter().collect::<Option<_>>()?;
+            // Per round: the inline driver over the slowest of the others.
+            let ratio: Vec<f64> = inline.rounds.iter().filter_map(|ri| {
+                let slowest = others
+                    .iter()
+                    .map(|c| c.rounds.iter().find(|x| x.round == ri.round).and_then(rps))
+                    .collect::<Option<Vec<f64>>>()?
+                    .into_iter()
+                    .fold(f64::INFINITY, f64::min);
+                Some(rps(ri)? / slowest)
+            }).collect();
+            let evidence = format!(
+                "inline driver {:.0} req/s (column median); over the slowest other column: {}",
+                median(inline, rps),
+                ratio_words(&ratio)
+            );
+            Some(Outcome::judged(&ratio, (Side::Below, 1.0), t, evidence))
+        }),
     }
 }
 
@@ -219,11 +218,12 @@ pub(super) fn db_inline_driver_worst(_t: &Thresholds) -> Spec {
 pub(super) fn db_spawn_blocking_recovers(t: &Thresholds) -> Spec {
     use ColumnId as C;
     Spec {
-            id: "db-spawn-blocking-recovers",
-            seed: "seed 000",
-            claim: format!("the blocking driver through spawn_blocking (JDBC on BoundedElastic) comes within {} of blocking's throughput", pct(t.offload_within)),
-            needs: vec![C::AsyncUsersSpawnBlocking, C::BlockingUsers],
-            check: comes_close(C::AsyncUsersSpawnBlocking, C::BlockingUsers),
+        id: "db-spawn-blocking-recovers",
+        seed: "seed 000",
+        kind: COMPARISON,
+        claim: format!("the blocking driver through spawn_blocking (JDBC on BoundedElastic) comes within {} of blocking's throughput", pct(t.offload_within)),
+        needs: Needs::Columns(vec![C::AsyncUsersSpawnBlocking, C::BlockingUsers]),
+        check: comes_close(C::AsyncUsersSpawnBlocking, C::BlockingUsers),
     }
 }
 
@@ -231,32 +231,30 @@ pub(super) fn db_spawn_blocking_recovers(t: &Thresholds) -> Spec {
 pub(super) fn async_far_fewer_threads(t: &Thresholds) -> Spec {
     use ColumnId as C;
     Spec {
-            id: "async-far-fewer-threads",
-            seed: "seed 000",
-            claim: format!("async peaks at no more than {} of blocking's thread count (each column on a fresh process)", pct(t.thread_fraction)),
-            needs: vec![C::BlockingCpu, C::AsyncCpu, C::BlockingUsers, C::AsyncUsers],
-            check: Box::new(|cx, t| {
-                let pairs = [(C::AsyncCpu, C::BlockingCpu), (C::AsyncUsers, C::BlockingUsers)];
-                let mut values = Vec::new();
-                let mut text = Vec::new();
-                for (a, b) in pairs {
-                    let (ca, cb) = (cx.col(a)?, cx.col(b)?);
-                    let ratio = ratio_spread(ca, cb, peak_threads)?;
-                    values.extend([ratio.min, ratio.max]);
-                    text.push(format!(
-                        "{} vs {} threads at peak ({})",
-                        median(ca, peak_threads),
-                        median(cb, peak_threads),
-                        a.as_str().trim_start_matches("async-")
-                    ));
-                }
-                let all = Spread::of(values)?;
-                Some((
-                    all,
-                    verdict(&all, Side::Below, t.thread_fraction, t.margin),
-                    format!("{}; ratio {:.2}-{:.2}x", text.join(", "), all.min, all.max),
-                ))
-            }),
+        id: "async-far-fewer-threads",
+        seed: "seed 000",
+        kind: Kind::DesignCheck("both thread counts are fixed by settings: async's workers and pools against blocking's handler threads"),
+        claim: format!("async peaks at no more than {} of blocking's thread count (each column on a fresh process)", pct(t.thread_fraction)),
+        needs: Needs::Columns(vec![C::BlockingCpu, C::AsyncCpu, C::BlockingUsers, C::AsyncUsers]),
+        check: Box::new(|cx, t| {
+            let pairs = [(C::AsyncCpu, C::BlockingCpu), (C::AsyncUsers, C::BlockingUsers)];
+            let mut per_pair = Vec::new();
+            let mut text = Vec::new();
+            for (a, b) in pairs {
+                let (ca, cb) = (cx.col(a)?, cx.col(b)?);
+                per_pair.push(paired_rounds(ca, cb, |ra, rb| Some(peak_threads(ra)? / peak_threads(rb)?)));
+                text.push(format!(
+                    "{} vs {} threads at peak ({}, column medians)",
+                    median(ca, peak_threads),
+                    median(cb, peak_threads),
+                    a.as_str().trim_start_matches("async-")
+                ));
+            }
+            // Per round, the larger of the two groups' ratios: the claim is about both.
+            let worst = across(&per_pair, f64::max);
+            let evidence = format!("{}; async / blocking, the larger of the two: {}", text.join(", "), ratio_words(&worst));
+            Some(Outcome::judged(&worst, (Side::Below, t.thread_fraction), t, evidence))
+        }),
     }
 }
 
@@ -266,23 +264,21 @@ pub(super) fn baseline_cpu_per_request(_t: &Thresholds) -> Spec {
     Spec {
         id: "baseline-cpu-per-request",
         seed: "seed 001 (by server CPU per request, which shared cores disturb least)",
+        kind: COMPARISON,
         claim: "the async server spends less CPU per /health request than the blocking server"
             .into(),
-        needs: vec![C::AsyncHealth, C::BlockingHealth],
+        needs: Needs::Columns(vec![C::AsyncHealth, C::BlockingHealth]),
         check: Box::new(|cx, t| {
             let (a, b) = (cx.col(C::AsyncHealth)?, cx.col(C::BlockingHealth)?);
             let us = RoundResult::server_cpu_us_per_request;
-            let ratio = ratio_spread(a, b, us)?;
-            Some((
-                ratio,
-                verdict(&ratio, Side::Below, 1.0, t.margin),
-                format!(
-                    "{:.1} vs {:.1} us of server CPU per request (medians) = {}",
-                    median(a, us),
-                    median(b, us),
-                    describe_ratio(&ratio)
-                ),
-            ))
+            let per_round = ratios(a, b, us);
+            let evidence = format!(
+                "{:.1} vs {:.1} us of server CPU per request (column medians); async / blocking: {}",
+                median(a, us),
+                median(b, us),
+                ratio_words(&per_round)
+            );
+            Some(Outcome::judged(&per_round, (Side::Below, 1.0), t, evidence))
         }),
     }
 }

@@ -2,11 +2,11 @@
 //! Little's law's cap, async past it, and where async overtakes on a
 //! database read.
 
-use super::checks::{pct, where_the_cores_went, Ctx, Spec};
+use super::checks::{pct, where_the_cores_went, Ctx, Kind, Needs, Outcome, Spec};
 use super::Thresholds;
-use crate::stats::{describe_ratio, verdict, Side};
+use crate::stats::{ratio_words, share_words};
 use crate::sweep::{self as sw, successful_rps};
-use bench_model::Spread;
+use crate::verdict::Side;
 use bench_model::{ColumnId, GroupId};
 use bench_model::{ColumnResult, SweepInfo};
 
@@ -20,7 +20,7 @@ pub(super) fn specs(t: &Thresholds) -> Vec<Spec> {
 }
 
 /// "1600 and 3200" for the top `n` steps.
-fn top_steps(info: &SweepInfo, n: usize) -> String {
+pub(super) fn top_steps(info: &SweepInfo, n: usize) -> String {
     let mut top: Vec<String> = info
         .steps
         .iter()
@@ -32,52 +32,56 @@ fn top_steps(info: &SweepInfo, n: usize) -> String {
     top.join(" and ")
 }
 
-/// Per step, `a`'s successful throughput over `b`'s, round by round.
-fn step_ratios(a: &ColumnResult, b: &ColumnResult, info: &SweepInfo) -> Vec<(usize, Spread)> {
-    info.steps
+/// "async/blocking per step (medians over rounds) 50: 1.00x, ...".
+fn per_step_words(a: &ColumnResult, b: &ColumnResult, info: &SweepInfo) -> String {
+    let list: Vec<String> = info
+        .steps
         .iter()
-        .filter_map(|&n| Some((n, sw::step_ratio(a, b, n, successful_rps)?)))
-        .collect()
+        .filter_map(|&n| {
+            let r = sw::step_ratio(a, b, n, successful_rps)?;
+            Some(format!("{n}: {:.2}x", r.median))
+        })
+        .collect();
+    format!(
+        "async/blocking per step (medians over rounds) {}",
+        list.join(", ")
+    )
 }
 
-/// Where `a` first beat `b` by more than the margin, or that it never did
-/// and what the machine was doing at the top step (CPU-bound or not).
-fn crossover_words(
-    cx: &Ctx<'_>,
-    a: &ColumnResult,
-    ratios: &[(usize, Spread)],
-    margin: f64,
-) -> String {
-    let list: Vec<String> = ratios
+/// Each round's crossover in words: "crossover per round: from 400, from
+/// 400, none".
+fn crossovers_words(per_round: &[(u32, Vec<(usize, f64)>)], margin: f64) -> String {
+    let each: Vec<String> = per_round
         .iter()
-        .map(|(n, r)| format!("{n}: {:.2}x", r.median))
+        .map(|(_, ratios)| match sw::crossover(ratios, margin) {
+            Some(n) => format!("from {n}"),
+            None => "none".to_owned(),
+        })
         .collect();
-    let per_step = format!("async/blocking per step (medians) {}", list.join(", "));
-    match sw::crossover(ratios, margin) {
-        Some(n) => format!(
-            "async first beats blocking by more than {} in every round at {n} connections, and at every step above; {per_step}",
-            pct(margin)
-        ),
-        None => {
-            let cores = cx.results.machine.cores as f64;
-            let why = ratios
-                .last()
-                .and_then(|(n, _)| Some((*n, sw::at_step(a, *n).next()?)))
-                .map_or_else(
-                    || "no step measured both".to_owned(),
-                    |(n, r)| {
-                        format!(
-                            "at {n} connections, {}",
-                            where_the_cores_went(r, "async server", cores)
-                        )
-                    },
-                );
-            format!(
-                "async never beat blocking by more than {} in every round from one step through the highest ({why}); {per_step}",
-                pct(margin)
-            )
-        }
-    }
+    format!(
+        "crossover (async ahead by more than {} from that step to the highest, over {} steps or more) per round: {}",
+        pct(margin),
+        sw::CROSSOVER_MIN_STEPS,
+        each.join(", ")
+    )
+}
+
+/// What the machine was doing at the top step of `a`'s sweep, for a round
+/// without a crossover (CPU-bound or not).
+fn top_step_cores(cx: &Ctx<'_>, a: &ColumnResult, info: &SweepInfo) -> String {
+    let cores = cx.results.machine.cores as f64;
+    info.steps
+        .last()
+        .and_then(|n| Some((*n, sw::at_step(a, *n).next()?)))
+        .map_or_else(
+            || "no step measured".to_owned(),
+            |(n, r)| {
+                format!(
+                    "at {n} connections, {}",
+                    where_the_cores_went(r, "async server", cores)
+                )
+            },
+        )
 }
 
 /// The blocking server's plateau on /posts/1 sits at its predicted cap.
@@ -85,38 +89,30 @@ pub(super) fn blocking_plateau_at_cap(t: &Thresholds) -> Spec {
     use ColumnId as C;
     Spec {
             id: "sweep-blocking-plateau-at-cap",
-            seed: "none (issue 9: Little's law for a thread per request)",
+            seed: "beyond the seeds: Little's law for a thread per request",
+            kind: Kind::DesignCheck("handler threads held by a fixed 300-ms sleep: the cap is arithmetic on two settings, which only a machine out of cores could miss"),
             claim: format!(
                 "the blocking server's throughput plateau on /posts/1 (300 ms) is within {} of its predicted cap, handler threads / 300 ms",
                 pct(t.sweep_cap_within)
             ),
-            needs: vec![C::BlockingPostsSweep],
+            needs: Needs::Columns(vec![C::BlockingPostsSweep]),
             check: Box::new(|cx, t| {
                 let info = cx.sweep(GroupId::SweepPosts)?;
                 let cap = info.cap?;
                 let b = cx.col(C::BlockingPostsSweep)?;
                 let per_round = sw::plateau_per_round(b, &info.steps, t.sweep_plateau_steps, successful_rps);
-                let plateau = Spread::of(per_round.iter().map(|p| p.1))?;
-                let off = Spread::of(per_round.iter().map(|p| (p.1 / cap.rps - 1.0).abs()))?;
-                Some((
-                    off,
-                    verdict(&off, Side::Below, t.sweep_cap_within, t.margin),
-                    format!(
-                        "plateau {:.0} req/s (median over rounds of the median at {} connections; rounds {:.0}-{:.0}) vs cap {:.0} req/s ({} threads / {:.0} ms): off by {:.1}% ({:.1}-{:.1}% over {} round{})",
-                        plateau.median,
-                        top_steps(info, t.sweep_plateau_steps),
-                        plateau.min,
-                        plateau.max,
-                        cap.rps,
-                        cap.handler_threads,
-                        cap.latency_ms,
-                        off.median * 100.0,
-                        off.min * 100.0,
-                        off.max * 100.0,
-                        off.n,
-                        if off.n == 1 { "" } else { "s" }
-                    ),
-                ))
+                let off: Vec<f64> = per_round.iter().map(|p| (p.1 / cap.rps - 1.0).abs()).collect();
+                let plateaus: Vec<String> = per_round.iter().map(|p| format!("{:.0}", p.1)).collect();
+                let evidence = format!(
+                    "plateau per round {} req/s (each the median at {} connections) vs cap {:.0} req/s ({} threads / {:.0} ms): off by {}",
+                    plateaus.join(", "),
+                    top_steps(info, t.sweep_plateau_steps),
+                    cap.rps,
+                    cap.handler_threads,
+                    cap.latency_ms,
+                    share_words(&off)
+                );
+                Some(Outcome::judged(&off, (Side::Below, t.sweep_cap_within), t, evidence))
             }),
     }
 }
@@ -126,29 +122,31 @@ pub(super) fn async_past_cap(_t: &Thresholds) -> Spec {
     use ColumnId as C;
     Spec {
             id: "sweep-async-past-cap",
-            seed: "none (issue 9: an event loop is not capped by a thread count)",
-            claim: "the async server's plateau on /posts/1 goes past the blocking server's predicted cap; the report names the step from which async beats blocking by more than the margin".into(),
-            needs: vec![C::AsyncPostsSweep, C::BlockingPostsSweep],
+            seed: "beyond the seeds: an event loop is not capped by a thread count",
+            kind: Kind::DesignCheck("a timer holds no thread, so no thread count caps it; the line, the blocking server's cap, is far below what the cores allow"),
+            claim: "the async server's plateau on /posts/1 goes past the blocking server's predicted cap; the report names each round's step from which async beats blocking by more than the margin".into(),
+            needs: Needs::Columns(vec![C::AsyncPostsSweep, C::BlockingPostsSweep]),
             check: Box::new(|cx, t| {
                 let info = cx.sweep(GroupId::SweepPosts)?;
                 let cap = info.cap?;
                 let (a, b) = (cx.col(C::AsyncPostsSweep)?, cx.col(C::BlockingPostsSweep)?);
                 let per_round = sw::plateau_per_round(a, &info.steps, t.sweep_plateau_steps, successful_rps);
-                let ratio = Spread::of(per_round.iter().map(|p| p.1 / cap.rps))?;
-                let plateau = Spread::of(per_round.iter().map(|p| p.1))?;
-                let ratios = step_ratios(a, b, info);
-                Some((
-                    ratio,
-                    verdict(&ratio, Side::Above, 1.0, t.margin),
-                    format!(
-                        "async plateau {:.0} req/s (at {} connections) vs cap {:.0} req/s = {}; {}",
-                        plateau.median,
-                        top_steps(info, t.sweep_plateau_steps),
-                        cap.rps,
-                        describe_ratio(&ratio),
-                        crossover_words(cx, a, &ratios, t.margin)
-                    ),
-                ))
+                let ratio: Vec<f64> = per_round.iter().map(|p| p.1 / cap.rps).collect();
+                let rounds = sw::round_step_ratios(a, b, &info.steps, successful_rps);
+                let short = format!(
+                    "async plateau / cap {:.0} req/s: {}",
+                    cap.rps,
+                    ratio_words(&ratio)
+                );
+                let evidence = format!(
+                    "async plateau (at {} connections) / cap {:.0} req/s: {}; {}; {}",
+                    top_steps(info, t.sweep_plateau_steps),
+                    cap.rps,
+                    ratio_words(&ratio),
+                    crossovers_words(&rounds, t.margin),
+                    per_step_words(a, b, info)
+                );
+                Some(Outcome::judged(&ratio, (Side::Above, 1.0), t, evidence).with_short(short))
             }),
     }
 }
@@ -158,21 +156,30 @@ pub(super) fn users_async_crossover(_t: &Thresholds) -> Spec {
     use ColumnId as C;
     Spec {
             id: "sweep-users-async-crossover",
-            seed: "none (issue 9: where each model wins on a database read)",
-            claim: "on /users/1, async (sqlx) serves more successful requests per second than blocking by more than the margin from some concurrency of the sweep on, at every step up to its highest".into(),
-            needs: vec![C::AsyncUsersSweep, C::BlockingUsersSweep],
+            seed: "beyond the seeds: where each model wins on a database read",
+            kind: Kind::Prediction("two servers' measured throughput compared at each step of a sweep"),
+            claim: format!("on /users/1, async (sqlx) serves more successful requests per second than blocking by more than the margin from some concurrency of the sweep on, at every step up to its highest: in each round, a crossover spanning at least {} steps", sw::CROSSOVER_MIN_STEPS),
+            needs: Needs::Columns(vec![C::AsyncUsersSweep, C::BlockingUsersSweep]),
             check: Box::new(|cx, t| {
                 let info = cx.sweep(GroupId::SweepUsers)?;
                 let (a, b) = (cx.col(C::AsyncUsersSweep)?, cx.col(C::BlockingUsersSweep)?);
-                let ratios = step_ratios(a, b, info);
-                let at = sw::crossover(&ratios, t.margin)
-                    .and_then(|n| ratios.iter().find(|r| r.0 == n))
-                    .or(ratios.last())?;
-                Some((
-                    at.1,
-                    sw::crossover_verdict(&ratios, t.margin),
-                    crossover_words(cx, a, &ratios, t.margin),
-                ))
+                let rounds = sw::round_step_ratios(a, b, &info.steps, successful_rps);
+                if rounds.iter().all(|(_, r)| r.is_empty()) {
+                    return None;
+                }
+                // The interval: each round's ratio at the highest step, which
+                // every crossover includes.
+                let top: Vec<f64> = rounds.iter().filter_map(|(_, r)| r.last().map(|x| x.1)).collect();
+                let calls = rounds.iter().map(|(_, r)| sw::crossover_call(r, t.margin));
+                let crossed = rounds.iter().all(|(_, r)| sw::crossover(r, t.margin).is_some());
+                let why = if crossed {
+                    String::new()
+                } else {
+                    format!(" ({})", top_step_cores(cx, a, info))
+                };
+                let short = format!("{}{why}", crossovers_words(&rounds, t.margin));
+                let evidence = format!("{short}; {}", per_step_words(a, b, info));
+                Some(Outcome::of_calls(&top, calls, evidence).with_short(short))
             }),
     }
 }

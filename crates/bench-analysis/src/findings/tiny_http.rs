@@ -1,33 +1,42 @@
 //! The findings about the design card's tiny_http 0.12: it starves
 //! connections on a cold start, and runs a thread per open connection.
 
-use super::checks::{median, peak_threads, Spec};
+use super::checks::{across, median, paired_rounds, peak_threads, Kind, Needs, Outcome, Spec};
 use super::Thresholds;
-use crate::stats::{ratio_spread, verdict, Side};
+use crate::stats::ratio_words;
+use crate::verdict::{judge, Call, Side};
 use bench_model::ColumnId;
-use bench_model::{Spread, Verdict};
+use bench_model::Verdict;
 
 /// Every finding of this family, in report order.
 pub(super) fn specs(t: &Thresholds) -> Vec<Spec> {
     vec![cold_start_unfair(t), thread_per_connection(t)]
 }
 
-/// The verdict on "`unfair` starves some connection on at least one cold
-/// start and `fair` starves none", from the late connections per start:
-/// NOT HELD as soon as `fair` starved one, or when `unfair` starved none in
-/// `refute_starts` starts or more; HELD when `unfair` starved some and `fair`
-/// none; INCONCLUSIVE when too few starts were clean to tell.
-pub fn cold_start_verdict(unfair: &[usize], fair: &[usize], refute_starts: usize) -> Verdict {
+/// What the cold-start probe says of "`unfair` starves some connection on
+/// at least one cold start and `fair` starves none", from the late
+/// connections per start. The probe is one observation, its starts a
+/// count: it misses the claim as soon as `fair` starved one, or when
+/// `unfair` starved none in `refute_starts` starts or more; it clears it
+/// when `unfair` starved some and `fair` none; with fewer clean starts it
+/// cannot tell.
+pub fn cold_start_call(unfair: &[usize], fair: &[usize], refute_starts: usize) -> Call {
     let starved = |late: &[usize]| late.iter().any(|&n| n > 0);
     if starved(fair) {
-        Verdict::NotHeld
+        Call::Misses
     } else if starved(unfair) {
-        Verdict::Held
+        Call::Clears
     } else if unfair.len() >= refute_starts {
-        Verdict::NotHeld
+        Call::Misses
     } else {
-        Verdict::Inconclusive
+        Call::Unclear
     }
+}
+
+/// The verdict on the cold-start probe, judged by the one rule on its one
+/// observation ([`cold_start_call`]).
+pub fn cold_start_verdict(unfair: &[usize], fair: &[usize], refute_starts: usize) -> Verdict {
+    judge([cold_start_call(unfair, fair, refute_starts)])
 }
 
 /// "0, 43, 0, 60 of 64 (on 2 of 4 cold starts)".
@@ -41,17 +50,18 @@ fn describe_late(late: &[usize], connections: usize) -> String {
     )
 }
 
-/// Issue 2: tiny_http starves some connections of a burst on a cold start; nio none.
+/// tiny_http starves some connections of a burst on a cold start; nio none.
 pub(super) fn cold_start_unfair(t: &Thresholds) -> Spec {
     use ColumnId as C;
     Spec {
             id: "tiny-http-cold-start-unfair",
-            seed: "none (issue 2: why the blocking server has its own connector)",
+            seed: "beyond the seeds: why the blocking server has its own connector",
+            kind: Kind::Prediction("fresh servers probed by a burst of connections, which a fair connector can fail"),
             claim: format!(
                 "on a freshly started server, tiny_http 0.12 leaves some connections of a burst without an answer within {:.0} ms on at least one cold start; our connector (nio) leaves none on any",
                 t.cold_start_answer_within_ms
             ),
-            needs: vec![C::BlockingHealthTinyHttp, C::BlockingHealth],
+            needs: Needs::Columns(vec![C::BlockingHealthTinyHttp, C::BlockingHealth]),
             check: Box::new(|cx, t| {
                 let (tiny, nio) = (
                     cx.cold_start(C::BlockingHealthTinyHttp)?,
@@ -66,15 +76,16 @@ pub(super) fn cold_start_unfair(t: &Thresholds) -> Spec {
                     .next()?;
                 let within = t.cold_start_answer_within_ms;
                 let (tiny_late, nio_late) = (tiny.late_per_start(within), nio.late_per_start(within));
-                let interval = Spread::of(tiny_late.iter().map(|&n| n as f64))?;
-                Some((
-                    interval,
-                    cold_start_verdict(&tiny_late, &nio_late, t.cold_start_refute_starts),
-                    format!(
-                        "connections unanswered for over {within:.0} ms: tiny_http {}; nio {}",
-                        describe_late(&tiny_late, connections),
-                        describe_late(&nio_late, connections)
-                    ),
+                let late: Vec<f64> = tiny_late.iter().map(|&n| n as f64).collect();
+                let evidence = format!(
+                    "connections unanswered for over {within:.0} ms: tiny_http {}; nio {}",
+                    describe_late(&tiny_late, connections),
+                    describe_late(&nio_late, connections)
+                );
+                Some(Outcome::of_calls(
+                    &late,
+                    [cold_start_call(&tiny_late, &nio_late, t.cold_start_refute_starts)],
+                    evidence,
                 ))
             }),
     }
@@ -85,40 +96,38 @@ pub(super) fn thread_per_connection(_t: &Thresholds) -> Spec {
     use ColumnId as C;
     Spec {
             id: "tiny-http-thread-per-connection",
-            seed: "none (the design card's tiny_http: a reader thread per open connection)",
+            seed: "beyond the seeds: the design card's tiny_http, a reader thread per open connection",
+            kind: Kind::DesignCheck("tiny_http starts a thread per connection by its design, and nio's pool is fixed by a setting"),
             claim: "tiny_http runs a thread per open connection: under the same load it peaks at more threads than our connector's fixed pool (nio), in the baseline, database and slow-downstream groups".into(),
-            needs: vec![
+            needs: Needs::Columns(vec![
                 C::BlockingHealthTinyHttp,
                 C::BlockingHealth,
                 C::BlockingUsersTinyHttp,
                 C::BlockingUsers,
                 C::BlockingPostsTinyHttp,
                 C::BlockingPosts,
-            ],
+            ]),
             check: Box::new(|cx, t| {
                 let pairs = [
                     (C::BlockingHealthTinyHttp, C::BlockingHealth, "baseline"),
                     (C::BlockingUsersTinyHttp, C::BlockingUsers, "database"),
                     (C::BlockingPostsTinyHttp, C::BlockingPosts, "slow"),
                 ];
-                let mut values = Vec::new();
+                let mut per_pair = Vec::new();
                 let mut text = Vec::new();
                 for (tiny, nio, group) in pairs {
                     let (ct, cn) = (cx.col(tiny)?, cx.col(nio)?);
-                    let ratio = ratio_spread(ct, cn, peak_threads)?;
-                    values.extend([ratio.min, ratio.max]);
+                    per_pair.push(paired_rounds(ct, cn, |rt, rn| Some(peak_threads(rt)? / peak_threads(rn)?)));
                     text.push(format!(
-                        "{} vs {} threads at peak ({group})",
+                        "{} vs {} threads at peak ({group}, column medians)",
                         median(ct, peak_threads),
                         median(cn, peak_threads)
                     ));
                 }
-                let all = Spread::of(values)?;
-                Some((
-                    all,
-                    verdict(&all, Side::Above, 1.0, t.margin),
-                    format!("{}; ratio {:.2}-{:.2}x", text.join(", "), all.min, all.max),
-                ))
+                // Per round, the smallest of the three groups' ratios: the claim is about all.
+                let least = across(&per_pair, f64::min);
+                let evidence = format!("{}; tiny_http / nio, the smallest of the three: {}", text.join(", "), ratio_words(&least));
+                Some(Outcome::judged(&least, (Side::Above, 1.0), t, evidence))
             }),
     }
 }
@@ -128,7 +137,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn cold_start_verdict_needs_a_starved_start_and_a_fair_connector() {
+    fn the_probe_clears_with_a_starved_start_and_a_fair_connector() {
         use Verdict::*;
         // tiny_http starved some on one start of four, nio none: held.
         assert_eq!(cold_start_verdict(&[0, 43, 0, 0], &[0, 0, 0, 0], 8), Held);

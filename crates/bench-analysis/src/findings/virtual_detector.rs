@@ -1,6 +1,6 @@
-//! The pinning detector's two findings (issue 22's fifth), the analog of
-//! JFR's `jdk.VirtualThreadPinned`, judged like the event loop's
-//! ([`super::detector`]) and with its verdict, one per half:
+//! The pinning detector's two findings, the analog of JFR's
+//! `jdk.VirtualThreadPinned`, judged like the event loop's
+//! ([`super::detector`]), one per half:
 //!
 //! - the marks: blocking calls made on a carrier, counted by the code,
 //!   per request, on exactly the routes the contract's route table says
@@ -15,7 +15,7 @@
 
 use contract::routes::NonBlocking;
 
-use super::checks::{Outcome, Spec};
+use super::checks::{Kind, Needs, Outcome, Spec};
 use super::detector::{
     detector_columns, exact_flags_verdict, lag_words, observations, routes_blocking,
     DetectorObservation, Figures, Half,
@@ -26,11 +26,8 @@ use bench_model::RunResults;
 use bench_model::{Driver, GroupId, Target};
 
 /// Every finding of this family, in report order.
-pub(super) fn specs(t: &Thresholds, results: &RunResults) -> Vec<Spec> {
-    vec![
-        marks_blocking_calls(t, results),
-        timing_flags_stalls(t, results),
-    ]
+pub(super) fn specs(t: &Thresholds) -> Vec<Spec> {
+    vec![marks_blocking_calls(t), timing_flags_stalls(t)]
 }
 
 /// The threads a driver must not block: the route table's mode for it.
@@ -90,33 +87,39 @@ fn what_should_be_flagged() -> String {
 }
 
 /// The marks flag exactly the pinning routes and inline /cpu.
-fn marks_blocking_calls(t: &Thresholds, results: &RunResults) -> Spec {
+fn marks_blocking_calls(t: &Thresholds) -> Spec {
     Spec {
         id: "virtual-detector-marks-pinning-calls",
-        seed: "none (issue 22: which route pins my carrier? jdk.VirtualThreadPinned's question)",
+        seed: "beyond the seeds: which route pins my carrier? (JFR's jdk.VirtualThreadPinned)",
+        kind: Kind::DesignCheck("the mark is set only inside on_carrier, which only the pinning driver and /cpu call"),
         claim: format!(
             "the virtual-thread server's blocking-call marks count calls on a carrier on exactly the routes that hold one by design ({}, among those run) and on no other: at least {} per request in a window, in every virtual-thread column of every group",
             what_should_be_flagged(),
             t.detector_blocking_calls_per_request
         ),
-        needs: detector_columns(results, is_virtual, |_| true),
+        needs: Needs::InRun(|r| detector_columns(r, is_virtual, |_| true)),
         check: Box::new(|cx, t| {
-            exact_flags_verdict(&virtual_observations(cx.results), &carrier_blocking_calls(t))
+            exact_flags_verdict(
+                &virtual_observations(cx.results),
+                &carrier_blocking_calls(t),
+                t,
+            )
         }),
     }
 }
 
 /// The timing flags the same routes where their blocking lasts.
-fn timing_flags_stalls(t: &Thresholds, results: &RunResults) -> Spec {
+fn timing_flags_stalls(t: &Thresholds) -> Spec {
     Spec {
         id: "virtual-detector-timing-flags-pinning-routes",
-        seed: "none (issue 22: a pinned carrier seen by its timing alone)",
+        seed: "beyond the seeds: a pinned carrier seen by its timing alone",
+        kind: Kind::Prediction("carrier stalls timed by the clock on a loaded machine, which can miss a route or flag one"),
         claim: format!(
             "timing alone flags each route that holds a carrier by design ({}) and no other route: carrier stalls (a run between two parks of 5 ms or more) on at least {} of a route's requests in every round of the stall detectors' group, where Postgres and Redis answer 10 ms away and /cpu computes for longer than the threshold",
             what_should_be_flagged(),
             stats::percent(t.detector_carrier_stalls_per_request)
         ),
-        needs: detector_columns(results, is_virtual, |g| g == GroupId::Stalls),
+        needs: Needs::InRun(|r| detector_columns(r, is_virtual, |g| g == GroupId::Stalls)),
         check: Box::new(|cx, t| timing_outcome(cx.results, t)),
     }
 }
@@ -127,12 +130,12 @@ fn timing_outcome(results: &RunResults, t: &Thresholds) -> Option<Outcome> {
         .into_iter()
         .filter(|o| o.group == GroupId::Stalls)
         .collect();
-    let (interval, verdict, evidence) = exact_flags_verdict(&obs, &carrier_stalls(t))?;
-    Some((
-        interval,
-        verdict,
-        format!("{evidence}; {}", lag_words(&obs)),
-    ))
+    let outcome = exact_flags_verdict(&obs, &carrier_stalls(t), t)?;
+    let evidence = format!("{}; {}", outcome.evidence, lag_words(&obs));
+    Some(Outcome {
+        evidence,
+        ..outcome
+    })
 }
 
 /// Whether a column's server runs on virtual threads.

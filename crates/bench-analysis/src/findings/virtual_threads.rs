@@ -1,17 +1,18 @@
-//! Issue 22's findings on virtual threads (the pinning detector's are in
+//! The findings on virtual threads (the pinning detector's are in
 //! [`super::virtual_detector`]): past the 200-thread cap on the /posts/1
 //! sweep; with the yielding driver the bottleneck moves to the Postgres
-//! pool; the pinning driver caps at the carriers, at most half the
-//! yielding driver's throughput, and delays /health beside it; and no OS
-//! thread per idle connection.
+//! pool; the pinning driver caps at the carriers (predicted from another
+//! window's query time), at most half the yielding driver's throughput,
+//! and delays /health beside it; and no OS thread per idle connection.
 
-use super::checks::{median, pct, where_the_cores_went, Ctx, Spec};
+use super::checks::{median, pct, where_the_cores_went, Ctx, Kind, Needs, Outcome, Spec};
 use super::Thresholds;
-use crate::stats::{describe_ratio, ratio_spread, verdict, Side};
+use crate::stats::{ratio_words, ratios, share_words};
 use crate::sweep::{self as sw, successful_rps};
+use crate::verdict::{Call, Side};
+use bench_model::Spread;
 use bench_model::{ColumnId, GroupId};
 use bench_model::{ColumnResult, IdleCell, IdleRound, IdleStep, RoundResult};
-use bench_model::{Spread, Verdict};
 
 /// Every finding of this family, in report order.
 pub(super) fn specs(t: &Thresholds) -> Vec<Spec> {
@@ -33,38 +34,31 @@ fn past_thread_cap(t: &Thresholds) -> Spec {
     use ColumnId as C;
     Spec {
         id: "sweep-virtual-past-cap",
-        seed: "none (issue 22: virtual threads are not capped by a thread count)",
+        seed: "beyond the seeds: virtual threads are not capped by a thread count",
+        kind: Kind::DesignCheck("a sleeping coroutine is parked, not a thread: no thread count caps it, and the line is far below what the cores allow"),
         claim: format!(
             "on the /posts/1 sweep virtual threads pass the 200-thread cap: their plateau is at least {}x the blocking server's predicted cap (handler threads / 300 ms)",
             t.virtual_plateau_factor
         ),
-        needs: vec![C::VirtualPostsSweep],
+        needs: Needs::Columns(vec![C::VirtualPostsSweep]),
         check: Box::new(|cx, t| {
             let info = cx.sweep(GroupId::SweepPosts)?;
             let cap = info.cap?;
             let v = cx.col(C::VirtualPostsSweep)?;
             let per_round =
                 sw::plateau_per_round(v, &info.steps, t.sweep_plateau_steps, successful_rps);
-            let ratio = Spread::of(per_round.iter().map(|p| p.1 / cap.rps))?;
-            let plateau = Spread::of(per_round.iter().map(|p| p.1))?;
-            let mut top: Vec<String> = info
-                .steps
-                .iter()
-                .rev()
-                .take(t.sweep_plateau_steps.max(1))
-                .map(ToString::to_string)
-                .collect();
-            top.reverse();
-            Some((
-                ratio,
-                verdict(&ratio, Side::Above, t.virtual_plateau_factor, t.margin),
-                format!(
-                    "virtual-thread plateau {:.0} req/s (median over rounds of the median at {} connections) vs cap {:.0} req/s = {}",
-                    plateau.median,
-                    top.join(" and "),
-                    cap.rps,
-                    describe_ratio(&ratio)
-                ),
+            let ratio: Vec<f64> = per_round.iter().map(|p| p.1 / cap.rps).collect();
+            let evidence = format!(
+                "virtual-thread plateau (at {} connections) / cap {:.0} req/s: {}",
+                super::sweeps::top_steps(info, t.sweep_plateau_steps),
+                cap.rps,
+                ratio_words(&ratio)
+            );
+            Some(Outcome::judged(
+                &ratio,
+                (Side::Above, t.virtual_plateau_factor),
+                t,
+                evidence,
             ))
         }),
     }
@@ -98,103 +92,107 @@ fn yielding_reaches_pool(t: &Thresholds) -> Spec {
     use ColumnId as C;
     Spec {
         id: "remote-db-yielding-reaches-pool",
-        seed: "none (issue 22: with virtual threads the bottleneck moves to the pool)",
+        seed: "beyond the seeds: with virtual threads the bottleneck moves to the pool",
+        kind: Kind::Prediction("measured throughput against a line from the pool size and the proxy's round trip"),
         claim: format!(
             "with the yielding driver the bottleneck moves to the Postgres pool: in the remote-database group virtual threads serve at least {}x pool size / round trip successful requests per second",
             t.pool_bound_fraction
         ),
-        needs: vec![C::VirtualYieldingUsersRemote],
+        needs: Needs::Columns(vec![C::VirtualYieldingUsersRemote]),
         check: Box::new(|cx, t| {
             let y = cx.col(C::VirtualYieldingUsersRemote)?;
             let s = &cx.results.settings;
             let round_trip_ms = s.remote_db_round_trip_ms?;
             let bound = f64::from(s.db_pool_size) * 1000.0 / round_trip_ms.max(1e-6);
-            let ratio = Spread::of(y.rounds.iter().filter_map(|r| Some(ok_rps(r)? / bound)))?;
-            let verdict = verdict(&ratio, Side::Above, t.pool_bound_fraction, t.margin);
+            let ratio: Vec<f64> = y.rounds.iter().filter_map(|r| Some(ok_rps(r)? / bound)).collect();
+            let short = format!(
+                "{:.0} req/s (column median) vs pool {} / {round_trip_ms:.1} ms = {bound:.0} req/s; throughput / that: {}",
+                median(y, ok_rps),
+                s.db_pool_size,
+                ratio_words(&ratio)
+            );
+            let outcome = Outcome::judged(&ratio, (Side::Above, t.pool_bound_fraction), t, String::new());
             // A prediction that did not come true says what held it back.
-            let cores = match (verdict, crate::stats::median_round(y, ok_rps)) {
-                (Verdict::Held, _) | (_, None) => String::new(),
-                (_, Some(r)) => format!(
+            let cores = match crate::stats::median_round(y, ok_rps) {
+                Some(r) if !outcome.verdict.held() => format!(
                     "; in its median round, {}",
                     where_the_cores_went(r, "server", cx.results.machine.cores as f64)
                 ),
+                _ => String::new(),
             };
-            Some((
-                ratio,
-                verdict,
-                format!(
-                    "{:.0} req/s (median) vs pool {} / {round_trip_ms:.1} ms = {bound:.0} req/s: {}; {}{cores}",
-                    median(y, ok_rps),
-                    s.db_pool_size,
-                    describe_ratio(&ratio),
-                    pool_wait_words(y)
-                ),
-            ))
+            let evidence = format!("{short}; {}{cores}", pool_wait_words(y));
+            Some(Outcome { evidence, ..outcome }.with_short(short))
         }),
     }
 }
 
-/// 3a. The pinning driver caps at carriers / query time.
+/// 3a. The pinning driver caps at carriers / query time, the query time
+/// measured in another window.
 fn pinning_caps_at_carriers(t: &Thresholds) -> Spec {
     use ColumnId as C;
     Spec {
         id: "remote-db-pinning-caps-at-carriers",
-        seed: "none (issue 22: a driver that pins turns virtual threads back into N)",
+        seed: "beyond the seeds: a driver that pins turns virtual threads back into a few threads",
+        kind: Kind::Prediction("one window's throughput predicted from the query time measured in another window, on another server process"),
         claim: format!(
-            "the pinning driver caps at the carriers: in the remote-database group its successful throughput is within {} of carriers / query time (the time each query held its carrier, from the server's blocking-call marks)",
+            "the pinning driver caps at the carriers: in the remote-database group its successful throughput is within {} of carriers / query time, the query time (how long each query held its carrier, from the server's blocking-call marks) measured in another window, the remote-mixed group's load on the same driver",
             pct(t.carrier_cap_within)
         ),
-        needs: vec![C::VirtualPinningUsersRemote],
+        needs: Needs::Columns(vec![
+            C::VirtualPinningUsersRemote,
+            C::VirtualPinningHealthNextToUsersRemote,
+        ]),
         check: Box::new(carrier_cap_outcome),
     }
 }
 
-/// [`pinning_caps_at_carriers`]'s check.
-fn carrier_cap_outcome(cx: &Ctx<'_>, t: &Thresholds) -> Option<super::checks::Outcome> {
+/// How long each `/users/{id}` query held its carrier in a round, in ms.
+fn query_ms(r: &RoundResult) -> Option<f64> {
+    r.detector
+        .as_ref()?
+        .route(USERS_ROUTE)?
+        .ms_per_blocking_call()
+}
+
+/// [`pinning_caps_at_carriers`]'s check: each round of the remote-database
+/// column against the cap from the remote-mixed column's median query
+/// time. The column's own query time is shown beside it, not judged: the
+/// cap it gives is the carriers' busy share of the same window, an
+/// identity rather than a prediction.
+fn carrier_cap_outcome(cx: &Ctx<'_>, t: &Thresholds) -> Option<Outcome> {
     let p = cx.col(ColumnId::VirtualPinningUsersRemote)?;
+    let other = cx.col(ColumnId::VirtualPinningHealthNextToUsersRemote)?;
     let carriers = f64::from(cx.results.settings.virtual_carriers?);
-    let query_ms = |r: &RoundResult| {
-        r.detector
-            .as_ref()?
-            .route(USERS_ROUTE)?
-            .ms_per_blocking_call()
-    };
-    let per_round: Vec<(f64, f64)> = p
-        .rounds
-        .iter()
-        .filter_map(|r| Some((ok_rps(r)?, carriers * 1000.0 / query_ms(r)?)))
-        .collect();
-    let Some(off) = Spread::of(per_round.iter().map(|(got, cap)| (got / cap - 1.0).abs())) else {
-        let rps = Spread::of(p.rounds.iter().filter_map(ok_rps))?;
-        return Some((
-            rps,
-            Verdict::Inconclusive,
+    let got: Vec<f64> = p.rounds.iter().filter_map(ok_rps).collect();
+    let each: Vec<String> = got.iter().map(|x| format!("{x:.0}")).collect();
+    let Some(query) = Spread::of(other.rounds.iter().filter_map(query_ms)) else {
+        return Some(Outcome::of_calls(
+            &got,
+            [Call::Unclear],
             format!(
-                "{:.0} req/s (median), but no query time: the server's blocking-call marks were not read",
-                rps.median
+                "{} req/s per round, but no query time: the remote-mixed group's blocking-call marks were not read",
+                each.join(", ")
             ),
         ));
     };
-    let cap = Spread::of(per_round.iter().map(|p| p.1))?;
-    let query = Spread::of(p.rounds.iter().filter_map(query_ms))?;
-    Some((
-        off,
-        verdict(&off, Side::Below, t.carrier_cap_within, t.margin),
-        format!(
-            "{:.0} req/s (median) vs {carriers:.0} carriers / {:.2} ms per query = {:.0} req/s (medians): off by {:.1}% ({:.1}-{:.1}% over {} rounds); round trip {}",
-            median(p, ok_rps),
-            query.median,
-            cap.median,
-            off.median * 100.0,
-            off.min * 100.0,
-            off.max * 100.0,
-            off.n,
-            cx.results
-                .settings
-                .remote_db_round_trip_ms
-                .map_or("unknown".to_owned(), |ms| format!("{ms:.1} ms"))
-        ),
-    ))
+    let cap = carriers * 1000.0 / query.median;
+    let off: Vec<f64> = got.iter().map(|x| (x / cap - 1.0).abs()).collect();
+    let short = format!(
+        "{} req/s per round vs {carriers:.0} carriers / {:.2} ms per query (remote-mixed, median) = {cap:.0} req/s: off by {}",
+        each.join(", "),
+        query.median,
+        share_words(&off)
+    );
+    let own = Spread::of(p.rounds.iter().filter_map(query_ms))
+        .map_or("not read".to_owned(), |q| format!("{:.2} ms", q.median));
+    let evidence = format!(
+        "{short}; this window's own marks, not judged: {own} per query; round trip {}",
+        cx.results
+            .settings
+            .remote_db_round_trip_ms
+            .map_or("unknown".to_owned(), |ms| format!("{ms:.1} ms"))
+    );
+    Some(Outcome::judged(&off, (Side::Below, t.carrier_cap_within), t, evidence).with_short(short))
 }
 
 /// 3b. Pinning serves at most half of yielding's throughput.
@@ -202,27 +200,30 @@ fn pinning_half_of_yielding(t: &Thresholds) -> Spec {
     use ColumnId as C;
     Spec {
         id: "remote-db-pinning-half-of-yielding",
-        seed: "none (issue 22: the pinning trap)",
+        seed: "beyond the seeds: the pinning trap",
+        kind: Kind::Prediction("two drivers' measured throughput compared round by round"),
         claim: format!(
             "in the remote-database group the pinning driver serves at most {}x the yielding driver's successful requests per second",
             t.pinning_share_of_yielding
         ),
-        needs: vec![C::VirtualPinningUsersRemote, C::VirtualYieldingUsersRemote],
+        needs: Needs::Columns(vec![C::VirtualPinningUsersRemote, C::VirtualYieldingUsersRemote]),
         check: Box::new(|cx, t| {
             let (p, y) = (
                 cx.col(C::VirtualPinningUsersRemote)?,
                 cx.col(C::VirtualYieldingUsersRemote)?,
             );
-            let ratio = ratio_spread(p, y, ok_rps)?;
-            Some((
-                ratio,
-                verdict(&ratio, Side::Below, t.pinning_share_of_yielding, t.margin),
-                format!(
-                    "{:.0} vs {:.0} req/s (pinning vs yielding, medians) = {}",
-                    median(p, ok_rps),
-                    median(y, ok_rps),
-                    describe_ratio(&ratio)
-                ),
+            let ratio = ratios(p, y, ok_rps);
+            let evidence = format!(
+                "{:.0} vs {:.0} req/s (pinning vs yielding, column medians); pinning / yielding: {}",
+                median(p, ok_rps),
+                median(y, ok_rps),
+                ratio_words(&ratio)
+            );
+            Some(Outcome::judged(
+                &ratio,
+                (Side::Below, t.pinning_share_of_yielding),
+                t,
+                evidence,
             ))
         }),
     }
@@ -233,31 +234,34 @@ fn pinning_delays_health(t: &Thresholds) -> Spec {
     use ColumnId as C;
     Spec {
         id: "remote-mixed-pinning-delays-health",
-        seed: "none (issue 22: a pinned carrier delays everyone on it)",
+        seed: "beyond the seeds: a pinned carrier delays every request on it",
+        kind: Kind::Prediction("a p99 measured next to two drivers, compared round by round"),
         claim: format!(
             "a pinning driver delays unrelated requests: with the database a round trip away, /health p99 next to /users/1 on the pinning driver is at least {}x its p99 next to the yielding driver",
             t.mixed_p99_factor
         ),
-        needs: vec![
+        needs: Needs::Columns(vec![
             C::VirtualPinningHealthNextToUsersRemote,
             C::VirtualYieldingHealthNextToUsersRemote,
-        ],
+        ]),
         check: Box::new(|cx, t| {
             let (p, y) = (
                 cx.col(C::VirtualPinningHealthNextToUsersRemote)?,
                 cx.col(C::VirtualYieldingHealthNextToUsersRemote)?,
             );
             let p99 = |r: &RoundResult| Some(r.load.latency_ms.p99.max(0.001));
-            let factor = ratio_spread(p, y, p99)?;
-            Some((
-                factor,
-                verdict(&factor, Side::Above, t.mixed_p99_factor, t.margin),
-                format!(
-                    "/health p99 {:.1} ms vs {:.1} ms (pinning vs yielding, medians) = {}",
-                    median(p, p99),
-                    median(y, p99),
-                    describe_ratio(&factor)
-                ),
+            let factor = ratios(p, y, p99);
+            let evidence = format!(
+                "/health p99 {:.1} ms vs {:.1} ms (pinning vs yielding, column medians); pinning / yielding: {}",
+                median(p, p99),
+                median(y, p99),
+                ratio_words(&factor)
+            );
+            Some(Outcome::judged(
+                &factor,
+                (Side::Above, t.mixed_p99_factor),
+                t,
+                evidence,
             ))
         }),
     }
@@ -291,17 +295,18 @@ fn idle_no_threads(t: &Thresholds) -> Spec {
     use ColumnId as C;
     Spec {
         id: "idle-virtual-no-threads",
-        seed: "none (issue 22: an idle connection is a parked coroutine)",
+        seed: "beyond the seeds: an idle connection is a parked coroutine",
+        kind: Kind::DesignCheck("the carriers are fixed by a setting, and an idle connection's coroutine is parked, not a thread"),
         claim: format!(
             "virtual threads hold no OS thread per idle keep-alive connection: with the largest size opened, at most {:.0} threads above idle; the report gives the resident memory per connection (coroutine stack and buffers) beside the event loop's and tiny_http's",
             t.idle_threads_allowance
         ),
-        needs: vec![C::VirtualIdle],
+        needs: Needs::Columns(vec![C::VirtualIdle]),
         check: Box::new(|cx, t| {
             let (server, sizes) = cx.idle(C::VirtualIdle)?;
             let size = server.largest_measured(sizes)?;
             let steps = steps_at(cx, C::VirtualIdle, size);
-            let above = Spread::of(steps.iter().map(|(r, s)| s.threads_above(&r.idle) as f64))?;
+            let above: Vec<f64> = steps.iter().map(|(r, s)| s.threads_above(&r.idle) as f64).collect();
             let kib: Vec<String> = [
                 (C::VirtualIdle, "virtual threads"),
                 (C::AsyncIdle, "event loop"),
@@ -310,18 +315,13 @@ fn idle_no_threads(t: &Thresholds) -> Spec {
             .into_iter()
             .filter_map(|(id, name)| kib_words(cx, id, name))
             .collect();
-            Some((
-                above,
-                verdict(&above, Side::Below, t.idle_threads_allowance, t.margin),
-                format!(
-                    "{:+.0} threads with {size} open ({:+.0} to {:+.0} over {} rounds); per idle connection (medians): {}",
-                    above.median,
-                    above.min,
-                    above.max,
-                    above.n,
-                    kib.join(", ")
-                ),
-            ))
+            let each: Vec<String> = above.iter().map(|n| format!("{n:+.0}")).collect();
+            let short = format!("with {size} open: threads above idle per round {}", each.join(", "));
+            let evidence = format!("{short}; per idle connection (medians): {}", kib.join(", "));
+            Some(
+                Outcome::judged(&above, (Side::Below, t.idle_threads_allowance), t, evidence)
+                    .with_short(short),
+            )
         }),
     }
 }

@@ -1,7 +1,11 @@
 //! The kinds of generated table, most a function of one saved run:
 //!
-//! - `findings PATH`: every finding as saved, its verdict, claim and the
-//!   first clause of its evidence;
+//! - `findings PATH`: every finding as saved, its verdict, claim and
+//!   evidence (whole, or the short evidence the finding gives for a table;
+//!   never cut), the predictions counted and the design checks apart;
+//! - `findings-rejudged PATH`: the same, the findings judged again by this
+//!   build from the run's saved rounds, with the thresholds it saved;
+//! - `kinds`: every finding of this build, its kind and why;
 //! - `models PATH`: the models side by side, with the run's threads and
 //!   memory per idle connection (its idle group);
 //! - `runs`: every saved run under docs/results, its date, commit, machine,
@@ -14,14 +18,15 @@
 
 use std::path::Path;
 
+use crate::headline::{counts_words, split, DESIGN_CHECKS, PREDICTIONS};
 use crate::idle_table::idle_table;
 use crate::markdown::render_table;
 use crate::sweep_table::sweep_tables;
 use crate::table::compact_table;
 use bench_model::SavedRun;
-use bench_model::{ColumnId, GroupId};
+use bench_model::Spread;
+use bench_model::{ColumnId, Finding, GroupId};
 use bench_model::{GroupResult, IdleCell, IdleServer};
-use bench_model::{Spread, Verdict};
 
 /// The table `spec` ("KIND [PATH] [GROUP]") names, in Markdown.
 pub(super) fn make(spec: &str, root: &Path, code: &super::CodeTables) -> Result<String, String> {
@@ -35,7 +40,15 @@ pub(super) fn make(spec: &str, root: &Path, code: &super::CodeTables) -> Result<
         GroupId::parse(name).ok_or_else(|| format!("unknown group {name:?}"))
     };
     match words.first().copied() {
-        Some("findings") => Ok(findings(&run(1)?)),
+        Some("findings") => Ok(findings(&run(1)?.findings)),
+        Some("findings-rejudged") => {
+            let run = run(1)?;
+            Ok(findings(&bench_analysis::findings::check(
+                &run.results,
+                &run.thresholds,
+            )))
+        }
+        Some("kinds") => Ok(kinds()),
         Some("models") => Ok(models(&run(1)?)),
         Some("runs") => runs(root),
         Some("profiles") => Ok(code.profiles.clone()),
@@ -66,7 +79,7 @@ pub(super) fn make(spec: &str, root: &Path, code: &super::CodeTables) -> Result<
             Ok(render_table(&idle_table(idle)))
         }
         _ => Err(
-            "unknown kind; expected findings, models, runs, group, sweep, idle, profiles or loads"
+            "unknown kind; expected findings, findings-rejudged, kinds, models, runs, group, sweep, idle, profiles or loads"
                 .to_owned(),
         ),
     }
@@ -81,43 +94,60 @@ fn find_group(run: &SavedRun, id: GroupId) -> Result<&GroupResult, String> {
         .ok_or_else(|| "the run has no such group".to_owned())
 }
 
-/// `text` up to its first "; " (a finding's headline figures).
-fn first_clause(text: &str) -> &str {
-    text.split("; ").next().unwrap_or(text)
-}
-
 fn md(cell: &str) -> String {
     cell.replace('|', "\\|")
 }
 
-fn findings(run: &SavedRun) -> String {
+/// One table of findings: verdict, claim, evidence whole (or the short
+/// evidence made for tables).
+fn findings_table(findings: &[&Finding]) -> String {
     let mut out = String::from("| verdict | claim | evidence |\n|---|---|---|\n");
-    for f in &run.findings {
+    for f in findings {
         out.push_str(&format!(
             "| {} | {} | {} |\n",
             f.verdict.word(),
             md(&f.claim),
-            md(first_clause(&f.evidence))
+            md(f.table_evidence())
         ));
     }
     out
 }
 
-/// "18 HELD, 2 NOT HELD, 6 INCONCLUSIVE".
+/// The predictions counted and tabled, then the design checks apart.
+fn findings(all: &[Finding]) -> String {
+    let (predictions, checks) = split(all);
+    let mut out = format!(
+        "**{PREDICTIONS}**: {}.\n\n{}",
+        counts_words(&predictions),
+        findings_table(&predictions)
+    );
+    if !checks.is_empty() {
+        out.push_str(&format!(
+            "\n**{DESIGN_CHECKS}** (design checks, not counted above): {}.\n\n{}",
+            counts_words(&checks),
+            findings_table(&checks)
+        ));
+    }
+    out
+}
+
+/// Every finding of this build with its kind and why.
+fn kinds() -> String {
+    let mut out = String::from("| id | kind | why |\n|---|---|---|\n");
+    for (id, kind, why) in bench_analysis::findings::kinds() {
+        out.push_str(&format!("| `{id}` | {} | {} |\n", kind.words(), md(why)));
+    }
+    out
+}
+
+/// "predictions 8 HELD, 2 NOT HELD; design checks 10 HELD".
 fn verdict_counts(run: &SavedRun) -> String {
-    let counts: Vec<String> = [
-        Verdict::Held,
-        Verdict::NotHeld,
-        Verdict::Inconclusive,
-        Verdict::NotMeasured,
-    ]
-    .iter()
-    .filter_map(|v| {
-        let n = run.findings.iter().filter(|f| f.verdict == *v).count();
-        (n > 0).then(|| format!("{n} {}", v.word()))
-    })
-    .collect();
-    counts.join(", ")
+    let (predictions, checks) = split(&run.findings);
+    let mut out = format!("predictions {}", counts_words(&predictions));
+    if !checks.is_empty() {
+        out.push_str(&format!("; design checks {}", counts_words(&checks)));
+    }
+    out
 }
 
 fn runs(root: &Path) -> Result<String, String> {
@@ -129,7 +159,7 @@ fn runs(root: &Path) -> Result<String, String> {
         .filter(|p| p.join("results.json").is_file())
         .collect();
     folders.sort();
-    let mut out = String::from("| run | started | commit | machine | profile, groups | verdicts |\n|---|---|---|---|---|---|\n");
+    let mut out = String::from("| run | started | commit | machine | profile, groups | verdicts | CPU split |\n|---|---|---|---|---|---|---|\n");
     for folder in folders {
         let run = crate::saved::read(&folder.join("results.json"))?;
         let r = &run.results;
@@ -150,13 +180,14 @@ fn runs(root: &Path) -> Result<String, String> {
         });
         let groups: Vec<String> = r.groups.iter().map(|g| g.id.to_string()).collect();
         out.push_str(&format!(
-            "| [{name}]({name}/) | {} | {commit} | {} cores, {} | {}: {} | {} |\n",
+            "| [{name}]({name}/) | {} | {commit} | {} cores, {} | {}: {} | {} | {} |\n",
             r.started_at,
             r.machine.cores,
             md(&r.machine.cpu_model),
             r.settings.profile,
             groups.join(", "),
-            verdict_counts(&run)
+            verdict_counts(&run),
+            md(&r.cpu_split_words())
         ));
     }
     Ok(out)

@@ -59,6 +59,7 @@ pub(crate) fn round(n: u32, rps: f64, p99: f64, threads: u64) -> RoundResult {
             softirq_seconds: 0.2,
             stolen_seconds: 0.0,
             other_seconds: 0.1,
+            ticks: None,
         },
         server_counted_requests: Some((rps * 10.0) as u64),
         machine_cpu_measured: true,
@@ -213,6 +214,7 @@ pub(crate) fn results(groups: Vec<GroupResult>) -> RunResults {
         },
         groups,
         skipped: vec![],
+        cpu_accounting: None,
         source: None,
         interrupted: false,
     }

@@ -30,18 +30,29 @@ fn findings_come_first_one_row_each_in_order_with_their_verdict() {
     assert!(findings_at < first_group, "findings after the groups");
     let rows: Vec<&str> = html.split("<tr class=\"finding\"").skip(1).collect();
     assert_eq!(rows.len(), run.findings.len());
-    for (row, f) in rows.iter().zip(&run.findings) {
+    // The predictions in the run's order, then the design checks apart.
+    let (predictions, checks) = bench_report::headline::split(&run.findings);
+    assert!(!predictions.is_empty() && !checks.is_empty());
+    let order = predictions.iter().chain(&checks);
+    for (row, f) in rows.iter().zip(order) {
         assert!(row.starts_with(&format!(" data-id=\"{}\"", f.id)), "{row}");
         let badge = format!(">{}</span>", f.verdict.word());
         assert!(row.contains(&badge), "{}: no {badge}", f.id);
     }
-    // The saved run's verdicts, counted in the summary.
-    let held = run
-        .findings
+    let checks_at = html
+        .find("<h3>What the build guarantees, checked</h3>")
+        .unwrap();
+    assert!(html.find(&format!("data-id=\"{}\"", checks[0].id)).unwrap() > checks_at);
+    // The saved run's predictions, counted in the first summary.
+    let held = predictions
         .iter()
         .filter(|f| f.verdict == bench_model::Verdict::Held)
         .count();
-    assert!(html.contains(&format!("<span class=\"held\">{held} HELD</span>")));
+    let summary = html.split("<p class=\"summary\">").nth(1).unwrap();
+    assert!(
+        summary.starts_with(&format!("<span class=\"held\">{held} HELD</span>")),
+        "{summary}"
+    );
 }
 
 #[test]

@@ -192,15 +192,15 @@ fn findings_follow_the_rounds() {
     let f = check(&r, &THRESHOLDS);
     assert_eq!(
         f[2].evidence,
-        "2400 vs 1000 req/s (medians) = 2.40x (1.02-2.50x over 3 rounds)"
+        "2400 vs 1000 req/s (column medians); async-users / blocking-users: per round 2.50x, 1.02x, 2.40x (median 2.40x)"
     );
     assert_eq!(
         f[4].evidence,
-        "700 vs 1000 req/s (medians) = 0.70x (0.70-0.70x over 3 rounds)"
+        "700 vs 1000 req/s (column medians); async-users-spawn-blocking / blocking-users: per round 0.70x, 0.70x, 0.70x (median 0.70x)"
     );
     assert_eq!(
         f[8].evidence,
-        "/health p99 8.0 ms vs 2.0 ms (medians) = 4.00x (4.00-4.00x over 3 rounds)"
+        "/health p99 8.0 ms vs 2.0 ms (column medians); next to async-health-next-to-posts-blocking / next to async-health-next-to-posts: per round 4.00x, 4.00x, 4.00x (median 4.00x)"
     );
     assert_eq!(
         f[4].columns,
@@ -289,13 +289,13 @@ fn sweep_findings_judge_the_plateau_against_the_cap_and_name_the_crossover() {
     assert_eq!(plateau.verdict, Verdict::Held);
     assert_eq!(
         plateau.evidence,
-        "plateau 650 req/s (median over rounds of the median at 400 and 800 connections; rounds 640-660) vs cap 667 req/s (200 threads / 300 ms): off by 2.5% (1.0-4.0% over 3 rounds)"
+        "plateau per round 640, 650, 660 req/s (each the median at 400 and 800 connections) vs cap 667 req/s (200 threads / 300 ms): off by 4.0%, 2.5%, 1.0% per round"
     );
     let past = by_id("sweep-async-past-cap");
     assert_eq!(past.verdict, Verdict::Held);
     assert!(
         past.evidence.contains(
-            "async first beats blocking by more than 5% in every round at 400 connections"
+            "from that step to the highest, over 2 steps or more) per round: from 400, from 400, from 400"
         ),
         "{}",
         past.evidence
@@ -308,12 +308,14 @@ fn sweep_findings_judge_the_plateau_against_the_cap_and_name_the_crossover() {
     ] {
         assert_eq!(by_id(id).verdict, Verdict::NotMeasured, "{id}");
     }
+    // Ahead at the top step in one round, level below it: no round has a
+    // crossover, and none is behind by more than the margin either.
     let users = by_id("sweep-users-async-crossover");
     assert_eq!(users.verdict, Verdict::Inconclusive);
     assert!(
-        users
-            .evidence
-            .starts_with("async never beat blocking by more than 5%"),
+        users.evidence.starts_with(
+            "crossover (async ahead by more than 5% from that step to the highest, over 2 steps or more) per round: none, none, none ("
+        ),
         "{}",
         users.evidence
     );
@@ -435,7 +437,7 @@ fn redis_client_findings_compare_throughput_and_show_cpu_per_request() {
     assert_eq!(shared.verdict, Verdict::Held);
     assert_eq!(
         shared.evidence,
-        "150 vs 103 req/s (medians) = 1.46x (1.46-1.46x over 3 rounds); server CPU 20.0 vs 20.0 us per request (medians)"
+        "150 vs 103 req/s (column medians); async-cache / async-cache-pool: per round 1.46x, 1.46x, 1.46x (median 1.46x); server CPU 20.0 vs 20.0 us per request (column medians)"
     );
     assert_eq!(
         by_id("cache-checkout-round-trip-costs").verdict,
@@ -468,7 +470,7 @@ fn redis_client_cpu_findings_compare_server_cpu_per_request() {
     assert_eq!(round_trip.verdict, Verdict::Held);
     assert_eq!(
         round_trip.evidence,
-        "30.0 vs 24.0 us of server CPU per request (medians) = 1.25x (1.25-1.25x over 3 rounds)"
+        "30.0 vs 24.0 us of server CPU per request (column medians); async-cache-deadpool-redis / async-cache-pool: per round 1.25x, 1.25x, 1.25x (median 1.25x)"
     );
     assert_eq!(
         by_id("cache-exclusive-checkout-costs-cpu").verdict,
@@ -595,7 +597,7 @@ fn tiny_http_threads_are_compared_with_nio_in_three_groups() {
     assert_eq!(f.verdict, Verdict::Held);
     assert_eq!(
         f.evidence,
-        "240 vs 210 threads at peak (baseline), 250 vs 210 threads at peak (database), 231 vs 210 threads at peak (slow); ratio 1.10-1.19x"
+        "240 vs 210 threads at peak (baseline, column medians), 250 vs 210 threads at peak (database, column medians), 231 vs 210 threads at peak (slow, column medians); tiny_http / nio, the smallest of the three: per round 1.10x, 1.10x, 1.10x (median 1.10x)"
     );
     // Four threads more in one group (1.02x): within the margin, so the rounds cannot tell.
     for round in &mut r.groups[2].columns[1].rounds {

@@ -2,7 +2,8 @@
 //! results.json's shape that an old run cannot be read under fails here
 //! first) and renders from bench-report alone: the report files a run has,
 //! none of them a results.json (the saved one is the record), the report
-//! showing every finding the run was saved with, with its verdict.
+//! showing every finding the run was saved with, with its verdict; and
+//! judged again by this build's rules, it renders as well.
 
 #![allow(
     clippy::unwrap_used,
@@ -51,5 +52,19 @@ fn every_saved_run_renders_with_the_findings_it_was_saved_with() {
         }
         let text = bench_report::text::render(&saved.results, &saved.findings, &saved.thresholds);
         assert!(text.contains(&saved.findings[0].claim), "{text}");
+        // Every saved finding has a kind, its own or this build's for its id.
+        for f in &saved.findings {
+            assert!(
+                bench_analysis::findings::kind_of(f).is_some(),
+                "{}: {} has no kind",
+                results.display(),
+                f.id
+            );
+        }
+        // Judged again by this build from its rounds, it renders too, the
+        // predictions counted in the headline.
+        let again = bench_analysis::findings::check(&saved.results, &saved.thresholds);
+        let text = bench_report::text::render(&saved.results, &again, &saved.thresholds);
+        assert!(text.contains("\nPredictions: "), "{text}");
     }
 }

@@ -1,4 +1,4 @@
-//! The servers' own stall detectors (issue 9) read around one measured
+//! The servers' own stall detectors read around one measured
 //! window: per route, the async server's slow polls (deltas of its
 //! `route_polls_total` and `route_slow_polls_total`), its blocking calls on
 //! an event-loop worker (deltas of `route_blocking_calls_total`) and its

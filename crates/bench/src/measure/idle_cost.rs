@@ -1,4 +1,4 @@
-//! What idle keep-alive connections cost a server (issue 9): one round of
+//! What idle keep-alive connections cost a server: one round of
 //! the idle group on one fresh server. /health is probed with no idle
 //! connection open (which also warms the server up); the server's threads,
 //! RSS and open files are read once the probe's connections are closed:
@@ -85,7 +85,7 @@ fn probe(
             p50_ms: s.latency_ms.p50,
             p99_ms: s.latency_ms.p99,
         }),
-        Err(ColumnError::NoSuccess(cause)) => Err(cause),
+        Err(ColumnError::Failed(cause)) => Err(cause),
         Err(ColumnError::Other(e)) => Err(format!("{e:#}")),
     }
 }

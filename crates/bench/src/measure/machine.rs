@@ -1,9 +1,23 @@
-//! The machine a run happened on, read from /proc, and the source it was
-//! built from, read from git, so two reports can be compared.
+//! The machine a run happened on, read from /proc, how its kernel accounts
+//! CPU time, and the source it was built from, read from git, so two
+//! reports can be compared.
 
 use std::process::Command;
 
-use bench_model::{Machine, Source};
+use bench_model::{CpuAccounting, IrqTime, Machine, Source};
+
+/// How this kernel accounts interrupt time, as results.json records it.
+pub fn cpu_accounting() -> CpuAccounting {
+    let k = process_stats::kernel_accounting();
+    CpuAccounting {
+        irq_time: match k.irq_time {
+            process_stats::IrqTime::InProcessTimes => IrqTime::InProcessTimes,
+            process_stats::IrqTime::Apart => IrqTime::Apart,
+        },
+        known: k.known,
+        basis: k.basis,
+    }
+}
 
 /// The commit of the checkout bench was built from, and whether it had
 /// uncommitted changes to tracked files; `None` without git or a checkout

@@ -7,8 +7,8 @@ use std::time::Duration;
 use super::loads::{IdleLoad, Load, Sweep};
 use bench_model::GroupId;
 
-/// The cold-start fairness probe (issue 2's check, which tiny_http 0.12
-/// fails): on a freshly started server, `connections` keep-alive connections
+/// The cold-start fairness probe (the check tiny_http 0.12 fails, and
+/// why the blocking server has its own connector): on a freshly started server, `connections` keep-alive connections
 /// are opened back to back, then each sends `GET /health` in a loop until
 /// every connection has had an answer (or for `run_for` at the most); the
 /// time of each connection's first answer is kept. Repeated
@@ -276,7 +276,7 @@ pub fn seed() -> Profile {
             // Enough requests per window that a route blocking on every one
             // shows in its slow-poll share whatever the OS does meanwhile.
             (G::Stalls, closed(16, secs(3))),
-            // Issue 9: 10,000 idle connections is 10,000 tiny_http threads.
+            // 10,000 idle connections is 10,000 tiny_http threads.
             (
                 G::Idle,
                 Load::Idle(IdleLoad {
@@ -286,7 +286,7 @@ pub fn seed() -> Profile {
                     open_within: secs(60),
                 }),
             ),
-            // Issue 9's sweeps: 2 s windows (2.1 s on the 300 ms route, see
+            // The sweeps: 2 s windows (2.1 s on the 300 ms route, see
             // `Sweep::window`) after 1 s on the same connections, 3 rounds;
             // both groups in about 10 minutes.
             (

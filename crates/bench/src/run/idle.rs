@@ -66,7 +66,7 @@ pub(super) fn measure_idle_group(
             )),
         };
             server.kill();
-            let r = outcome.map_err(|e| ColumnError::NoSuccess(format!("{e:#}")))?;
+            let r = outcome.map_err(|e| ColumnError::Failed(format!("{e:#}")))?;
             Ok(Measured {
                 lines: idle_round_lines(&labels[i], round, rounds, &r),
                 rounds: vec![r],

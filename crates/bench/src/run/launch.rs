@@ -35,6 +35,9 @@ pub(super) struct Launch {
     /// The proxies in front of Postgres and Redis, if this launch's servers
     /// reach them through any: their CPU is accounted on its own line.
     pub(super) proxy_pids: Vec<u32>,
+    /// Whether this kernel keeps softirq and irq time out of process times
+    /// (the run's [`bench_model::CpuAccounting`]).
+    pub(super) irq_apart: bool,
 }
 
 /// A column's server for one round.
@@ -99,6 +102,7 @@ impl Launch {
             logs: self.logs.clone(),
             set_up: Rc::clone(&self.set_up),
             proxy_pids,
+            irq_apart: self.irq_apart,
         }
     }
 
@@ -162,7 +166,7 @@ impl Launch {
     ) -> Result<RoundServer, ColumnError> {
         self.start(target, column_args).map_err(|e| {
             if e.downcast_ref::<ExitedAtStart>().is_some() {
-                ColumnError::NoSuccess(format!("{e:#}"))
+                ColumnError::Failed(format!("{e:#}"))
             } else {
                 ColumnError::Other(e)
             }

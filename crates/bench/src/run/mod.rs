@@ -25,6 +25,7 @@ use anyhow::Context;
 use crate::cli::Cli;
 use crate::measure::load::LoadOptions;
 use crate::plan::{groups, Group, GroupId, Load, Network, Profile, Target};
+use bench_model::{CpuAccounting, IrqTime};
 use bench_model::{GroupResult, RunResults, RunSettings, SkippedGroup, SCHEMA_VERSION};
 use launch::Launch;
 use progress::{PlannedGroup, Progress};
@@ -59,6 +60,7 @@ pub fn run(
             skipped: prepared.skipped.clone(),
             source: crate::measure::machine::source(),
             interrupted: false,
+            cpu_accounting: Some(prepared.cpu_accounting.clone()),
         },
     );
     let cx = Ctx {
@@ -131,6 +133,8 @@ struct Prepared {
     launch: Launch,
     settings: RunSettings,
     skipped: Vec<SkippedGroup>,
+    /// How this kernel's CPU time is split without counting a tick twice.
+    cpu_accounting: CpuAccounting,
 }
 
 /// Checks the servers given by URL, drops the columns they cannot run,
@@ -170,6 +174,7 @@ fn prepare(
     settings.remote_db_round_trip_ms = db_round_trip.map(|d| d.as_secs_f64() * 1000.0);
     let logs = dir.join("logs");
     std::fs::create_dir_all(&logs).with_context(|| format!("cannot create {}", logs.display()))?;
+    let cpu_accounting = crate::measure::machine::cpu_accounting();
     let launch = Launch {
         blocking_args: args.blocking,
         async_args: args.asynchronous,
@@ -179,12 +184,14 @@ fn prepare(
         logs,
         set_up: Default::default(),
         proxy_pids: Vec::new(),
+        irq_apart: cpu_accounting.irq_time == IrqTime::Apart,
     };
     Ok(Prepared {
         matrix,
         launch,
         settings,
         skipped,
+        cpu_accounting,
     })
 }
 

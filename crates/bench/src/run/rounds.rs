@@ -62,7 +62,7 @@ pub(super) struct Measured<R> {
 /// that has not failed, `rounds` rounds, the order rotated between rounds;
 /// keeps what it measured and shows the columns so far to `kept` after
 /// each, then says the round's progress lines: a line on screen is a
-/// round a Ctrl-C keeps. A [`ColumnError::NoSuccess`] fails that column;
+/// round a Ctrl-C keeps. A [`ColumnError::Failed`] fails that column;
 /// any other error ends the run.
 pub(super) fn every_column_round<T: Rounds>(
     columns: &mut [T],
@@ -83,7 +83,7 @@ pub(super) fn every_column_round<T: Rounds>(
                     columns[i].keep(measured.rounds);
                     measured.lines
                 }
-                Err(ColumnError::NoSuccess(cause)) => {
+                Err(ColumnError::Failed(cause)) => {
                     let line = format!("  {} FAILED: {cause}", columns[i].label());
                     columns[i].fail(cause);
                     vec![line]
@@ -99,10 +99,26 @@ pub(super) fn every_column_round<T: Rounds>(
     Ok(())
 }
 
-/// One column round's progress line.
+/// One column round's progress line; a window whose named CPU parts sum
+/// to more than the machine's busy time (a tick counted twice, or a kernel
+/// whose accounting is not what bench took it for) says so.
 pub(super) fn round_line(label: &str, round: u32, rounds: u32, r: &RoundResult) -> String {
+    let adds_up = match r.cpu.ticks.and_then(|t| t.excess().map(|over| (over, t))) {
+        Some((over, t)) => format!(
+            "; WARNING: the named CPU parts sum to {} ticks, over the machine's busy {} by {over} beyond {} allowed",
+            t.named(),
+            t.busy,
+            t.allowance()
+        ),
+        None => String::new(),
+    };
+    let none = if r.load.ok_requests == 0 {
+        " (no request succeeded: a round at 0 req/s)"
+    } else {
+        ""
+    };
     format!(
-        "  [{round}/{rounds}] {label}: {:.1} req/s, p99 {:.1} ms, {} errors, threads {} -> {}, other CPU {:.0}% of a core",
+        "  [{round}/{rounds}] {label}: {:.1} req/s, p99 {:.1} ms, {} errors{none}, threads {} -> {}, other CPU {:.0}% of a core{adds_up}",
         r.load.throughput_rps,
         r.load.latency_ms.p99,
         r.load.errors,

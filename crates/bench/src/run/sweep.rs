@@ -166,6 +166,7 @@ fn measure_step(
         server_pid: pid,
         bench_pid: std::process::id(),
         proxy_pids: &launch.proxy_pids,
+        irq_apart: launch.irq_apart,
     };
     Ok(RoundResult {
         round: 0,

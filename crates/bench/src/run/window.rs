@@ -69,10 +69,7 @@ pub(super) fn measure_column(
     let server = launch.start_column(column.target, column.server_args)?;
     let idle = Idle::read(&server);
     if let Some(w) = warm_up {
-        run_warm_up(server.addr(), column, w, options).map_err(|e| match e {
-            ColumnError::NoSuccess(cause) => ColumnError::NoSuccess(format!("warm-up: {cause}")),
-            other => other,
-        })?;
+        run_warm_up(server.addr(), column, w, options)?;
     }
     let window = measure_window(
         launch,
@@ -175,6 +172,7 @@ fn measure_window(
         server_pid: pid,
         bench_pid: std::process::id(),
         proxy_pids: &launch.proxy_pids,
+        irq_apart: launch.irq_apart,
     };
     Ok(Window {
         load,

@@ -18,6 +18,7 @@ mod cli_errors;
 mod cold_start_fairness;
 mod common;
 mod compare_command;
+mod cpu_accounting;
 mod doc_tables_command;
 mod end_to_end;
 mod idle_connections;

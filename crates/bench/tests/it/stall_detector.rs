@@ -1,4 +1,4 @@
-//! bench's reading of the servers' stall detectors (issue 9): the figures
+//! bench's reading of the servers' stall detectors: the figures
 //! of a window computed from captured `/metrics` texts of the real servers.
 
 use bench::measure::detector::window;

@@ -106,6 +106,8 @@ pub fn results(tool: Tool, profile: &Profile, imported: &[Imported]) -> anyhow::
         // The tool measured the run; the commit of this import is not its.
         source: None,
         interrupted: false,
+        // No window's CPU was split: the tool measured the load.
+        cpu_accounting: None,
         settings: RunSettings {
             profile: profile.name.to_owned(),
             cold_start: None,

@@ -1,0 +1,199 @@
+//! The one verdict rule on crafted rounds: HELD when every round clears
+//! the line by the margin, NOT HELD when every round misses it, otherwise
+//! INCONCLUSIVE; a round in which nothing succeeded counts at 0 requests
+//! per second, its errors in the evidence; and a sweep round in which
+//! async wins only at its top step has no crossover.
+//!
+//! The rounds are the saved seed run's (docs/results/seed-2026-12-03),
+//! their figures set to what each case tests.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code outside #[test] functions: a panic is how it reports a failure"
+)]
+
+use std::path::Path;
+
+use bench_analysis::findings::check;
+use bench_analysis::sweep::{crossover, crossover_call};
+use bench_analysis::verdict::{judge, Call};
+use bench_model::{ColumnId, ErrorKind, Finding, RunResults, Verdict, THRESHOLDS};
+
+fn saved() -> RunResults {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../docs/results/seed-2026-12-03/results.json");
+    let text = std::fs::read_to_string(path).unwrap();
+    bench_model::SavedRun::from_json(&text, "seed-2026-12-03")
+        .unwrap()
+        .results
+}
+
+fn finding(run: &RunResults, id: &str) -> Finding {
+    check(run, &THRESHOLDS)
+        .into_iter()
+        .find(|f| f.id == id)
+        .unwrap()
+}
+
+/// Sets column `id`'s successful requests per second, round by round; a
+/// round at 0 had every one of its 1000 requests refused.
+fn set_rps(run: &mut RunResults, id: ColumnId, rps: &[f64]) {
+    let column = run
+        .groups
+        .iter_mut()
+        .flat_map(|g| &mut g.columns)
+        .find(|c| c.id == id)
+        .unwrap();
+    column.rounds.truncate(rps.len());
+    for (r, &x) in column.rounds.iter_mut().zip(rps) {
+        r.load.successful_throughput_rps = x;
+        r.load.throughput_rps = x.max(1000.0);
+        r.load.total_requests = 1000;
+        r.load.ok_requests = if x > 0.0 { 1000 } else { 0 };
+        r.load.errors = 1000 - r.load.ok_requests;
+        r.load.errors_by_kind.clear();
+        if r.load.errors > 0 {
+            r.load.errors_by_kind.insert(ErrorKind::Connect, 1000);
+        }
+    }
+}
+
+/// "async serves more requests per second than blocking on Redis reads",
+/// with these rates per round.
+fn cache_wins(asynchronous: &[f64], blocking: &[f64]) -> Finding {
+    let mut run = saved();
+    set_rps(&mut run, ColumnId::AsyncCache, asynchronous);
+    set_rps(&mut run, ColumnId::BlockingCache, blocking);
+    finding(&run, "cache-async-wins")
+}
+
+#[test]
+fn every_round_clears_held_every_round_misses_not_held_else_inconclusive() {
+    let blocking = [1000.0; 3];
+    let all_clear = cache_wins(&[2000.0, 1100.0, 3000.0], &blocking);
+    assert_eq!(all_clear.verdict, Verdict::Held, "{}", all_clear.evidence);
+    let all_miss = cache_wins(&[500.0, 940.0, 900.0], &blocking);
+    assert_eq!(all_miss.verdict, Verdict::NotHeld, "{}", all_miss.evidence);
+    // One round the other way, or one within the 5% margin: the rounds
+    // cannot tell.
+    let mixed = cache_wins(&[2000.0, 500.0, 2000.0], &blocking);
+    assert_eq!(mixed.verdict, Verdict::Inconclusive, "{}", mixed.evidence);
+    let near = cache_wins(&[2000.0, 1040.0, 2000.0], &blocking);
+    assert_eq!(near.verdict, Verdict::Inconclusive, "{}", near.evidence);
+    // The evidence shows the ratios as they were judged: per round, with
+    // their median, beside the column medians.
+    assert!(
+        mixed
+            .evidence
+            .contains("per round 2.00x, 0.50x, 2.00x (median 2.00x)"),
+        "{}",
+        mixed.evidence
+    );
+    assert!(
+        mixed.evidence.contains("(column medians)"),
+        "{}",
+        mixed.evidence
+    );
+}
+
+#[test]
+fn a_round_without_a_success_counts_at_zero_with_its_errors_in_the_evidence() {
+    // Async got nothing in round 2: a round at 0 req/s, which misses the
+    // line; left out, the other two would have made it HELD.
+    let f = cache_wins(&[2000.0, 0.0, 2000.0], &[1000.0; 3]);
+    assert_eq!(f.verdict, Verdict::Inconclusive, "{}", f.evidence);
+    assert!(
+        f.evidence.ends_with(
+            "no request succeeded, counted at 0 req/s: async-cache round 2 (1000 errors: connect 1000)"
+        ),
+        "{}",
+        f.evidence
+    );
+    // Every async round at 0: NOT HELD, not NOT MEASURED.
+    let f = cache_wins(&[0.0; 3], &[1000.0; 3]);
+    assert_eq!(f.verdict, Verdict::NotHeld, "{}", f.evidence);
+    // Blocking got nothing in a round: async beat it there.
+    let f = cache_wins(&[2000.0; 3], &[1000.0, 0.0, 1000.0]);
+    assert_eq!(f.verdict, Verdict::Held, "{}", f.evidence);
+    assert!(
+        f.evidence.contains("per round 2.00x, inf, 2.00x"),
+        "{}",
+        f.evidence
+    );
+}
+
+#[test]
+fn the_rule_itself() {
+    use Call::*;
+    assert_eq!(judge([Clears, Clears, Clears]), Verdict::Held);
+    assert_eq!(judge([Misses, Misses]), Verdict::NotHeld);
+    assert_eq!(judge([Clears, Misses, Clears]), Verdict::Inconclusive);
+    assert_eq!(judge([Clears, Unclear]), Verdict::Inconclusive);
+    assert_eq!(judge([]), Verdict::NotMeasured);
+}
+
+/// The saved /users/1 sweep (steps 8 to 512) with async's successful rate
+/// at each step set to blocking's times `factor[step]`, in every round.
+fn users_sweep(factor: [f64; 7]) -> Finding {
+    let mut run = saved();
+    let group = run
+        .groups
+        .iter_mut()
+        .find(|g| g.id == bench_model::GroupId::SweepUsers)
+        .unwrap();
+    let steps = group.sweep.as_ref().unwrap().steps.clone();
+    let blocking = group
+        .columns
+        .iter()
+        .find(|c| c.id == ColumnId::BlockingUsersSweep)
+        .unwrap()
+        .clone();
+    let asynchronous = group
+        .columns
+        .iter_mut()
+        .find(|c| c.id == ColumnId::AsyncUsersSweep)
+        .unwrap();
+    for r in &mut asynchronous.rounds {
+        let step = r.step.unwrap().connections;
+        let i = steps.iter().position(|&n| n == step).unwrap();
+        let b = blocking
+            .rounds
+            .iter()
+            .find(|x| x.round == r.round && x.step.unwrap().connections == step)
+            .unwrap();
+        r.load.successful_throughput_rps = b.load.successful_throughput_rps * factor[i];
+    }
+    finding(&run, "sweep-users-async-crossover")
+}
+
+#[test]
+fn a_sweep_won_only_at_its_top_step_has_no_crossover() {
+    let only_top = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.5];
+    let steps: Vec<(usize, f64)> = [8, 16, 32, 64, 128, 256, 512]
+        .into_iter()
+        .zip(only_top)
+        .collect();
+    assert_eq!(crossover(&steps, 0.05), None);
+    assert_eq!(crossover_call(&steps, 0.05), Call::Unclear);
+    let f = users_sweep(only_top);
+    assert_ne!(f.verdict, Verdict::Held, "{}", f.evidence);
+    assert!(
+        f.evidence.contains("per round: none, none, none"),
+        "{}",
+        f.evidence
+    );
+    // Behind by more than the margin just below the top step: every round
+    // misses, NOT HELD.
+    let f = users_sweep([1.0, 1.0, 1.0, 1.0, 1.0, 0.8, 1.5]);
+    assert_eq!(f.verdict, Verdict::NotHeld, "{}", f.evidence);
+    // Ahead at the two top steps in every round: a crossover at 256, HELD.
+    let f = users_sweep([1.0, 1.0, 1.0, 1.0, 1.0, 1.2, 1.5]);
+    assert_eq!(f.verdict, Verdict::Held, "{}", f.evidence);
+    assert!(
+        f.evidence
+            .contains("per round: from 256, from 256, from 256"),
+        "{}",
+        f.evidence
+    );
+}
