@@ -43,6 +43,21 @@ impl ChildServer {
     /// `extra_args` after the harness's own flags, and waits until it is
     /// healthy. Panics with the server's log if it is not.
     pub fn start(server: Server, built_binary: &str, extra_args: &[&str]) -> ChildServer {
+        let bin =
+            std::env::var(binary_override_var(server)).unwrap_or_else(|_| built_binary.to_owned());
+        ChildServer::start_program(server, &bin, &[], extra_args)
+    }
+
+    /// Starts `program` with `leading_args` before the harness's own flags
+    /// and `extra_args` after them (`bench serve async --bind ...`: bench's
+    /// tests start the servers through the command bench itself uses), and
+    /// waits until it is healthy. Panics with the server's log if it is not.
+    pub fn start_program(
+        server: Server,
+        program: &str,
+        leading_args: &[&str],
+        extra_args: &[&str],
+    ) -> ChildServer {
         let name = server.name();
         let database = local_services::postgres()
             .and_then(|pg| pg.fresh_database())
@@ -60,9 +75,8 @@ impl ChildServer {
             addr.port()
         ));
         let log_file = std::fs::File::create(&log).expect("server log file");
-        let bin =
-            std::env::var(binary_override_var(server)).unwrap_or_else(|_| built_binary.to_owned());
-        let child = Command::new(bin)
+        let child = Command::new(program)
+            .args(leading_args)
             .args(["--bind", &addr.to_string()])
             .args(["--database-url", database.url()])
             .args(["--redis-url", redis.url()])

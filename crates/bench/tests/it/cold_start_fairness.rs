@@ -47,6 +47,8 @@ fn unanswered_on_a_cold_start(args: &[&str]) -> usize {
 
 #[test]
 fn tiny_http_starves_connections_on_some_cold_start_and_nio_on_none() {
+    // It loads the machine: no other such test, and none that times, beside it.
+    let _machine = harness::exclusive();
     let mut tiny_http = Vec::new();
     while tiny_http.len() < MAX_TINY_HTTP_STARTS {
         let late = unanswered_on_a_cold_start(&["--skip-setup", "--connector", "tiny-http"]);

@@ -1,5 +1,6 @@
 //! What bench's integration tests share: a server as its own process
-//! (`bench serve`), and reading a row of a report.
+//! (`bench serve`, through the harness's launcher), and reading a row of a
+//! report.
 
 #![allow(
     clippy::unwrap_used,
@@ -9,34 +10,25 @@
 #![allow(dead_code)] // each test binary uses a part
 
 use std::net::{SocketAddr, TcpListener};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
-/// A server process started by a test; killed on drop.
+use harness::process::ChildServer;
+use harness::Server;
+
+/// A server process started by a test, on a fresh database and Redis key
+/// prefix of its own (the harness's one launcher); killed on drop.
 pub(crate) struct ServerProcess {
-    child: Child,
+    child: ChildServer,
     pub(crate) url: String,
 }
 
 impl ServerProcess {
     pub(crate) fn pid(&self) -> u32 {
-        self.child.id()
+        self.child.pid()
     }
 
     pub(crate) fn addr(&self) -> SocketAddr {
-        bench::servers::parse_base_url(&self.url).unwrap()
+        self.child.addr()
     }
-}
-
-impl Drop for ServerProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn healthy(addr: SocketAddr) -> bool {
-    bench::servers::http_get(addr, "/health").is_ok_and(|(status, _)| status == 200)
 }
 
 /// A port nothing listens on now.
@@ -48,30 +40,28 @@ pub(crate) fn free_port() -> u16 {
         .port()
 }
 
-/// `bench serve <which> --bind <a free port> <args>`, as its own process,
-/// once its /health answers.
+/// `bench serve <which> --bind <a free port> ... <args>`, as its own
+/// process, once its /health answers.
 pub(crate) fn start_server(which: &str, args: &[String]) -> ServerProcess {
-    let addr: SocketAddr = ([127, 0, 0, 1], free_port()).into();
-    let child = Command::new(env!("CARGO_BIN_EXE_bench"))
-        .args(["serve", which, "--bind", &addr.to_string()])
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let server = ServerProcess {
-        child,
-        url: format!("http://{addr}"),
+    let server = match which {
+        "blocking" => Server::Blocking,
+        "async" => Server::Async,
+        other => panic!("bench serve has no server {other:?}"),
     };
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !healthy(addr) {
-        assert!(
-            Instant::now() < deadline,
-            "the {which} server did not start"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    server
+    let args: Vec<&str> = args
+        .iter()
+        .map(String::as_str)
+        // The fresh database needs the migrations and the seed.
+        .filter(|a| *a != "--skip-setup")
+        .collect();
+    let child = ChildServer::start_program(
+        server,
+        env!("CARGO_BIN_EXE_bench"),
+        &["serve", which],
+        &args,
+    );
+    let url = format!("http://{}", child.addr());
+    ServerProcess { child, url }
 }
 
 /// The line of `report` that starts with `prefix` (a table row).

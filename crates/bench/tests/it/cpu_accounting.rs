@@ -107,6 +107,8 @@ fn windows(server_pid: u32) -> Vec<Window> {
 
 #[test]
 fn named_parts_add_up_to_at_most_the_busy_time_under_a_real_load() {
+    // It loads the machine: no other such test, and none that times, beside it.
+    let _machine = harness::exclusive();
     let server = crate::common::start_server("async", &["--skip-setup".to_owned()]);
     let load = network_load(server.addr(), WINDOW * (WINDOWS as u32 + 1));
     let measured = windows(server.pid());
@@ -196,6 +198,8 @@ fn others_live(w: &Window, named: &[u32], hog: u32) -> u64 {
 
 #[test]
 fn a_hog_beside_a_network_load_shows_in_everything_else_and_the_window_is_not_quiet() {
+    // It loads the machine: no other such test, and none that times, beside it.
+    let _machine = harness::exclusive();
     let server = crate::common::start_server("async", &["--skip-setup".to_owned()]);
     let hog = start_hog();
     let load = network_load(server.addr(), WINDOW * (WINDOWS as u32 + 1));

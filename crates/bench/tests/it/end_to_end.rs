@@ -71,6 +71,8 @@ fn full() -> bool {
 
 #[test]
 fn tiny_profile_measures_every_column_on_fresh_servers() {
+    // It loads the machine: no other such test, and none that times, beside it.
+    let _machine = harness::exclusive();
     // By default one round of short windows: what is checked here is that
     // every column runs and every figure is read, not what the figures are.
     let (rounds, shorter): (u32, &[&str]) = if full() {
@@ -130,6 +132,8 @@ fn tiny_profile_measures_every_column_on_fresh_servers() {
 
 #[test]
 fn rounds_interleave_and_rotate_in_a_load_group_the_idle_group_and_a_sweep() {
+    // It loads the machine: no other such test, and none that times, beside it.
+    let _machine = harness::exclusive();
     use bench_model::GroupId;
     // Each kind of group has its own round loop: one of each, two rounds.
     let groups = [GroupId::Json, GroupId::Idle, GroupId::SweepUsers];
@@ -359,6 +363,8 @@ fn idle_group_was_measured(g: &serde_json::Value, planned: &bench::plan::Group, 
 
 #[test]
 fn a_column_after_a_burst_does_not_inherit_its_memory() {
+    // It loads the machine: no other such test, and none that times, beside it.
+    let _machine = harness::exclusive();
     // The database group's burst of 3,000 connections grows the async
     // server's RSS by tens of MiB (the allocator keeps what the connections
     // used); the baseline group's /health column comes after it.
@@ -450,6 +456,8 @@ fn failing_server() -> std::net::SocketAddr {
 
 #[test]
 fn a_column_where_nothing_succeeds_keeps_its_rounds_at_zero_with_their_errors() {
+    // It loads the machine: no other such test, and none that times, beside it.
+    let _machine = harness::exclusive();
     let addr = failing_server();
     let url = format!("http://{addr}");
     let out_dir = tempfile::tempdir().unwrap();
@@ -511,6 +519,8 @@ fn a_column_where_nothing_succeeds_keeps_its_rounds_at_zero_with_their_errors() 
 
 #[test]
 fn without_postgres_and_redis_the_groups_that_need_neither_still_run() {
+    // It loads the machine: no other such test, and none that times, beside it.
+    let _machine = harness::exclusive();
     // Nothing listens on port 1, and no throwaway servers may be started:
     // this is a machine without Postgres and Redis.
     let Run {

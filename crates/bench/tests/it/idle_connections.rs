@@ -88,6 +88,8 @@ fn held_and_closed(round: &IdleRound) -> f64 {
 
 #[test]
 fn tiny_http_adds_a_thread_per_idle_connection_and_retires_them_after_close() {
+    // It loads the machine: no other such test, and none that times, beside it.
+    let _machine = harness::exclusive();
     let (round, server) = one_round(ColumnId::BlockingIdleTinyHttp);
     let per = held_and_closed(&round);
     assert!(per >= 0.9, "tiny_http: {per} threads per idle connection");
@@ -109,6 +111,8 @@ fn tiny_http_adds_a_thread_per_idle_connection_and_retires_them_after_close() {
 
 #[test]
 fn nio_holds_idle_connections_without_threads() {
+    // It loads the machine: no other such test, and none that times, beside it.
+    let _machine = harness::exclusive();
     let (round, _server) = one_round(ColumnId::BlockingIdle);
     let per = held_and_closed(&round);
     // Wide margin: a thread per connection would be 1.0.
@@ -117,6 +121,8 @@ fn nio_holds_idle_connections_without_threads() {
 
 #[test]
 fn the_event_loop_holds_idle_connections_without_threads() {
+    // It loads the machine: no other such test, and none that times, beside it.
+    let _machine = harness::exclusive();
     let (round, _server) = one_round(ColumnId::AsyncIdle);
     let per = held_and_closed(&round);
     assert!(per <= 0.02, "async: {per} threads per idle connection");

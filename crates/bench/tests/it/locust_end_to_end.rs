@@ -92,23 +92,13 @@ fn export_columns(dir: &Path, kept: &[&str]) -> PathBuf {
 #[test]
 #[ignore = "needs python3-venv: apt-get install python3-venv (installs Locust from PyPI)"]
 fn locust_master_and_two_workers_count_what_the_servers_count() {
-    // Arrange: a fresh database and key prefix, both servers as their own processes.
+    // Arrange: the servers as their own processes, each on a fresh database
+    // and key prefix (the harness's launcher gives them).
+    let _machine = harness::exclusive();
     let locust = locust();
-    let pg = local_services::postgres().expect("Postgres");
-    let redis = local_services::redis().expect("Redis");
-    let db = pg.fresh_database().unwrap();
-    let prefix = redis.fresh_prefix();
-    let services = vec![
-        "--database-url".to_owned(),
-        db.url().to_owned(),
-        "--redis-url".to_owned(),
-        redis.url().to_owned(),
-        "--redis-key-prefix".to_owned(),
-        prefix.as_str().to_owned(),
-    ];
     let full = std::env::var_os("BENCH_E2E_FULL").is_some_and(|v| v == "1");
-    let blocking = full.then(|| start_server("blocking", &services));
-    let asynchronous = start_server("async", &services);
+    let blocking = full.then(|| start_server("blocking", &[]));
+    let asynchronous = start_server("async", &[]);
     let kept: &[&str] = if full {
         &["blocking-users", "async-users"]
     } else {

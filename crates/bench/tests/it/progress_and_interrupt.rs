@@ -53,6 +53,8 @@ fn full() -> bool {
 
 #[test]
 fn a_piped_run_writes_a_line_per_column_round_and_never_goes_quiet_for_long() {
+    // It loads the machine: no other such test, and none that times, beside it.
+    let _machine = harness::exclusive();
     let out = tempfile::tempdir().unwrap();
     // Three columns (blocking, async, virtual threads), one round of a
     // window each longer than the heartbeat; the silence allowed is twice
@@ -105,6 +107,8 @@ fn a_piped_run_writes_a_line_per_column_round_and_never_goes_quiet_for_long() {
 
 #[test]
 fn ctrl_c_keeps_the_columns_measured_and_exits_130() {
+    // It loads the machine: no other such test, and none that times, beside it.
+    let _machine = harness::exclusive();
     let out = tempfile::tempdir().unwrap();
     // Long enough that the signal lands mid-run.
     let args = [

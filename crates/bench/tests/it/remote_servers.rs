@@ -7,6 +7,8 @@ use std::process::Command;
 
 #[test]
 fn process_rows_of_servers_bench_did_not_start_come_from_their_metrics() {
+    // It loads the machine: no other such test, and none that times, beside it.
+    let _machine = harness::exclusive();
     // Arrange: both servers as separate processes.
     let blocking = start_server("blocking", &["--skip-setup".to_owned()]);
     let asynchronous = start_server("async", &["--skip-setup".to_owned()]);

@@ -451,7 +451,9 @@ fn row_set_problems(
 // Files
 // ---------------------------------------------------------------------------
 
-/// The `findings` of a results.json, each with one of the four verdicts.
+/// The `findings` of a results.json, each with one of the four verdicts, in
+/// the report's order: the predictions as saved, then the design checks
+/// (a run saved before kinds gets this build's kind of each id).
 fn findings_of(results_json: &Path) -> Vec<Finding> {
     let text = std::fs::read_to_string(results_json)
         .unwrap_or_else(|e| panic!("reading {}: {e}", results_json.display()));
@@ -460,8 +462,21 @@ fn findings_of(results_json: &Path) -> Vec<Finding> {
     let findings = json["findings"]
         .as_array()
         .unwrap_or_else(|| panic!("{} has no findings array", results_json.display()));
-    findings
-        .iter()
+    let is_design_check = |f: &serde_json::Value| match f["kind"].as_str() {
+        Some(kind) => kind == "design_check",
+        // A finding saved before kinds: this build's kind of its id.
+        None => {
+            serde_json::from_value::<bench_model::Finding>(f.clone())
+                .ok()
+                .and_then(|saved| bench_analysis::findings::kind_of(&saved))
+                == Some(bench_model::FindingKind::DesignCheck)
+        }
+    };
+    let (mut ordered, design_checks): (Vec<&serde_json::Value>, Vec<&serde_json::Value>) =
+        findings.iter().partition(|f| !is_design_check(f));
+    ordered.extend(design_checks);
+    ordered
+        .into_iter()
         .map(|f| {
             let finding = Finding {
                 id: string(&f["id"]).expect("a finding has an id"),
