@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the stall detector costs (issue 9): /health throughput and server CPU
+# What the stall detector costs: /health throughput and server CPU
 # per request, side by side, for
 #   minimal   the smallest axum app (crates/async-server/examples/minimal_health.rs)
 #   off       async-server --stall-detector off

@@ -7,8 +7,8 @@
 # and, with BASELINE=<commit>, the same servers built from that commit
 # (scripts/build-baseline.sh), each change printed beside them: how a
 # per-request change (the request histogram, say) is decided.
-# The companion of scripts/detector-overhead.sh (issue 9). That one measures
-# what the issue asks for, throughput and CPU time per request, but on a
+# The companion of scripts/detector-overhead.sh. That one measures
+# what matters to a user, throughput and CPU time per request, but on a
 # shared machine its rounds can move by 20% and more, which hides a change of
 # a few percent. An instruction count does not move: the same build and the
 # same requests give the same count to within a few instructions, so a change

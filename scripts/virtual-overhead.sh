@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What the virtual-thread connector costs on /health next to may's own HTTP
-# server (issue 22's must-reach: within 10% of a minimal may_minihttp app in
-# throughput and in server CPU per request): /health throughput and server
+# server (the aim: within 10% of a minimal may_minihttp app in throughput
+# and in server CPU per request): /health throughput and server
 # CPU per request, side by side, for
 #   minimal   the smallest may_minihttp app
 #             (crates/blocking-server/examples/minimal_may_health.rs)

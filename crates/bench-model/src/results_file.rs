@@ -77,8 +77,32 @@ impl SavedRun {
                 ))
             }
         }
-        serde_json::from_value(value)
-            .map_err(|e| format!("{name} is not a bench results.json: {e}"))
+        let mut saved: SavedRun = serde_json::from_value(value)
+            .map_err(|e| format!("{name} is not a bench results.json: {e}"))?;
+        for finding in &mut saved.findings {
+            finding.seed = seed_in_words(&finding.seed);
+        }
+        Ok(saved)
+    }
+}
+
+/// A finding's seed field as a reader should see it. Runs saved before
+/// shape 4 wrote a claim from beyond the seeds as "none (issue N: what it
+/// asks)", a reference to the project's own tracker that means nothing in
+/// a report; it reads "beyond the seeds: what it asks" now. Other text is
+/// kept as saved.
+fn seed_in_words(seed: &str) -> String {
+    let Some(inner) = seed
+        .strip_prefix("none (issue ")
+        .and_then(|rest| rest.strip_suffix(')'))
+    else {
+        return seed.to_owned();
+    };
+    match inner.split_once(": ") {
+        Some((number, what)) if number.chars().all(|c| c.is_ascii_digit()) => {
+            format!("beyond the seeds: {what}")
+        }
+        _ => seed.to_owned(),
     }
 }
 
@@ -93,6 +117,21 @@ mod tests {
             .join(run)
             .join("results.json");
         std::fs::read_to_string(path).unwrap()
+    }
+
+    #[test]
+    fn an_old_runs_tracker_reference_reads_as_words() {
+        assert_eq!(
+            seed_in_words("none (issue 9: idle keep-alive connections)"),
+            "beyond the seeds: idle keep-alive connections"
+        );
+        assert_eq!(seed_in_words("seed 000"), "seed 000");
+        assert_eq!(
+            seed_in_words("none (issue: no number)"),
+            "none (issue: no number)"
+        );
+        let saved = SavedRun::from_json(&saved_text("seed-2026-12-02"), "r.json").unwrap();
+        assert!(saved.findings.iter().all(|f| !f.seed.contains("issue")));
     }
 
     #[test]

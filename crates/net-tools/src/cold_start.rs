@@ -1,4 +1,4 @@
-//! The cold-start fairness probe (issue 2's check): open many keep-alive
+//! The cold-start fairness probe (why the blocking server has its own connector): open many keep-alive
 //! connections back to back (all connected before any is used, as a load
 //! tool's event loop does), then have each send `GET /health` in a loop, and
 //! record when each got its first answer. On a fair server every connection

@@ -1,8 +1,12 @@
 //! The workspace's house rules that no compiler or clippy lint says,
 //! checked by a test rather than by memory (as rust-analyzer's `tidy` test
 //! does): every Rust file opens with a `//!` line saying what it is; no
-//! source file of a crate grows past [`MAX_SOURCE_LINES`]; and
-//! `[workspace.dependencies]` declares nothing that no crate uses.
+//! source file of a crate grows past [`MAX_SOURCE_LINES`];
+//! `[workspace.dependencies]` declares nothing that no crate uses; `unsafe`
+//! code lives only in [`UNSAFE_FILES`], each named in ARCHITECTURE.md; and
+//! nothing a reader meets (code, docs, scripts, CI; not the dated records
+//! under docs/results) names an issue of the tracker by number. (bench-report's
+//! saved-run test holds the rendered reports to the same.)
 //!
 //! What lints do say is left to them: `unwrap()` and `expect()` outside tests
 //! are clippy's `unwrap_used` / `expect_used`, long functions its
@@ -130,6 +134,189 @@ fn the_front_door_stays_short() {
         lines <= 150,
         "ARCHITECTURE.md has {lines} lines (at most 150)"
     );
+}
+
+/// The files that may hold `unsafe` code, with why: everywhere else the
+/// workspace's `unsafe_code = "deny"` holds, and ARCHITECTURE.md names
+/// each of these.
+const UNSAFE_FILES: &[(&str, &str)] = &[
+    (
+        "crates/blocking-server/src/virtual_threads/spawn.rs",
+        "may's spawns are unsafe: a coroutine's stack must fit what it runs",
+    ),
+    (
+        "crates/local-services/src/parent_death.rs",
+        "prctl(PR_SET_PDEATHSIG) in a child before exec",
+    ),
+];
+
+/// Files that may name an issue number, with why.
+const ISSUE_NUMBER_EXCEPTIONS: &[(&str, &str)] = &[
+    (
+        "crates/bench-model/src/results_file.rs",
+        "reads old runs' \"none (issue N: ...)\" seed fields, and tests that it does",
+    ),
+    (
+        "tests/tests/suites/tidy.rs",
+        "this file: the scanners' own examples",
+    ),
+];
+
+#[test]
+fn unsafe_code_lives_only_in_the_listed_files() {
+    let architecture = read(&workspace_root().join("ARCHITECTURE.md"));
+    let with_unsafe: BTreeSet<String> = rust_files()
+        .iter()
+        .map(|file| relative(file))
+        // This file: the scanner's own examples.
+        .filter(|file| !file.ends_with("suites/tidy.rs"))
+        .filter(|file| has_unsafe(&read(&workspace_root().join(file))))
+        .collect();
+    let listed: BTreeSet<String> = UNSAFE_FILES.iter().map(|(f, _)| f.to_string()).collect();
+    let unlisted: Vec<&String> = with_unsafe.difference(&listed).collect();
+    let stale: Vec<&String> = listed.difference(&with_unsafe).collect();
+    let unmapped: Vec<&String> = listed
+        .iter()
+        .filter(|file| !architecture.contains(file.trim_start_matches("crates/")))
+        .collect();
+    assert!(
+        unlisted.is_empty() && stale.is_empty() && unmapped.is_empty(),
+        "unsafe code outside UNSAFE_FILES: {unlisted:?}; listed without unsafe code: \
+         {stale:?}; listed but not named in ARCHITECTURE.md: {unmapped:?}"
+    );
+}
+
+#[test]
+fn no_issue_numbers_in_code_docs_or_scripts() {
+    // What a reader sees says why in words; the tracker's numbers mean
+    // nothing to them. The dated folders under docs/results are records of
+    // their day and stay as they were written.
+    let offenders: Vec<String> = prose_and_code_files()
+        .iter()
+        .map(|file| (relative(file), read(file)))
+        .filter(|(file, _)| !ISSUE_NUMBER_EXCEPTIONS.iter().any(|(f, _)| f == file))
+        .flat_map(|(file, text)| {
+            text.lines()
+                .enumerate()
+                .filter(|(_, line)| names_an_issue_number(line))
+                .map(|(n, line)| format!("{file}:{}: {}", n + 1, line.trim()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "say why in words, not by issue number:\n  {}",
+        offenders.join("\n  ")
+    );
+}
+
+#[test]
+fn the_word_scanners_find_what_they_look_for() {
+    assert!(names_an_issue_number("see issue 22's aim"));
+    assert!(names_an_issue_number("(Issue #9)"));
+    assert!(names_an_issue_number("issues 2 and 3"));
+    assert!(!names_an_issue_number("if let Some((issued, limit))"));
+    assert!(!names_an_issue_number("an issue with 2 parts"));
+    assert!(has_unsafe("fn f() { unsafe { g() } }"));
+    assert!(has_unsafe("#![allow(unsafe_code)]"));
+    assert!(!has_unsafe(
+        "//! no unsafe here: the workspace denies `unsafe_code`"
+    ));
+}
+
+/// Whether `line` names an issue by number: "issue 9", "Issue #22",
+/// "issues 2".
+fn names_an_issue_number(line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
+    lower.match_indices("issue").any(|(at, _)| {
+        let before = lower[..at].chars().next_back();
+        if before.is_some_and(|c| c.is_ascii_alphanumeric()) {
+            return false;
+        }
+        let rest = lower[at + "issue".len()..].trim_start_matches('s');
+        let rest = rest.strip_prefix(' ').unwrap_or(rest);
+        let rest = rest.strip_prefix('#').unwrap_or(rest);
+        rest.starts_with(|c: char| c.is_ascii_digit())
+    })
+}
+
+/// Whether Rust source `text` has unsafe code, or allows it.
+fn has_unsafe(text: &str) -> bool {
+    text.lines()
+        .map(|line| line.split("//").next().unwrap_or_default())
+        .any(|code| {
+            code.contains("allow(unsafe_code)")
+                || ["unsafe {", "unsafe fn", "unsafe impl", "unsafe extern"]
+                    .iter()
+                    .any(|form| code.contains(form))
+        })
+}
+
+/// Every file a reader of the project meets: the Rust sources, crates'
+/// manifests and READMEs, the docs (the dated folders under docs/results
+/// apart), the scripts, CI, and the container and observability files.
+fn prose_and_code_files() -> Vec<PathBuf> {
+    let root = workspace_root();
+    let mut files = rust_files();
+    for dir in crate_dirs() {
+        files.extend(["Cargo.toml", "README.md"].map(|f| dir.join(f)));
+    }
+    files.extend(
+        [
+            "README.md",
+            "ARCHITECTURE.md",
+            "Cargo.toml",
+            "Dockerfile",
+            "docker-compose.yml",
+            ".ci/run",
+            "docs/results/README.md",
+        ]
+        .map(|f| root.join(f)),
+    );
+    for dir in ["docs", "scripts", "observe"] {
+        collect_files(&root.join(dir), &mut files);
+    }
+    files.retain(|f| f.is_file() && !is_dated_record(&relative(f)));
+    files.sort();
+    files.dedup();
+    files
+}
+
+/// `docs/results/<name>-<date>/...`: a record of its day.
+fn is_dated_record(relative: &str) -> bool {
+    let parts: Vec<&str> = relative.split(['/', '\\']).collect();
+    parts.len() >= 4 && parts[0] == "docs" && parts[1] == "results"
+}
+
+fn collect_files(path: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect_files(&path, out);
+        } else if path.extension().is_some_and(|e| {
+            [
+                "md",
+                "rs",
+                "sh",
+                "py",
+                "yml",
+                "yaml",
+                "json",
+                "toml",
+                "Dockerfile",
+            ]
+            .iter()
+            .any(|x| e == *x)
+        }) || path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().ends_with("Dockerfile"))
+        {
+            out.push(path);
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------

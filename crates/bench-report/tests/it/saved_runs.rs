@@ -3,7 +3,8 @@
 //! first) and renders from bench-report alone: the report files a run has,
 //! none of them a results.json (the saved one is the record), the report
 //! showing every finding the run was saved with, with its verdict; and
-//! judged again by this build's rules, it renders as well.
+//! judged again by this build's rules, it renders as well. No rendered
+//! file names an issue of the project's tracker by number.
 
 #![allow(
     clippy::unwrap_used,
@@ -52,6 +53,23 @@ fn every_saved_run_renders_with_the_findings_it_was_saved_with() {
         }
         let text = bench_report::text::render(&saved.results, &saved.findings, &saved.thresholds);
         assert!(text.contains(&saved.findings[0].claim), "{text}");
+        // What a reader sees says why in words: no tracker numbers, even
+        // in a run saved when its seed fields still had them.
+        for (name, content) in files.iter().chain([&("terminal".to_owned(), text.clone())]) {
+            let lower = content.to_ascii_lowercase();
+            let numbered = lower.match_indices("issue ").find(|(at, _)| {
+                lower[at + "issue ".len()..].starts_with(|c: char| c.is_ascii_digit() || c == '#')
+            });
+            assert!(
+                numbered.is_none(),
+                "{}: {name} names an issue number: {}",
+                results.display(),
+                lower[numbered.map_or(0, |(at, _)| at)..]
+                    .chars()
+                    .take(60)
+                    .collect::<String>()
+            );
+        }
         // Every saved finding has a kind, its own or this build's for its id.
         for f in &saved.findings {
             assert!(
