@@ -9,6 +9,9 @@
 //! harness's usual switch does (`RUST_LOG` picks the level, `info` by default).
 
 use std::io::Write;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -34,15 +37,15 @@ pub fn capture_logs() -> CapturedLogs {
                 bytes: Arc::new(Mutex::new(Vec::new())),
             };
             let writer = logs.clone();
-            let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-            tracing_subscriber::fmt()
-                .with_env_filter(filter)
+            let layer = tracing_subscriber::fmt::layer()
                 .with_ansi(false)
                 .with_writer(move || LineWriter {
                     logs: writer.clone(),
                     echo: std::env::var_os("TEST_LOG").is_some(),
-                })
+                });
+            tracing_subscriber::registry()
+                .with(contract::logging::filter_from_env())
+                .with(layer)
                 .try_init()
                 .unwrap_or_else(|e| {
                     panic!("capture_logs must run before any other subscriber: {e}")
