@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 
 use bench_model::{GroupId, Spread};
 
-use crate::glance::words::{figure, relative, verdict};
+use crate::glance::words::{figure, relative};
 use crate::glance::{workloads, Cell, Glance, Model, Row, RowVerdict};
 use crate::html::page::{escape, verdict_class};
 use crate::table::Table;
@@ -157,6 +157,9 @@ pub fn glance_table(rows: &[GlanceRowChange]) -> Table {
 /// What the side-by-side table's cells mean.
 pub const LEGEND: &str = "Each model's figure relative to its row's best (1.00 = best), OLD -> NEW; * marks a change: the row's verdict changed, or a relative figure moved beyond both runs' spreads (each run's range over its rounds).";
 
+/// The same for the page, whose changed cells are outlined.
+const LEGEND_HTML: &str = "Each model's best variant in each run: its figure relative to its row's best (1.00 = best), the figure, the variant. A changed cell is outlined and says so: the row's verdict changed (the row is barred too), or a relative figure moved beyond both runs' spreads (each run's range over its rounds).";
+
 /// One side of a cell in HTML: its relative figure, the figure, the variant.
 fn side_html(row: Option<&Row>, model: Model) -> String {
     let Some(row) = row else {
@@ -164,7 +167,7 @@ fn side_html(row: Option<&Row>, model: Model) -> String {
     };
     match GlanceRowChange::cell(Some(row), model) {
         Some(Cell::Best { pick, relative: r }) => format!(
-            "<b>{}</b> {}<span class=\"variant\">{}</span>",
+            "<span class=\"fig\"><b>{}</b> {}</span><span class=\"variant\">{}</span>",
             relative(r.as_ref()),
             escape(&figure(row.figure, pick.measure.main.median)),
             escape(&pick.variant)
@@ -177,9 +180,10 @@ fn verdict_html(row: Option<&Row>) -> String {
     match row.and_then(|r| r.verdict.as_ref()) {
         None => escape(&short_verdict(row)),
         Some(v) => format!(
-            "<span class=\"verdict {}\">{}</span>",
+            "<span class=\"verdict {}\">{}</span><code>{}</code>",
             verdict_class(v.verdict),
-            escape(&verdict(Some(v)))
+            v.verdict.word(),
+            escape(&v.finding)
         ),
     }
 }
@@ -189,8 +193,9 @@ fn verdict_html(row: Option<&Row>) -> String {
 /// `changed-verdict`.
 pub fn glance_html(rows: &[GlanceRowChange]) -> String {
     let mut out = format!(
-        "<section id=\"at-a-glance\">\n<h2>At a glance, OLD and NEW</h2>\n<p class=\"legend\">{}</p>\n<table class=\"glance-compare\">\n<thead><tr><th rowspan=\"2\">Workload</th>",
-        escape(LEGEND)
+        "<section id=\"at-a-glance\">\n<h2>At a glance, OLD and NEW</h2>\n<p class=\"legend\">{}</p>\n<table class=\"glance-compare\">\n<colgroup><col class=\"c-work\">{}<col class=\"c-verdict\"><col class=\"c-verdict\"></colgroup>\n<thead><tr><th rowspan=\"2\">Workload</th>",
+        escape(LEGEND_HTML),
+        "<col class=\"c-side\">".repeat(6)
     );
     for m in Model::ALL {
         let _ = write!(out, "<th colspan=\"2\">{}</th>", escape(m.name()));

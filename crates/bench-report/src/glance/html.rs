@@ -284,9 +284,13 @@ table.wrongs .col { display: block; font: 11px ui-monospace, SFMono-Regular, Men
 table.wrongs .verdict { min-width: 0; font-size: 11.5px; padding: 1px 6px; }
 table.wrongs code { font-size: 11px; overflow-wrap: anywhere; }
 ul.calibration { font-size: 13px; }
-table.glance-compare { font-size: 13px; }
+table.glance-compare { width: 100%; table-layout: fixed; font-size: 12px; line-height: 1.3; }
+table.glance-compare col.c-work { width: 10%; } table.glance-compare col.c-side { width: 10.5%; } table.glance-compare col.c-verdict { width: auto; }
+table.glance-compare tbody th { white-space: normal; }
 table.glance-compare td { text-align: left; white-space: normal; font-variant-numeric: tabular-nums; }
-table.glance-compare .variant { display: block; font-size: 11.5px; color: var(--muted); }
+table.glance-compare .fig { white-space: nowrap; }
+table.glance-compare .variant { display: block; font-size: 11px; color: var(--muted); }
+table.glance-compare code { display: block; font-size: 10.5px; overflow-wrap: anywhere; }
 table.glance-compare td.changed { background: #fff1b8; box-shadow: inset 0 0 0 3px #1f2328; }
 table.glance-compare .mark { display: block; font-size: 11px; font-weight: 700; text-transform: uppercase; letter-spacing: 0.04em; }
 table.glance-compare tr.changed-verdict th { border-left: 5px solid #1f2328; }
