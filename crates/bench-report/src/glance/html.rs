@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 
 use super::measure::Figure;
-use super::words::{at_size, calibration_line, figure, ms, relative, second_line};
+use super::words::{at_size, calibration_cells, figure, ms, relative, second_line};
 use super::{Cell, Glance, Model, Row, RowVerdict, Wrong};
 use crate::html::page::{escape, verdict_class};
 use bench_model::Spread;
@@ -200,6 +200,23 @@ fn wrong_row(w: &Wrong) -> String {
     )
 }
 
+/// The other implementations' columns, a row each, against our models.
+fn calibration_table(g: &Glance) -> String {
+    let mut out = String::from("<h3>Other implementations, for calibration</h3>\n<table class=\"calibration\">\n<thead><tr><th>Implementation</th><th>Workload</th><th>Against our best</th><th>Figure</th><th>p99 · server CPU</th></tr></thead>\n<tbody>\n");
+    for c in &g.calibration {
+        let [name, workload, against, figure_, second] = calibration_cells(c).map(|x| escape(&x));
+        let _ = writeln!(
+            out,
+            "<tr class=\"calibration\" data-column=\"{}\"><th scope=\"row\">{name}</th><td><a href=\"#group-{}\">{workload}</a></td><td>{against}</td><td>{figure_}</td><td>{}</td></tr>",
+            c.pick.column,
+            c.group,
+            second.replace(" us/req", " µs CPU/req")
+        );
+    }
+    out.push_str("</tbody>\n</table>\n");
+    out
+}
+
 /// What goes wrong and the calibration columns: `section#what-goes-wrong`;
 /// nothing when the run has neither.
 pub fn wrongs_section(g: &Glance) -> String {
@@ -224,19 +241,7 @@ pub fn wrongs_section(g: &Glance) -> String {
         out.push_str("</tbody>\n</table>\n");
     }
     if !g.calibration.is_empty() {
-        out.push_str(
-            "<h3>Other implementations, for calibration</h3>\n<ul class=\"calibration\">\n",
-        );
-        for c in &g.calibration {
-            let _ = writeln!(
-                out,
-                "<li data-column=\"{}\"><a href=\"#group-{}\">{}</a></li>",
-                c.pick.column,
-                c.group,
-                escape(&calibration_line(c))
-            );
-        }
-        out.push_str("</ul>\n");
+        out.push_str(&calibration_table(g));
     }
     out.push_str("</section>\n");
     out
@@ -283,7 +288,8 @@ table.wrongs tr.kind th { background: #f6f8fa; font-size: 13.5px; }
 table.wrongs .col { display: block; font: 11px ui-monospace, SFMono-Regular, Menlo, monospace; color: var(--muted); overflow-wrap: anywhere; }
 table.wrongs .verdict { min-width: 0; font-size: 11.5px; padding: 1px 6px; }
 table.wrongs code { font-size: 11px; overflow-wrap: anywhere; }
-ul.calibration { font-size: 13px; }
+table.calibration { font-size: 13px; }
+table.calibration td { text-align: left; }
 table.glance-compare { width: 100%; table-layout: fixed; font-size: 12px; line-height: 1.3; }
 table.glance-compare col.c-work { width: 10%; } table.glance-compare col.c-side { width: 10.5%; } table.glance-compare col.c-verdict { width: auto; }
 table.glance-compare tbody th { white-space: normal; }

@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use super::words::{calibration_line, cell_lines, wrong_figures};
+use super::words::{calibration_cells, cell_lines, wrong_figures};
 use super::{Cell, Glance, Model, Row, RowVerdict};
 
 /// `text` safe in a Markdown table's cell.
@@ -100,9 +100,10 @@ pub fn render(g: &Glance, report: Option<&str>) -> String {
         }
     }
     if !g.calibration.is_empty() {
-        out.push_str("\nOther implementations, for calibration:\n\n");
+        out.push_str("\nOther implementations, for calibration:\n\n| implementation | workload | against our best | figure | p99 · server CPU |\n|---|---|---|---|---|\n");
         for c in &g.calibration {
-            let _ = writeln!(out, "- {}", calibration_line(c));
+            let cells: Vec<String> = calibration_cells(c).iter().map(|x| md(x)).collect();
+            let _ = writeln!(out, "| {} |", cells.join(" | "));
         }
     }
     out

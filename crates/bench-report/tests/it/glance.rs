@@ -240,10 +240,19 @@ fn calibration_columns_are_listed_below_the_main_matrix() {
     let main_ends = text.find("Database, local").unwrap();
     let line = "- tomcat on CPU-bound: 0.95x the thread pool's best (inline) · 700 req/s";
     assert!(text.find(line).unwrap() > main_ends, "{text}");
+    // On the page, a table of its own after the main matrix, a row each.
     let html = glance::html::wrongs_section(&g);
-    assert!(
-        html.contains("<h3>Other implementations, for calibration</h3>"),
-        "{html}"
-    );
+    let table = &html[html
+        .find("<h3>Other implementations, for calibration</h3>")
+        .unwrap()..];
+    assert_eq!(table.matches("<tr class=\"calibration\"").count(), 1);
+    let row = "<th scope=\"row\">tomcat</th><td><a href=\"#group-cpu\">CPU-bound</a></td><td>0.95x the thread pool's best (inline)</td><td>700 req/s</td>";
+    assert!(table.contains(row), "{table}");
+    // The main matrix keeps its three model columns.
     assert!(!glance::html::section(&g).contains("tomcat"));
+    let md = glance::markdown::render(&g, None);
+    assert!(
+        md.contains("| tomcat | CPU-bound | 0.95x the thread pool's best (inline) | 700 req/s |"),
+        "{md}"
+    );
 }
