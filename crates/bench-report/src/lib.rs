@@ -1,8 +1,9 @@
 //! `bench-report`: a saved run, or two, as a reader sees them. Pure
 //! printers from bench-model's results and bench-analysis's findings to
 //! text: the terminal report ([`text`]), `report.md` ([`markdown`]),
-//! `report.html` ([`html`]), the SVG charts ([`charts`]) and the tables
-//! they share ([`table`], [`idle_table`], [`sweep_table`], [`lines`],
+//! `report.html` ([`html`]), the SVG charts ([`charts`]), the matrix
+//! that opens each of them ([`glance`]: which model for which workload)
+//! and the tables they share ([`table`], [`idle_table`], [`sweep_table`], [`lines`],
 //! [`headline`]: the predictions counted, the design checks apart); two
 //! runs side by side ([`compare`]); the tables of README.md and docs/ made
 //! from the runs they cite ([`doc_tables`]).
@@ -17,6 +18,7 @@ pub mod charts;
 pub mod compare;
 pub mod doc_tables;
 pub mod files;
+pub mod glance;
 pub mod headline;
 pub mod html;
 pub mod idle_table;

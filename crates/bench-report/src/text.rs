@@ -1,4 +1,5 @@
-//! The terminal report: aligned tables, then the findings.
+//! The terminal report: aligned tables, then the findings, then the
+//! matrix of the run at a glance to close it.
 
 use std::fmt::Write as _;
 
@@ -142,5 +143,10 @@ pub fn render(results: &RunResults, findings: &[Finding], t: &Thresholds) -> Str
     let _ = writeln!(out, "\n{}", crate::lines::quiet_line(results, t));
     let _ = writeln!(out, "\nFindings");
     out.push_str(&render_findings(findings, t));
+    // The closing summary: the matrix, last, where the terminal stops.
+    out.push('\n');
+    out.push_str(&crate::glance::text::render(&crate::glance::build(
+        results, findings, t,
+    )));
     out
 }

@@ -1,6 +1,6 @@
 //! `compare.html`: the comparison as one self-contained page (the report's
 //! own shell, [`crate::html::page`]: no script, nothing fetched).
-//! The runs and the warnings first, then every finding with its verdict
+//! The runs and the warnings first, the matrices side by side, then every finding with its verdict
 //! badge in each run, the change and both runs' evidence, then every
 //! group's figures.
 
@@ -107,6 +107,7 @@ pub fn render(cmp: &Comparison) -> String {
         body.push_str("</ul>\n");
     }
     let _ = writeln!(body, "<p><b>{}</b></p>", escape(&outcome_line(cmp)));
+    body.push_str(&super::glance::glance_html(&cmp.glance));
     body.push_str(&findings_section(cmp));
     body.push_str(&groups_section(cmp));
     page(

@@ -1,4 +1,5 @@
-//! `compare.md`: the comparison in Markdown, the warnings with it, every
+//! `compare.md`: the comparison in Markdown, the warnings with it, the
+//! matrices side by side, every
 //! finding with both runs' evidence, then every group's figures.
 
 use std::fmt::Write as _;
@@ -34,6 +35,11 @@ pub fn render(cmp: &Comparison) -> String {
         let _ = writeln!(out, "**WARNING:** {w}.\n");
     }
     let _ = writeln!(out, "**{}**\n", outcome_line(cmp));
+    if !cmp.glance.is_empty() {
+        let _ = writeln!(out, "## At a glance\n\n{}\n", super::glance::LEGEND);
+        out.push_str(&left_aligned(&super::glance::glance_table(&cmp.glance)));
+        out.push('\n');
+    }
     let _ = writeln!(out, "## Findings\n\n{}\n", summary(&cmp.findings));
     out.push_str(&left_aligned(&findings_table(&cmp.findings, true)));
     let _ = writeln!(out, "\n## Columns\n\n{}\n", figures_legend(cmp.margin));

@@ -1,5 +1,6 @@
 //! `bench compare OLD NEW`: two saved runs side by side, as a reader wants
-//! them after changing one thing. Every finding of either run with its
+//! them after changing one thing. The two runs' matrices at a glance, the
+//! changed cells marked ([`glance`]), every finding of either run with its
 //! verdict in each and what changed ([`findings`]), every column's
 //! throughput, p99 and server CPU per request with the change and whether it
 //! is beyond the runs' own noise ([`figures`], [`groups`]), and what else
@@ -17,6 +18,7 @@
 pub mod figures;
 pub mod files;
 pub mod findings;
+pub mod glance;
 pub mod groups;
 pub mod html;
 pub mod markdown;
@@ -32,6 +34,7 @@ use bench_model::SavedRun;
 
 pub use figures::{Figure, FigureChange, Word};
 pub use findings::{Change, FindingChange, Judged};
+pub use glance::GlanceRowChange;
 pub use groups::{GroupChange, OnlyIn};
 
 /// Two runs compared: which runs, what differs between them besides the
@@ -44,6 +47,8 @@ pub struct Comparison {
     /// that were interrupted: each a reason a change may not be the code's.
     pub warnings: Vec<String>,
     pub findings: Vec<FindingChange>,
+    /// The two runs' matrices, a row per workload either measured.
+    pub glance: Vec<GlanceRowChange>,
     pub groups: Vec<GroupChange>,
     /// The margin a figure's change had to exceed ([`margin`]).
     pub margin: f64,
@@ -98,9 +103,15 @@ pub fn compare(old: &SavedRun, new: &SavedRun, names: (&str, &str)) -> Compariso
         new: RunLabel::of(names.1, &new.results),
         warnings: warnings::warnings(old, new),
         findings: findings::compare_findings(&old.findings, &new.findings),
+        glance: glance::compare_glances(&glance_of(old), &glance_of(new)),
         groups: groups::compare_groups(&old.results, &new.results, margin(old, new)),
         margin: margin(old, new),
     }
+}
+
+/// A saved run's matrix, with the findings and thresholds it was saved with.
+fn glance_of(run: &SavedRun) -> crate::glance::Glance {
+    crate::glance::build(&run.results, &run.findings, &run.thresholds)
 }
 
 /// The margin a figure's change must exceed to be called: the findings'

@@ -340,3 +340,94 @@ fn figures_are_written_with_three_significant_digits() {
         assert_eq!(number(x), want, "{x}");
     }
 }
+
+#[test]
+fn a_run_against_itself_marks_nothing_in_its_matrix() {
+    let c = cmp(&seed("seed-2026-12-03"), &seed("seed-2026-12-03"));
+    assert_eq!(c.glance.len(), 10);
+    assert!(c.glance.iter().all(|r| !r.changed()), "{:?}", c.glance);
+    let text = text::render(&c);
+    let table = &text[text.find("At a glance").unwrap()..text.find(" findings: ").unwrap()];
+    assert!(table.lines().all(|l| !l.ends_with(" *")), "{table}");
+}
+
+#[test]
+fn a_changed_verdict_marks_its_row_in_text_and_html() {
+    let old = seed("seed-2026-12-03");
+    let mut new = old.clone();
+    set_verdict(&mut new, "cache-async-wins", Verdict::NotHeld);
+    let c = cmp(&old, &new);
+    let changed: Vec<&str> = c
+        .glance
+        .iter()
+        .filter(|r| r.changed())
+        .map(|r| r.name)
+        .collect();
+    assert_eq!(changed, ["Redis"]);
+    assert!(
+        c.glance
+            .iter()
+            .find(|r| r.name == "Redis")
+            .unwrap()
+            .verdict_changed
+    );
+    let text = text::render(&c);
+    let line = text.lines().find(|l| l.starts_with("Redis ")).unwrap();
+    assert!(line.ends_with("HELD -> NOT HELD *"), "{line}");
+    let page = html::render(&c);
+    let row = page
+        .split("<tr class=\"glance-row")
+        .find(|r| r.contains("data-group=\"cache\""))
+        .unwrap();
+    assert!(row.starts_with(" changed-verdict\""), "{row}");
+    assert_eq!(
+        page.matches("<tr class=\"glance-row changed-verdict\"")
+            .count(),
+        1
+    );
+    assert!(markdown::render(&c).contains("| HELD -> NOT HELD * |"));
+}
+
+#[test]
+fn a_relative_figure_moving_beyond_both_spreads_marks_its_cell() {
+    let old = seed("seed-2026-12-03");
+    let mut new = old.clone();
+    // The thread pool's /health at half its throughput in every round.
+    let g = group(&mut new, GroupId::Baseline);
+    let c = g
+        .columns
+        .iter_mut()
+        .find(|c| c.id == ColumnId::BlockingHealth)
+        .unwrap();
+    for r in &mut c.rounds {
+        r.load.successful_throughput_rps /= 2.0;
+    }
+    let c = cmp(&old, &new);
+    let row = c.glance.iter().find(|r| r.name == "/health").unwrap();
+    assert!(!row.verdict_changed);
+    let moved: Vec<(crate::glance::Model, bool)> = row.moved.clone();
+    assert_eq!(
+        moved,
+        [
+            (crate::glance::Model::ThreadPool, true),
+            (crate::glance::Model::EventLoop, false),
+            (crate::glance::Model::VirtualThreads, false)
+        ]
+    );
+    assert!(html::render(&c).contains("<td class=\"changed\">"));
+    // Within a run's own spread it is no move.
+    let s = |median, min, max| Spread {
+        median,
+        min,
+        max,
+        n: 3,
+    };
+    assert!(!glance::moved_beyond_spreads(
+        &s(1.0, 0.9, 1.1),
+        &s(1.05, 0.95, 1.2)
+    ));
+    assert!(glance::moved_beyond_spreads(
+        &s(1.0, 0.9, 1.1),
+        &s(0.5, 0.45, 0.55)
+    ));
+}

@@ -1,4 +1,5 @@
-//! The comparison on the terminal: which runs, the findings table, each
+//! The comparison on the terminal: which runs, the matrices side by side,
+//! the findings table, each
 //! changed finding with both runs' evidence, then every group's figures and
 //! the outcome. The warnings go to stderr (the command prints them), so
 //! here they are only counted.
@@ -67,6 +68,10 @@ pub fn render(cmp: &Comparison) -> String {
             "{n} warning{} about what else differs between the runs, on stderr.",
             if n == 1 { "" } else { "s" }
         );
+    }
+    if !cmp.glance.is_empty() {
+        let _ = writeln!(out, "\nAt a glance\n{}", super::glance::LEGEND);
+        out.push_str(&render_table(&super::glance::glance_table(&cmp.glance)));
     }
     let _ = writeln!(out, "\n{}", summary(&cmp.findings));
     out.push_str(&render_table(&findings_table(&cmp.findings, false)));

@@ -5,6 +5,11 @@
 //!   never cut), the predictions counted and the design checks apart;
 //! - `findings-rejudged PATH`: the same, the findings judged again by this
 //!   build from the run's saved rounds, with the thresholds it saved;
+//! - `glance PATH`: the run at a glance (which model for which workload,
+//!   what goes wrong), with the predictions counted, its verdicts as saved;
+//! - `glance-rejudged PATH`: the same, the findings judged again by this
+//!   build (each workload links to its section of the report.md beside
+//!   the run, relative to the workspace root, where README.md is);
 //! - `kinds`: every finding of this build, its kind and why;
 //! - `models PATH`: the models side by side, with the run's threads and
 //!   memory per idle connection (its idle group);
@@ -48,6 +53,15 @@ pub(super) fn make(spec: &str, root: &Path, code: &super::CodeTables) -> Result<
                 &run.thresholds,
             )))
         }
+        Some("glance") => {
+            let run = run(1)?;
+            Ok(glance(&run, &run.findings, words[1], root))
+        }
+        Some("glance-rejudged") => {
+            let run = run(1)?;
+            let findings = bench_analysis::findings::check(&run.results, &run.thresholds);
+            Ok(glance(&run, &findings, words[1], root))
+        }
         Some("kinds") => Ok(kinds()),
         Some("models") => Ok(models(&run(1)?)),
         Some("runs") => runs(root),
@@ -79,7 +93,7 @@ pub(super) fn make(spec: &str, root: &Path, code: &super::CodeTables) -> Result<
             Ok(render_table(&idle_table(idle)))
         }
         _ => Err(
-            "unknown kind; expected findings, findings-rejudged, kinds, models, runs, group, sweep, idle, profiles or loads"
+            "unknown kind; expected findings, findings-rejudged, glance, glance-rejudged, kinds, models, runs, group, sweep, idle, profiles or loads"
                 .to_owned(),
         ),
     }
@@ -129,6 +143,24 @@ fn findings(all: &[Finding]) -> String {
         ));
     }
     out
+}
+
+/// The run at a glance with `findings`' verdicts: the predictions counted,
+/// then the matrix; a workload links to the report.md beside `path` when
+/// there is one.
+fn glance(run: &SavedRun, findings: &[Finding], path: &str, root: &Path) -> String {
+    let (predictions, checks) = split(findings);
+    let report = path
+        .strip_suffix("results.json")
+        .map(|dir| format!("{dir}report.md"))
+        .filter(|r| root.join(r).is_file());
+    let g = crate::glance::build(&run.results, findings, &run.thresholds);
+    format!(
+        "**{PREDICTIONS}**: {}; design checks apart: {}.\n\n{}",
+        counts_words(&predictions),
+        counts_words(&checks),
+        crate::glance::markdown::render(&g, report.as_deref())
+    )
 }
 
 /// Every finding of this build with its kind and why.

@@ -1,5 +1,7 @@
 //! `report.html`: the run as one self-contained page a person opens from
-//! disk. Findings first ([`findings`]), then the run's machine, settings
+//! disk. The matrix first ([`crate::glance`]: which model for which
+//! workload, on the first screen, then what goes wrong), the findings
+//! ([`findings`]), then the run's machine, settings
 //! and quietness in a line each, then one section per group ([`groups`]):
 //! its charts, a compact table, the full table folded. Like the other
 //! printers, a pure function of the results.
@@ -20,6 +22,9 @@ use bench_model::{Finding, Thresholds};
 /// The whole page of a run.
 pub fn render(results: &RunResults, findings: &[Finding], t: &Thresholds) -> String {
     let mut body = header(results);
+    let glance = crate::glance::build(results, findings, t);
+    body.push_str(&crate::glance::html::section(&glance));
+    body.push_str(&crate::glance::html::wrongs_section(&glance));
     body.push_str(&findings::section(findings));
     body.push_str(&run_section(results, t));
     for g in &results.groups {

@@ -18,8 +18,9 @@ pub fn escape(text: &str) -> String {
 /// The whole page around `body`.
 pub fn page(title: &str, body: &str) -> String {
     format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
-        escape(title)
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n<style>\n{STYLE}{GLANCE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
+        escape(title),
+        GLANCE = crate::glance::html::STYLE
     )
 }
 

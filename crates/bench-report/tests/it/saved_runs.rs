@@ -2,7 +2,8 @@
 //! results.json's shape that an old run cannot be read under fails here
 //! first) and renders from bench-report alone: the report files a run has,
 //! none of them a results.json (the saved one is the record), the report
-//! showing every finding the run was saved with, with its verdict; and
+//! showing every finding the run was saved with, with its verdict, and
+//! opening with the run at a glance (a row per workload it measured); and
 //! judged again by this build's rules, it renders as well. No rendered
 //! file names an issue of the project's tracker by number.
 
@@ -13,6 +14,8 @@
 )]
 
 use std::path::{Path, PathBuf};
+
+use bench_model::GroupId;
 
 fn saved_runs() -> Vec<PathBuf> {
     let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/results");
@@ -78,6 +81,33 @@ fn every_saved_run_renders_with_the_findings_it_was_saved_with() {
                 results.display(),
                 f.id
             );
+        }
+        // It opens with the run at a glance: a row per workload of the
+        // matrix the run measured, each with the three models; the text
+        // of it within 100 columns.
+        let g = bench_report::glance::build(&saved.results, &saved.findings, &saved.thresholds);
+        let measured: Vec<GroupId> = saved
+            .results
+            .groups
+            .iter()
+            .map(|g| g.id)
+            .filter(|id| bench_report::glance::workloads::of_group(*id).is_some())
+            .collect();
+        assert!(!measured.is_empty(), "{}", results.display());
+        let rows: Vec<GroupId> = g.rows.iter().map(|r| r.workload.group).collect();
+        assert_eq!(rows.len(), measured.len(), "{}", results.display());
+        assert!(measured.iter().all(|id| rows.contains(id)));
+        let html = &files[1].1;
+        let glance_at = html.find("<section id=\"at-a-glance\">").unwrap();
+        assert!(glance_at < html.find("<section id=\"findings\">").unwrap());
+        assert_eq!(
+            html.matches("<tr class=\"glance-row\"").count(),
+            rows.len(),
+            "{}",
+            results.display()
+        );
+        for line in bench_report::glance::text::render(&g).lines() {
+            assert!(line.chars().count() <= 100, "{}: {line}", results.display());
         }
         // Judged again by this build from its rounds, it renders too, the
         // predictions counted in the headline.

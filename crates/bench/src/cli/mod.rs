@@ -128,7 +128,8 @@ pub enum Command {
         #[arg(long)]
         recheck: bool,
     },
-    /// Compares two saved runs (their results.json): every finding and every
+    /// Compares two saved runs (their results.json): their matrices at a
+    /// glance with the changed cells marked, every finding and every
     /// column's throughput, p99 and CPU per request side by side with the
     /// change; with --out DIR also compare.md and compare.html there. Exits 1
     /// when a finding went from HELD to NOT HELD or back, 2 on bad input.

@@ -128,6 +128,25 @@ fn tiny_profile_measures_every_column_on_fresh_servers() {
     );
     assert!(stdout.contains(&per_column), "{stdout}");
     assert!(stdout.contains("Findings"), "{stdout}");
+    // The closing summary: the run at a glance, after the findings, a
+    // row per workload (each with the three models), within 100 columns.
+    let glance = &stdout[stdout
+        .rfind("\nAt a glance: ")
+        .expect("no matrix at a glance")..];
+    assert!(stdout.rfind("\nFindings").unwrap() < stdout.len() - glance.len());
+    let header = glance.lines().find(|l| l.starts_with("workload ")).unwrap();
+    assert!(
+        header.contains("thread pool")
+            && header.contains("event loop")
+            && header.contains("virtual threads")
+    );
+    for name in ["CPU-bound", "Database, local", "Redis", "Idle connections"] {
+        assert!(
+            glance.lines().any(|l| l.starts_with(name)),
+            "no row {name}:\n{glance}"
+        );
+    }
+    assert!(glance.lines().all(|l| l.chars().count() <= 100), "{glance}");
 }
 
 #[test]

@@ -21,6 +21,7 @@ mod compare_command;
 mod cpu_accounting;
 mod doc_tables_command;
 mod end_to_end;
+mod glance_in_browser;
 mod idle_connections;
 mod jmeter_export_import;
 mod k6_export_import;

@@ -1,7 +1,8 @@
 //! A small Chrome DevTools Protocol (CDP) client for bench's browser tests:
 //! it starts a real headless Chromium, opens a file in one page, evaluates
-//! JavaScript there, takes a full-page screenshot, and records what the page
-//! did (console errors, uncaught exceptions, Log errors, every request).
+//! JavaScript there, takes a screenshot of the first screen or the whole
+//! page, and records what the page did (console errors, uncaught
+//! exceptions, Log errors, every request).
 //!
 //! Our own client over `tungstenite` rather than a CDP crate
 //! (`headless_chrome`, `chromiumoxide`): the tests need six commands and
@@ -88,9 +89,15 @@ impl Browser {
     /// Sets the page's layout width in CSS pixels (800 high, scale 1, not
     /// mobile); it holds for every document opened afterwards.
     pub(crate) fn set_viewport_width(&mut self, width: u32) {
+        self.set_viewport(width, 800);
+    }
+
+    /// Sets the page's viewport (the first screen) in CSS pixels, scale 1,
+    /// not mobile; it holds for every document opened afterwards.
+    pub(crate) fn set_viewport(&mut self, width: u32, height: u32) {
         self.page.call(
             "Emulation.setDeviceMetricsOverride",
-            json!({ "width": width, "height": 800, "deviceScaleFactor": 1, "mobile": false }),
+            json!({ "width": width, "height": height, "deviceScaleFactor": 1, "mobile": false }),
         );
         // No scrollbar: the page is laid out, and photographed, at the
         // whole width rather than the width less a scrollbar's 15 px.
@@ -141,6 +148,19 @@ impl Browser {
             .get("value")
             .cloned()
             .unwrap_or(Value::Null)
+    }
+
+    /// A PNG of the viewport: what a reader sees before scrolling.
+    pub(crate) fn first_screen_screenshot(&mut self) -> Vec<u8> {
+        let shot = self
+            .page
+            .call("Page.captureScreenshot", json!({ "format": "png" }));
+        let data = shot["data"]
+            .as_str()
+            .expect("Page.captureScreenshot answers its image in data");
+        base64::engine::general_purpose::STANDARD
+            .decode(data)
+            .expect("decoding the screenshot's base64")
     }
 
     /// A PNG of the whole page, not only the viewport: the page's full

@@ -1,0 +1,304 @@
+//! The matrix in report.html: `section#at-a-glance` first on the page
+//! (the main matrix, made to fit a laptop's first screen), then
+//! `section#what-goes-wrong` (the wrong variants, and the calibration
+//! columns apart). Each cell links to its group's section. A cell's shade
+//! says how close it is to the row's best, darker closer, and a bar under
+//! it says the same by its length, so the scale reads in grey scale too.
+
+use std::fmt::Write as _;
+
+use super::measure::Figure;
+use super::words::{at_size, calibration_cells, figure, ms, relative, second_line};
+use super::{Cell, Glance, Model, Row, RowVerdict, Wrong};
+use crate::html::page::{escape, verdict_class};
+use bench_model::Spread;
+
+/// How close a cell is to its row's best, 1 at the best, 0 far below.
+fn closeness(f: Figure, rel: &Spread) -> f64 {
+    let c = if f.higher_is_better() {
+        rel.median
+    } else if rel.median > 0.0 {
+        1.0 / rel.median
+    } else {
+        0.0
+    };
+    c.clamp(0.0, 1.0)
+}
+
+/// The shade of a cell by its closeness: `b5` within 5% of the best down
+/// to `b1` under 40% of it.
+fn band(closeness: f64) -> &'static str {
+    match closeness {
+        c if c >= 0.95 => "b5",
+        c if c >= 0.8 => "b4",
+        c if c >= 0.6 => "b3",
+        c if c >= 0.4 => "b2",
+        _ => "b1",
+    }
+}
+
+/// The verdict badge and what decides a row.
+fn judged(v: Option<&RowVerdict>, decides: &str) -> String {
+    let badge = match v {
+        None => "<span class=\"no-finding\">no finding judges this row</span>".to_owned(),
+        Some(v) => format!(
+            "<span class=\"verdict {}\">{}</span>{} <code>{}</code>",
+            verdict_class(v.verdict),
+            v.verdict.word(),
+            if v.is_design_check() {
+                " <span class=\"kind\">design check</span>"
+            } else {
+                ""
+            },
+            escape(&v.finding)
+        ),
+    };
+    format!(
+        "<td class=\"judged\">{badge}<span class=\"decides\">{}</span></td>",
+        escape(decides)
+    )
+}
+
+/// One model's cell of `row`.
+fn cell(row: &Row, model: Model, c: &Cell) -> String {
+    let group = row.workload.group;
+    let open = |class: &str, title: &str| {
+        format!(
+            "<td class=\"cell {class}\" data-model=\"{}\"><a href=\"#group-{group}\" title=\"{}\">",
+            model.slug(),
+            escape(title)
+        )
+    };
+    match c {
+        Cell::Best { pick, relative: rel } => {
+            let close = rel.as_ref().map_or(0.0, |r| closeness(row.figure, r));
+            let best = if relative(rel.as_ref()) == "1.00" { " best" } else { "" };
+            let variant = match at_size(&pick.measure) {
+                Some(at) if pick.variant.is_empty() => at,
+                Some(at) => format!("{}, {at}", pick.variant),
+                None => pick.variant.clone(),
+            };
+            format!(
+                "{}<span class=\"fig\"><b class=\"rel\">{}</b> <span class=\"abs\">{}</span></span><span class=\"variant\">{}</span><span class=\"sub\">{}</span><span class=\"bar\"><i style=\"width: {:.0}%\"></i></span></a></td>",
+                open(&format!("measured {}{best}", band(close)), pick.column.as_str()),
+                relative(rel.as_ref()),
+                escape(&figure(row.figure, pick.measure.main.median)),
+                escape(&variant),
+                escape(&second_line(&pick.measure).replace(" us/req", " µs CPU/req")),
+                close * 100.0
+            )
+        }
+        Cell::OnlyByDesign(pick) => format!(
+            "{}<span class=\"fig\"><span class=\"abs\">{}</span></span><span class=\"variant\">{}</span><span class=\"sub\">blocks by design: not ranked</span></a></td>",
+            open("measured by-design", pick.column.as_str()),
+            escape(&figure(row.figure, pick.measure.main.median)),
+            escape(&pick.variant)
+        ),
+        Cell::Missing { why, failure } => format!(
+            "{}<span class=\"why\">{}</span></a></td>",
+            open("missing", failure.as_deref().unwrap_or(why)),
+            escape(why)
+        ),
+    }
+}
+
+fn row_html(row: &Row) -> String {
+    let mut out = format!(
+        "<tr class=\"glance-row\" data-group=\"{g}\"><th scope=\"row\"><a href=\"#group-{g}\">{name}</a><span class=\"route\">{route}</span></th>",
+        g = row.workload.group,
+        name = escape(row.workload.name),
+        route = escape(&row.route)
+    );
+    for (model, c) in &row.cells {
+        out.push_str(&cell(row, *model, c));
+    }
+    out.push_str(&judged(row.verdict.as_ref(), row.workload.decides));
+    out.push_str("</tr>\n");
+    out
+}
+
+/// The header row of a matrix with a column per model.
+pub(crate) fn model_headers() -> String {
+    Model::ALL
+        .iter()
+        .map(|m| {
+            format!(
+                "<th class=\"model\" data-model=\"{}\">{}<span>{}</span></th>",
+                m.slug(),
+                escape(&capitalised(m.name())),
+                escape(m.shape())
+            )
+        })
+        .collect()
+}
+
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
+}
+
+/// The main matrix: `section#at-a-glance`.
+pub fn section(g: &Glance) -> String {
+    let mut out = String::from("<section id=\"at-a-glance\">\n<h2>At a glance: which model for which workload</h2>\n<p class=\"legend\">Each cell: the model's best variant that does not block by design; its figure relative to the row's best (<b>1.00</b> = best) and the figure (successful req/s; the sweep's plateau; memory per idle connection); p99 and server CPU per request. Darker, longer bar: closer to the best; hatched: blocks by design. A cell opens its group.</p>\n");
+    if g.rows.is_empty() {
+        out.push_str("<p>No workload of the matrix was measured in this run.</p>\n</section>\n");
+        return out;
+    }
+    let _ = write!(
+        out,
+        "<table class=\"glance\">\n<colgroup><col class=\"c-work\"><col class=\"c-model\"><col class=\"c-model\"><col class=\"c-model\"><col class=\"c-judged\"></colgroup>\n<thead><tr><th class=\"workload\">Workload</th>{}<th>Verdict · what decides it</th></tr></thead>\n<tbody>\n",
+        model_headers()
+    );
+    for row in &g.rows {
+        out.push_str(&row_html(row));
+    }
+    out.push_str("</tbody>\n</table>\n</section>\n");
+    out
+}
+
+/// A verdict badge with its finding's id, or "-".
+fn badge(v: Option<&RowVerdict>) -> String {
+    v.map_or("-".to_owned(), |v| {
+        format!(
+            "<span class=\"verdict {}\">{}</span> <code>{}</code>",
+            verdict_class(v.verdict),
+            v.verdict.word(),
+            escape(&v.finding)
+        )
+    })
+}
+
+/// One wrong variant's row.
+fn wrong_row(w: &Wrong) -> String {
+    let right = w.right.map_or("-".to_owned(), |(id, p)| {
+        format!(
+            "{}<span class=\"col\">{}</span>",
+            ms(p),
+            escape(id.as_str())
+        )
+    });
+    let mut costs: Vec<String> = Vec::new();
+    costs.extend(w.threads.iter().map(|t| format!("threads {}", escape(t))));
+    costs.extend(
+        w.unanswered
+            .iter()
+            .map(|u| format!("unanswered connections {}", escape(u))),
+    );
+    format!(
+        "<tr class=\"wrong\" data-column=\"{col}\"><td><a href=\"#group-{g}\">{what}</a><span class=\"col\">{col} · {g}</span></td><td class=\"p99\">{p99}</td><td>{right}</td><td>{costs}</td><td>{verdict}</td></tr>\n",
+        col = escape(w.column.as_str()),
+        g = w.group,
+        what = escape(&w.what),
+        p99 = w.p99_ms.map_or("-".to_owned(), ms),
+        costs = if costs.is_empty() {
+            "-".to_owned()
+        } else {
+            costs.join("; ")
+        },
+        verdict = badge(w.verdict.as_ref()),
+    )
+}
+
+/// The other implementations' columns, a row each, against our models.
+fn calibration_table(g: &Glance) -> String {
+    let mut out = String::from("<h3>Other implementations, for calibration</h3>\n<table class=\"calibration\">\n<thead><tr><th>Implementation</th><th>Workload</th><th>Against our best</th><th>Figure</th><th>p99 · server CPU</th></tr></thead>\n<tbody>\n");
+    for c in &g.calibration {
+        let [name, workload, against, figure_, second] = calibration_cells(c).map(|x| escape(&x));
+        let _ = writeln!(
+            out,
+            "<tr class=\"calibration\" data-column=\"{}\"><th scope=\"row\">{name}</th><td><a href=\"#group-{}\">{workload}</a></td><td>{against}</td><td>{figure_}</td><td>{}</td></tr>",
+            c.pick.column,
+            c.group,
+            second.replace(" us/req", " µs CPU/req")
+        );
+    }
+    out.push_str("</tbody>\n</table>\n");
+    out
+}
+
+/// What goes wrong and the calibration columns: `section#what-goes-wrong`;
+/// nothing when the run has neither.
+pub fn wrongs_section(g: &Glance) -> String {
+    if g.wrongs.is_empty() && g.calibration.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("<section id=\"what-goes-wrong\">\n");
+    if !g.wrongs.is_empty() {
+        out.push_str("<h2>What goes wrong</h2>\n<p class=\"legend\">Each deliberately wrong variant the run measured: what it does to /health requests next to it, next to the same work done right, and what else it cost.</p>\n<table class=\"wrongs\">\n<colgroup><col class=\"c-what\"><col class=\"c-p99\"><col class=\"c-right\"><col class=\"c-costs\"><col class=\"c-verdict\"></colgroup>\n<thead><tr><th>The wrong variant, loaded next to /health</th><th>/health p99 next to it</th><th>Next to it done right</th><th>Threads, unanswered connections</th><th>Verdict</th></tr></thead>\n<tbody>\n");
+        let mut kind = None;
+        for w in &g.wrongs {
+            if kind != Some(w.kind) {
+                kind = Some(w.kind);
+                let _ = writeln!(
+                    out,
+                    "<tr class=\"kind\"><th colspan=\"5\">{}</th></tr>",
+                    w.kind.words()
+                );
+            }
+            out.push_str(&wrong_row(w));
+        }
+        out.push_str("</tbody>\n</table>\n");
+    }
+    if !g.calibration.is_empty() {
+        out.push_str(&calibration_table(g));
+    }
+    out.push_str("</section>\n");
+    out
+}
+
+/// The matrix's own styles, added to the report's stylesheet.
+pub const STYLE: &str = r#"
+#at-a-glance h2 { margin-top: 10px; }
+p.legend { font-size: 12.5px; color: var(--muted); margin: 2px 0 6px; }
+table.glance { width: 100%; table-layout: fixed; font-size: 13px; line-height: 1.25; margin: 4px 0; }
+table.glance col.c-work { width: 13%; } table.glance col.c-model { width: 20.5%; } table.glance col.c-judged { width: auto; }
+table.glance thead th { text-align: left; font-size: 13.5px; padding: 4px 8px; }
+table.glance thead th span { display: block; font-weight: 400; font-size: 11.5px; color: var(--muted); }
+table.glance tbody th { white-space: normal; padding: 3px 8px; }
+table.glance tbody th a { color: inherit; font-weight: 700; text-decoration: none; }
+table.glance .route { display: block; font: 11.5px ui-monospace, SFMono-Regular, Menlo, monospace; color: var(--muted); }
+table.glance td.cell { padding: 0; text-align: left; white-space: normal; position: relative; }
+table.glance td.cell a { display: block; padding: 3px 8px 8px; color: #1f2328; text-decoration: none; min-height: 100%; }
+table.glance td.cell a:hover { outline: 2px solid #1f2328; outline-offset: -2px; }
+.cell .fig { display: block; font-variant-numeric: tabular-nums; }
+.cell .rel { font-size: 15px; margin-right: 4px; }
+.cell .abs { font-weight: 600; }
+.cell .variant { display: block; font-size: 12px; }
+.cell .sub { display: block; font-size: 11.5px; color: #3d444d; font-variant-numeric: tabular-nums; }
+.cell .bar { position: absolute; left: 8px; right: 8px; bottom: 2px; height: 3px; background: rgba(31, 35, 40, 0.08); }
+.cell .bar i { display: block; height: 100%; background: #1f2328; }
+.cell.b5 { background: #74c4b4; } .cell.b4 { background: #a8dcc9; } .cell.b3 { background: #d4eed8; }
+.cell.b2 { background: #eef7e4; } .cell.b1 { background: #fbfdf7; }
+.cell.best .rel::after { content: " best"; font-size: 11px; font-weight: 600; }
+.cell.by-design, .cell.missing { background: repeating-linear-gradient(135deg, #f6f8fa 0 6px, #e6e9ed 6px 8px); color: var(--muted); }
+.cell.missing .why { font-style: italic; }
+td.judged { text-align: left; white-space: normal; font-size: 12px; padding: 3px 8px; }
+td.judged .verdict { min-width: 0; font-size: 11.5px; padding: 1px 6px; }
+td.judged code { font-size: 11px; }
+td.judged .kind { font-size: 11px; color: var(--muted); font-style: italic; }
+td.judged .decides { display: block; color: #3d444d; margin-top: 2px; }
+.no-finding { font-style: italic; color: var(--muted); }
+table.wrongs { width: 100%; table-layout: fixed; font-size: 13px; }
+table.wrongs col.c-what { width: 24%; } table.wrongs col.c-p99 { width: 11%; } table.wrongs col.c-right { width: 17%; }
+table.wrongs col.c-costs { width: 27%; } table.wrongs col.c-verdict { width: auto; }
+table.wrongs td { text-align: left; white-space: normal; }
+table.wrongs td.p99 { font-weight: 700; font-variant-numeric: tabular-nums; }
+table.wrongs tr.kind th { background: #f6f8fa; font-size: 13.5px; }
+table.wrongs .col { display: block; font: 11px ui-monospace, SFMono-Regular, Menlo, monospace; color: var(--muted); overflow-wrap: anywhere; }
+table.wrongs .verdict { min-width: 0; font-size: 11.5px; padding: 1px 6px; }
+table.wrongs code { font-size: 11px; overflow-wrap: anywhere; }
+table.calibration { font-size: 13px; }
+table.calibration td { text-align: left; }
+table.glance-compare { width: 100%; table-layout: fixed; font-size: 12px; line-height: 1.3; }
+table.glance-compare col.c-work { width: 10%; } table.glance-compare col.c-side { width: 10.5%; } table.glance-compare col.c-verdict { width: auto; }
+table.glance-compare tbody th { white-space: normal; }
+table.glance-compare td { text-align: left; white-space: normal; font-variant-numeric: tabular-nums; }
+table.glance-compare .fig { white-space: nowrap; }
+table.glance-compare .variant { display: block; font-size: 11px; color: var(--muted); }
+table.glance-compare code { display: block; font-size: 10.5px; overflow-wrap: anywhere; }
+table.glance-compare td.changed { background: #fff1b8; box-shadow: inset 0 0 0 3px #1f2328; }
+table.glance-compare .mark { display: block; font-size: 11px; font-weight: 700; text-transform: uppercase; letter-spacing: 0.04em; }
+table.glance-compare tr.changed-verdict th { border-left: 5px solid #1f2328; }
+table.glance-compare .verdict { min-width: 0; white-space: normal; font-size: 11.5px; }
+"#;

@@ -1,0 +1,383 @@
+//! The run at a glance: which model for which workload. A row per workload
+//! the run measured ([`workloads::WORKLOADS`]), a column per model (thread
+//! pool, event loop, virtual threads); each cell the model's best variant
+//! that does not block by design, named, with its figure relative to the
+//! row's best (1.00 = best) and the figure itself, then its p99 and server
+//! CPU per request; per row, the verdict of the finding that judges it and
+//! what decides it. Then what goes wrong ([`wrongs`]) and the other
+//! implementations measured for calibration, apart.
+//!
+//! Built from a run's results and findings alone, so every saved run has
+//! one (an older run with fewer groups has fewer rows). Columns are read
+//! generically: a column's model from its server, its variant from its
+//! driver, route and label ([`columns`]), so a column added to a group
+//! takes its place in its row by itself. The printers ([`text`],
+//! [`markdown`], [`html`]) are functions of the [`Glance`].
+
+pub mod columns;
+pub mod html;
+pub mod markdown;
+pub mod measure;
+pub mod text;
+pub mod words;
+pub mod workloads;
+pub mod wrongs;
+
+use bench_analysis::findings::kind_of;
+use bench_model::{ColumnId, Finding, FindingKind, GroupId, GroupResult, RunResults};
+use bench_model::{Spread, Target, Thresholds, Verdict};
+
+pub use columns::Model;
+use columns::{blocks_by_design, column_routes, idle_target, plain_route, route_of};
+pub use measure::{Figure, Measure};
+use workloads::Workload;
+pub use wrongs::Wrong;
+
+/// The whole matrix of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Glance {
+    /// A row per workload the run measured, in [`workloads::WORKLOADS`]' order.
+    pub rows: Vec<Row>,
+    /// What goes wrong: each deliberately wrong variant the run measured.
+    pub wrongs: Vec<Wrong>,
+    /// Columns of other implementations (calibration servers), each against
+    /// the best of our models in its group.
+    pub calibration: Vec<Calibration>,
+}
+
+/// One workload across the three models.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub workload: &'static Workload,
+    /// The group's title, as the report heads its section.
+    pub title: String,
+    /// The route the group's plain columns load, e.g. "/users/{id}".
+    pub route: String,
+    pub figure: Figure,
+    /// A cell per model, in [`Model::ALL`]'s order.
+    pub cells: Vec<(Model, Cell)>,
+    /// The first finding of the workload's list the run has.
+    pub verdict: Option<RowVerdict>,
+}
+
+/// A column the matrix shows: its id, its variant's name and its figures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pick {
+    pub column: ColumnId,
+    /// "rayon", "yielding driver", "sync driver".
+    pub variant: String,
+    pub measure: Measure,
+}
+
+/// What a model shows in a row.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    /// Its best variant that does not block by design, and that figure
+    /// relative to the row's best (`None` when the best is 0).
+    Best {
+        pick: Pick,
+        relative: Option<Spread>,
+    },
+    /// Every variant of it the run measured here blocks by design: the
+    /// best of them, shown but never ranked.
+    OnlyByDesign(Pick),
+    /// Nothing of this model was measured here: why, in a few words, and
+    /// the column's own failure where one failed.
+    Missing {
+        why: &'static str,
+        failure: Option<String>,
+    },
+}
+
+/// The verdict a row shows, as the run's finding has it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowVerdict {
+    pub finding: String,
+    pub verdict: Verdict,
+    /// Prediction or design check (this build's kind of an id saved before kinds).
+    pub kind: Option<FindingKind>,
+}
+
+impl RowVerdict {
+    fn of(f: &Finding) -> RowVerdict {
+        RowVerdict {
+            finding: f.id.clone(),
+            verdict: f.verdict,
+            kind: kind_of(f),
+        }
+    }
+
+    /// Whether the finding is a design check rather than a prediction.
+    pub fn is_design_check(&self) -> bool {
+        self.kind == Some(FindingKind::DesignCheck)
+    }
+}
+
+/// A column of another implementation, against our models in its group.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Calibration {
+    /// The server, as results.json names it ("tomcat").
+    pub implementation: String,
+    pub group: GroupId,
+    /// The workload's name, or the group's title for a group no row has.
+    pub workload: String,
+    pub figure: Figure,
+    pub pick: Pick,
+    /// Its figure relative to the best of our models in the group, and
+    /// which that is; `None` where none of ours was measured there.
+    pub against: Option<(Spread, Model, String)>,
+}
+
+/// One measured (or failed) column of a group, as the matrix reads it.
+struct Entry {
+    id: ColumnId,
+    target: Target,
+    words: Vec<String>,
+    by_design: bool,
+    measure: Option<Measure>,
+    failure: Option<String>,
+}
+
+/// The matrix of `results`, with the verdicts of `findings`.
+pub fn build(results: &RunResults, findings: &[Finding], t: &Thresholds) -> Glance {
+    let mut rows = Vec::new();
+    let mut calibration = Vec::new();
+    for g in &results.groups {
+        let (figure, entries) = entries(g, t);
+        let workload = workloads::of_group(g.id);
+        if let Some(w) = workload {
+            rows.push(row(g, w, figure, &entries, findings));
+        }
+        let name = workload.map_or_else(|| g.title.clone(), |w| w.name.to_owned());
+        calibration.extend(calibrations(g.id, &name, figure, &entries));
+    }
+    rows.sort_by_key(|r| {
+        workloads::WORKLOADS
+            .iter()
+            .position(|w| w.group == r.workload.group)
+    });
+    Glance {
+        rows,
+        wrongs: wrongs::wrongs(results, findings, t),
+        calibration,
+    }
+}
+
+/// Every column (or idle server) of `g` with its figures, and the figure
+/// they are compared by.
+fn entries(g: &GroupResult, t: &Thresholds) -> (Figure, Vec<Entry>) {
+    if let Some(idle) = &g.idle {
+        let entries = idle
+            .servers
+            .iter()
+            .filter_map(|s| {
+                let target = idle_target(s)?;
+                let route = route_of(s.label.split_whitespace().nth(1).unwrap_or_default());
+                Some(Entry {
+                    id: s.id,
+                    target,
+                    words: columns::variant_words(
+                        s.id.as_str(),
+                        target,
+                        &s.label,
+                        &route,
+                        &route,
+                        g.id.as_str(),
+                    ),
+                    by_design: blocks_by_design(target, &route, None),
+                    measure: measure::of_idle(s, &idle.sizes),
+                    failure: s.failure.clone(),
+                })
+            })
+            .collect();
+        return (Figure::IdleKib, entries);
+    }
+    let routes = column_routes(&g.columns);
+    let plain = plain_route(routes.iter().map(String::as_str));
+    let figure = if g.sweep.is_some() {
+        Figure::Plateau
+    } else {
+        Figure::Throughput
+    };
+    let entries = g
+        .columns
+        .iter()
+        .zip(&routes)
+        .map(|(c, route)| Entry {
+            id: c.id,
+            target: c.server,
+            words: columns::variant_words(
+                c.id.as_str(),
+                c.server,
+                &c.label,
+                route,
+                &plain,
+                g.id.as_str(),
+            ),
+            by_design: blocks_by_design(c.server, &c.path, c.background_path.as_deref()),
+            measure: match &g.sweep {
+                Some(s) => measure::of_sweep(c, s, t.sweep_plateau_steps),
+                None => measure::of_load(c),
+            },
+            failure: c.failure.clone(),
+        })
+        .collect();
+    (figure, entries)
+}
+
+/// The better of two figures by `figure`'s sense.
+fn better(figure: Figure, a: f64, b: f64) -> bool {
+    if figure.higher_is_better() {
+        a > b
+    } else {
+        a < b
+    }
+}
+
+/// The entry of `these` with the best figure, if any has one.
+fn best<'a>(
+    figure: Figure,
+    these: impl Iterator<Item = &'a Entry>,
+) -> Option<(&'a Entry, Measure)> {
+    these
+        .filter_map(|e| Some((e, e.measure?)))
+        .fold(None, |acc, (e, m)| match acc {
+            Some((_, am)) if !better(figure, m.main.median, am.main.median) => acc,
+            _ => Some((e, m)),
+        })
+}
+
+/// The name of `e`'s variant: its words, or the workload's plain name for
+/// its model when it has none.
+fn variant_name(e: &Entry, plain: Option<[&str; 2]>) -> String {
+    if !e.words.is_empty() {
+        return e.words.join(", ");
+    }
+    match (Model::of(e.target), plain) {
+        (Some(Model::ThreadPool), Some(p)) => p[0].to_owned(),
+        (Some(Model::EventLoop), Some(p)) => p[1].to_owned(),
+        _ => String::new(),
+    }
+}
+
+fn pick(e: &Entry, m: Measure, plain: Option<[&str; 2]>) -> Pick {
+    Pick {
+        column: e.id,
+        variant: variant_name(e, plain),
+        measure: m,
+    }
+}
+
+/// The best of our models' right variants in a group: its figure, model
+/// and variant.
+fn ours_best(
+    figure: Figure,
+    entries: &[Entry],
+    plain: Option<[&str; 2]>,
+) -> Option<(Measure, Model, String)> {
+    let (e, m) = best(
+        figure,
+        entries
+            .iter()
+            .filter(|e| !e.by_design && Model::of(e.target).is_some()),
+    )?;
+    Some((m, Model::of(e.target)?, variant_name(e, plain)))
+}
+
+fn row(
+    g: &GroupResult,
+    w: &'static Workload,
+    figure: Figure,
+    entries: &[Entry],
+    findings: &[Finding],
+) -> Row {
+    let best_figure = ours_best(figure, entries, Some(w.plain)).map(|b| b.0.main.median);
+    let cells = Model::ALL
+        .into_iter()
+        .map(|model| {
+            let mine: Vec<&Entry> = entries
+                .iter()
+                .filter(|e| Model::of(e.target) == Some(model))
+                .collect();
+            (model, cell(figure, &mine, best_figure, w.plain))
+        })
+        .collect();
+    let route = if g.idle.is_some() {
+        "/health".to_owned()
+    } else {
+        plain_route(column_routes(&g.columns).iter().map(String::as_str))
+    };
+    Row {
+        workload: w,
+        title: g.title.clone(),
+        route,
+        figure,
+        cells,
+        verdict: w
+            .judged_by
+            .iter()
+            .find_map(|id| findings.iter().find(|f| f.id == *id))
+            .map(RowVerdict::of),
+    }
+}
+
+/// One model's cell of a row from its columns there.
+fn cell(figure: Figure, mine: &[&Entry], best_figure: Option<f64>, plain: [&str; 2]) -> Cell {
+    if let Some((e, m)) = best(figure, mine.iter().copied().filter(|e| !e.by_design)) {
+        let relative = best_figure.and_then(|b| measure::relative(&m.main, b));
+        return Cell::Best {
+            pick: pick(e, m, Some(plain)),
+            relative,
+        };
+    }
+    if let Some((e, m)) = best(figure, mine.iter().copied()) {
+        return Cell::OnlyByDesign(pick(e, m, Some(plain)));
+    }
+    match mine.iter().find_map(|e| e.failure.clone()) {
+        Some(failure) => Cell::Missing {
+            why: "failed",
+            failure: Some(failure),
+        },
+        None if mine.is_empty() => Cell::Missing {
+            why: "not run",
+            failure: None,
+        },
+        None => Cell::Missing {
+            why: "no round measured",
+            failure: None,
+        },
+    }
+}
+
+/// The columns of other implementations in a group, each against the
+/// best of ours there.
+fn calibrations(
+    group: GroupId,
+    workload: &str,
+    figure: Figure,
+    entries: &[Entry],
+) -> Vec<Calibration> {
+    let ours = ours_best(figure, entries, None);
+    entries
+        .iter()
+        .filter(|e| Model::of(e.target).is_none())
+        .filter_map(|e| {
+            let m = e.measure?;
+            let against = ours.as_ref().and_then(|(best, model, variant)| {
+                Some((
+                    measure::relative(&m.main, best.main.median)?,
+                    *model,
+                    variant.clone(),
+                ))
+            });
+            Some(Calibration {
+                implementation: e.target.name().to_owned(),
+                group,
+                workload: workload.to_owned(),
+                figure,
+                pick: pick(e, m, None),
+                against,
+            })
+        })
+        .collect()
+}

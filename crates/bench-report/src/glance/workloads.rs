@@ -1,0 +1,151 @@
+//! The rows of the matrix, in one table: which group measures which
+//! workload, what its plain variants are called, which findings judge it
+//! (the first one the run has is the row's verdict) and, in a few words,
+//! what decides it. The words never state a figure: the figures are the
+//! run's, in the cells.
+
+use bench_model::GroupId;
+
+/// One workload of the matrix: a row, when the run measured its group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Workload {
+    /// The group that measures it.
+    pub group: GroupId,
+    /// Its name in the row's header.
+    pub name: &'static str,
+    /// What a thread-pool and an event-loop column without a variant of
+    /// their own run in this workload (virtual threads always name their
+    /// driver).
+    pub plain: [&'static str; 2],
+    /// The findings that judge the row, the one that decides it first:
+    /// a row shows the first of them the run has.
+    pub judged_by: &'static [&'static str],
+    /// What decides the row, in a few words and no figure.
+    pub decides: &'static str,
+}
+
+/// Every workload, in the matrix's order: CPU, the database near and far,
+/// Redis, a slow downstream, the cheap routes, the ramp, then what many
+/// waiting and idle connections cost.
+pub const WORKLOADS: &[Workload] = &[
+    Workload {
+        group: GroupId::Cpu,
+        name: "CPU-bound",
+        plain: ["inline", "inline"],
+        judged_by: &["cpu-offload-recovers", "cpu-inline-hurts-async"],
+        decides: "the cores: once the event loop offloads, all do the same work",
+    },
+    Workload {
+        group: GroupId::Database,
+        name: "Database, local",
+        plain: ["sync driver", "sqlx"],
+        judged_by: &["db-async-driver-wins", "db-spawn-blocking-recovers"],
+        decides: "Postgres on the same cores: each wait is short",
+    },
+    Workload {
+        group: GroupId::RemoteDb,
+        name: "Database, remote",
+        plain: ["sync driver", "sqlx"],
+        judged_by: &[
+            "remote-db-yielding-reaches-pool",
+            "remote-db-pinning-half-of-yielding",
+        ],
+        decides: "the pool, not the model: pool / round trip",
+    },
+    Workload {
+        group: GroupId::Cache,
+        name: "Redis",
+        plain: ["sync client", "shared connection"],
+        judged_by: &["cache-async-wins", "cache-shared-connection-beats-pool"],
+        decides: "how the connections are shared: one multiplexed, or a pool",
+    },
+    Workload {
+        group: GroupId::Slow,
+        name: "Slow downstream, 300 ms",
+        plain: ["sleeping thread", "timer"],
+        judged_by: &[],
+        decides: "Little's law: a pool serves threads / wait at most",
+    },
+    Workload {
+        group: GroupId::Baseline,
+        name: "/health",
+        plain: ["nio connector", "hyper"],
+        judged_by: &["baseline-async-wins", "baseline-cpu-per-request"],
+        decides: "the cost of a request itself: nothing waits",
+    },
+    Workload {
+        group: GroupId::Json,
+        name: "JSON echo",
+        plain: ["nio connector", "hyper"],
+        judged_by: &[],
+        decides: "parsing on the cores: nothing waits",
+    },
+    Workload {
+        group: GroupId::Ramp,
+        name: "k6 ramp, database",
+        plain: ["sync driver", "sqlx"],
+        judged_by: &["ramp-async-wins"],
+        decides: "the database under rising load: waits stay short",
+    },
+    Workload {
+        group: GroupId::SweepPosts,
+        name: "Many waiting connections",
+        plain: ["sleeping thread", "timer"],
+        judged_by: &[
+            "sweep-async-past-cap",
+            "sweep-virtual-past-cap",
+            "sweep-blocking-plateau-at-cap",
+        ],
+        decides: "Little's law caps a pool at threads / wait; the others pass it",
+    },
+    Workload {
+        group: GroupId::Idle,
+        name: "Idle connections",
+        plain: ["nio connector", "hyper"],
+        judged_by: &[
+            "idle-async-less-memory-than-tiny-http",
+            "idle-nio-and-async-no-threads",
+            "idle-virtual-no-threads",
+        ],
+        decides: "what a waiting connection holds: a thread, or its state",
+    },
+];
+
+/// The workload group `id` measures, if it is a row of the matrix.
+pub fn of_group(id: GroupId) -> Option<&'static Workload> {
+    WORKLOADS.iter().find(|w| w.group == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_group_is_one_row_at_most_and_no_line_claims_a_figure() {
+        for w in WORKLOADS {
+            assert_eq!(WORKLOADS.iter().filter(|o| o.group == w.group).count(), 1);
+            // "300 ms" names the workload; the line on what decides it
+            // must not state a measured figure.
+            assert!(
+                !w.decides.chars().any(|c| c.is_ascii_digit()),
+                "{}: {}",
+                w.name,
+                w.decides
+            );
+        }
+        assert_eq!(of_group(GroupId::Mixed), None);
+    }
+
+    #[test]
+    fn every_judging_finding_is_one_this_build_has() {
+        let ids: Vec<&str> = bench_analysis::findings::kinds()
+            .into_iter()
+            .map(|k| k.0)
+            .collect();
+        for w in WORKLOADS {
+            for id in w.judged_by {
+                assert!(ids.contains(id), "{}: no finding {id}", w.name);
+            }
+        }
+    }
+}

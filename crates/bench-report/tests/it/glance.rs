@@ -1,0 +1,258 @@
+//! The run at a glance from fixed results: a row per workload measured and
+//! none for one that was not, the three model columns, the best cell at
+//! 1.00, a variant that blocks by design never ranked, a model without a
+//! measurement saying so; the text within 100 columns, the page's matrix
+//! before the findings; and in a comparison, a changed verdict or a
+//! relative figure that moved marks its row or cell, and nothing else.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code outside #[test] functions: a panic is how it reports a failure"
+)]
+
+use bench_analysis::findings::check;
+use bench_model::*;
+use bench_report::glance::{self, Cell, Glance, Model};
+
+use crate::build::*;
+
+/// A column on a real route, so that the route table can say whether it
+/// blocks by design.
+fn on(mut c: ColumnResult, path: &str) -> ColumnResult {
+    c.path = path.into();
+    c
+}
+
+/// CPU and the local database, nothing else: the event loop's inline /cpu
+/// and the pinning driver's /users/1 block by design; the virtual-thread
+/// server measured nothing in the database group.
+fn fixed_run() -> RunResults {
+    let cpu = group(
+        "cpu",
+        vec![
+            on(
+                steady("blocking-cpu", "blocking", 700.0, 40.0, 210),
+                "/cpu?n=5",
+            ),
+            on(steady("async-cpu", "async", 900.0, 90.0, 5), "/cpu?n=5"),
+            on(
+                steady("async-cpu-rayon", "async", 690.0, 41.0, 7),
+                "/cpu/rayon?n=5",
+            ),
+            on(
+                steady("virtual-cpu", "virtual-pinning", 650.0, 45.0, 7),
+                "/cpu?n=5",
+            ),
+        ],
+    );
+    let mut failed = on(
+        column("virtual-yielding-users", "virtual-yielding", &[], 7),
+        "/users/1",
+    );
+    failed.failure = Some("no request succeeded: every connection was refused".into());
+    let database = group(
+        "database",
+        vec![
+            on(
+                steady("blocking-users", "blocking", 1000.0, 20.0, 210),
+                "/users/1",
+            ),
+            on(steady("async-users", "async", 1250.0, 15.0, 5), "/users/1"),
+            on(
+                steady("async-users-blocking", "async", 1400.0, 15.0, 5),
+                "/users/1/blocking",
+            ),
+            failed,
+        ],
+    );
+    results(vec![cpu, database])
+}
+
+fn glance_of(run: &RunResults) -> Glance {
+    glance::build(run, &check(run, &THRESHOLDS), &THRESHOLDS)
+}
+
+fn cell(g: &Glance, row: &str, model: Model) -> Cell {
+    let row = g.rows.iter().find(|r| r.workload.name == row).unwrap();
+    row.cells.iter().find(|c| c.0 == model).unwrap().1.clone()
+}
+
+fn relative(c: &Cell) -> f64 {
+    match c {
+        Cell::Best { relative, .. } => relative.unwrap().median,
+        other => panic!("not ranked: {other:?}"),
+    }
+}
+
+#[test]
+fn a_row_per_measured_workload_three_models_and_the_best_at_one() {
+    let g = glance_of(&fixed_run());
+    let names: Vec<&str> = g.rows.iter().map(|r| r.workload.name).collect();
+    // No Redis, /health or idle row: the run did not measure them.
+    assert_eq!(names, ["CPU-bound", "Database, local"]);
+    for row in &g.rows {
+        let models: Vec<Model> = row.cells.iter().map(|c| c.0).collect();
+        assert_eq!(models, Model::ALL);
+    }
+    // The event loop's sqlx is the best right variant (its blocking driver
+    // on the loop served more, but blocks by design and never counts).
+    let db = cell(&g, "Database, local", Model::EventLoop);
+    assert_eq!(relative(&db), 1.0);
+    let Cell::Best { pick, .. } = &db else {
+        unreachable!()
+    };
+    assert_eq!(pick.column, ColumnId::AsyncUsers);
+    assert_eq!(pick.variant, "sqlx");
+    assert_eq!(
+        relative(&cell(&g, "Database, local", Model::ThreadPool)),
+        0.8
+    );
+    // On /cpu the event loop's best is its rayon offload, the row's best
+    // the thread pool; virtual threads have only /cpu inline, which holds
+    // a carrier by design: shown, never ranked.
+    assert_eq!(relative(&cell(&g, "CPU-bound", Model::ThreadPool)), 1.0);
+    let cpu = cell(&g, "CPU-bound", Model::EventLoop);
+    assert!((relative(&cpu) - 690.0 / 700.0).abs() < 1e-12);
+    let Cell::Best { pick, .. } = &cpu else {
+        unreachable!()
+    };
+    assert_eq!(pick.variant, "rayon");
+    assert!(
+        matches!(cell(&g, "CPU-bound", Model::VirtualThreads), Cell::OnlyByDesign(p) if p.column == ColumnId::VirtualCpu)
+    );
+    // A column that measured nothing says so.
+    assert_eq!(
+        cell(&g, "Database, local", Model::VirtualThreads),
+        Cell::Missing {
+            why: "failed",
+            failure: Some("no request succeeded: every connection was refused".into())
+        }
+    );
+    // Each row is judged by its first finding the run has.
+    let verdicts: Vec<&str> = g
+        .rows
+        .iter()
+        .map(|r| r.verdict.as_ref().unwrap().finding.as_str())
+        .collect();
+    assert_eq!(verdicts, ["cpu-offload-recovers", "db-async-driver-wins"]);
+}
+
+#[test]
+fn a_model_the_group_did_not_run_says_so_and_a_row_without_a_finding_too() {
+    let run = results(vec![group(
+        "json",
+        vec![
+            on(
+                steady("blocking-echo", "blocking", 500.0, 2.0, 210),
+                "/echo",
+            ),
+            on(steady("async-echo", "async", 400.0, 2.0, 5), "/echo"),
+        ],
+    )]);
+    let g = glance_of(&run);
+    assert_eq!(
+        cell(&g, "JSON echo", Model::VirtualThreads),
+        Cell::Missing {
+            why: "not run",
+            failure: None
+        }
+    );
+    assert_eq!(g.rows[0].verdict, None);
+    let text = glance::text::render(&g);
+    assert!(text.contains("no finding judges this row"), "{text}");
+    assert!(text.contains("not run"), "{text}");
+}
+
+#[test]
+fn the_page_opens_with_the_matrix_a_number_in_every_measured_cell() {
+    let run = fixed_run();
+    let findings = check(&run, &THRESHOLDS);
+    let html = bench_report::html::render(&run, &findings, &THRESHOLDS);
+    let at = html.find("<section id=\"at-a-glance\">").unwrap();
+    assert!(at < html.find("<section id=\"findings\">").unwrap());
+    let section = &html[at..at + html[at..].find("</section>").unwrap()];
+    assert_eq!(section.matches("<tr class=\"glance-row\"").count(), 2);
+    assert_eq!(section.matches("<th class=\"model\"").count(), 3);
+    assert_eq!(section.matches("<td class=\"cell ").count(), 6);
+    // Five cells measured (one only by design), one failed.
+    assert_eq!(section.matches("<td class=\"cell measured").count(), 5);
+    assert_eq!(section.matches("<b class=\"rel\">1.00</b>").count(), 2);
+    assert!(section.contains("<span class=\"why\">failed</span>"));
+    // Each cell opens its group's section.
+    assert!(section.contains("<a href=\"#group-database\""));
+}
+
+#[test]
+fn the_text_matrix_fits_in_a_hundred_columns() {
+    let g = glance_of(&fixed_run());
+    let text = glance::text::render(&g);
+    for line in text.lines() {
+        assert!(
+            line.chars().count() <= glance::text::WIDTH,
+            "{} columns: {line}",
+            line.chars().count()
+        );
+    }
+    assert!(text.contains("1.00 · 700 req/s"), "{text}");
+    // The terminal report closes with it.
+    let run = fixed_run();
+    let findings = check(&run, &THRESHOLDS);
+    let report = bench_report::text::render(&run, &findings, &THRESHOLDS);
+    assert!(report.ends_with(&text), "{report}");
+}
+
+#[test]
+fn the_markdown_matrix_has_a_row_per_workload_and_the_best_in_bold() {
+    let md = glance::markdown::render(&glance_of(&fixed_run()), Some("r/report.md"));
+    let rows: Vec<&str> = md.lines().filter(|l| l.starts_with("| **")).collect();
+    assert_eq!(rows.len(), 2, "{md}");
+    assert!(
+        rows[0].starts_with("| **[CPU-bound](r/report.md#cpu)**"),
+        "{md}"
+    );
+    assert!(rows[1].contains("**1.00 · 1250 req/s**<br>sqlx"), "{md}");
+    assert!(rows[1].contains("0.80 · 1000 req/s"), "{md}");
+}
+
+#[test]
+fn calibration_columns_are_listed_below_the_main_matrix() {
+    let mut g = glance_of(&fixed_run());
+    let Cell::Best { pick, .. } = cell(&g, "CPU-bound", Model::ThreadPool) else {
+        unreachable!()
+    };
+    g.calibration.push(glance::Calibration {
+        implementation: "tomcat".into(),
+        group: GroupId::Cpu,
+        workload: "CPU-bound".into(),
+        figure: glance::Figure::Throughput,
+        pick: glance::Pick {
+            variant: String::new(),
+            ..pick
+        },
+        against: Some((
+            Spread::of([0.95]).unwrap(),
+            Model::ThreadPool,
+            "inline".into(),
+        )),
+    });
+    let text = glance::text::render(&g);
+    let main_ends = text.find("Database, local").unwrap();
+    let line = "- tomcat on CPU-bound: 0.95x the thread pool's best (inline) · 700 req/s";
+    assert!(text.find(line).unwrap() > main_ends, "{text}");
+    // On the page, a table of its own after the main matrix, a row each.
+    let html = glance::html::wrongs_section(&g);
+    let table = &html[html
+        .find("<h3>Other implementations, for calibration</h3>")
+        .unwrap()..];
+    assert_eq!(table.matches("<tr class=\"calibration\"").count(), 1);
+    let row = "<th scope=\"row\">tomcat</th><td><a href=\"#group-cpu\">CPU-bound</a></td><td>0.95x the thread pool's best (inline)</td><td>700 req/s</td>";
+    assert!(table.contains(row), "{table}");
+    // The main matrix keeps its three model columns.
+    assert!(!glance::html::section(&g).contains("tomcat"));
+    let md = glance::markdown::render(&g, None);
+    assert!(
+        md.contains("| tomcat | CPU-bound | 0.95x the thread pool's best (inline) | 700 req/s |"),
+        "{md}"
+    );
+}
