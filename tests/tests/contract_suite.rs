@@ -152,9 +152,14 @@ fn check(server: Server, case: &Case, got: &Response) -> Result<(), String> {
     Ok(())
 }
 
+/// Every server, and the async server with each of its Postgres drivers.
 #[test]
 fn every_case_gets_the_contracts_answer_from_every_server() {
-    let apps: Vec<TestApp> = Server::ALL.into_iter().map(spawn_app).collect();
+    let apps: Vec<TestApp> = Server::ALL
+        .into_iter()
+        .chain(Server::OTHER_ASYNC_DRIVERS)
+        .map(spawn_app)
+        .collect();
     let mut failures = Vec::new();
     for case in cases() {
         let answers: Vec<Response> = apps.iter().map(|app| run_case(app, &case)).collect();
