@@ -5,14 +5,16 @@
 //! An exchange is a burst of bytes from the client followed by the server's
 //! answer. It opens when a client chunk arrives at the proxy and none is
 //! open on that connection; it closes when the first chunk of the server's
-//! answer leaves the proxy towards the client. Its delivered round trip is
-//! the time between the two: the latency the proxy adds both ways, plus
-//! the server's own time, plus whatever the proxy's threads were late on a
-//! busy machine. What a client sends before the answer comes (the next
-//! queries of a pipeline) belongs to the open exchange; what the server
-//! sends unasked (a notice) opens none. So a client that waits for each
+//! answer leaves the proxy towards the client, the answer being the first
+//! chunk the server sent after the burst reached it. Its delivered round
+//! trip is the time between the two: the latency the proxy adds both ways,
+//! plus the server's own time, plus whatever the proxy's threads were late
+//! on a busy machine. What a client sends before the answer comes (the
+//! next queries of a pipeline) belongs to the open exchange; what the
+//! server sends unasked (a notice) closes none, nor do the answers to
+//! earlier bursts still on their way. So a client that waits for each
 //! answer before it sends again makes one exchange per request, and one
-//! that pipelines makes fewer exchanges than requests.
+//! that pipelines makes one per round trip, fewer than its requests.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -133,32 +135,58 @@ impl Counters {
     }
 }
 
-/// One connection's open exchange: when its client burst arrived, in
-/// nanoseconds since the counters' epoch (0: none open).
+/// One connection's open exchange: when its client burst arrived, and
+/// when the burst's first chunk was forwarded to the server, in nanoseconds
+/// since the counters' epoch (0: none open, not forwarded yet).
 #[derive(Debug, Default)]
-pub(super) struct OpenExchange(AtomicU64);
+pub(super) struct OpenExchange {
+    arrived: AtomicU64,
+    forwarded: AtomicU64,
+}
 
 impl OpenExchange {
     /// A chunk from the client has just arrived with `bytes` bytes: it opens
-    /// an exchange unless one is open already.
-    pub(super) fn client_sent(&self, counters: &Counters, bytes: usize) {
+    /// an exchange unless one is open already. True when it opened one:
+    /// [`OpenExchange::forwarded`] is then due when it is sent on.
+    pub(super) fn client_sent(&self, counters: &Counters, bytes: usize) -> bool {
         counters
             .bytes_to_server
             .fetch_add(bytes as u64, Ordering::Relaxed);
-        let _ = self
-            .0
-            .compare_exchange(0, counters.now_ns(), Ordering::AcqRel, Ordering::Relaxed);
+        self.arrived
+            .compare_exchange(0, counters.now_ns(), Ordering::AcqRel, Ordering::Relaxed)
+            .is_ok()
     }
 
-    /// A chunk of the server's answer of `bytes` bytes is about to leave
-    /// towards the client: it closes the open exchange, if any.
-    pub(super) fn server_answers(&self, counters: &Counters, bytes: usize) {
+    /// The chunk that opened the exchange is being written to the server.
+    pub(super) fn forwarded(&self, counters: &Counters) {
+        self.forwarded.store(counters.now_ns(), Ordering::Release);
+    }
+
+    /// When a chunk was read from the server, for [`OpenExchange::server_answers`].
+    pub(super) fn now(counters: &Counters) -> u64 {
+        counters.now_ns()
+    }
+
+    /// A chunk of `bytes` bytes, read from the server at `read_at` (from
+    /// [`OpenExchange::now`]), is about to leave towards the client. It is
+    /// the answer to the open exchange if the server sent it after the
+    /// exchange's burst reached the server; a chunk read before that
+    /// answers something sent earlier (a query pipelined in the previous
+    /// round trip) and closes nothing.
+    pub(super) fn server_answers(&self, counters: &Counters, read_at: u64, bytes: usize) {
         counters
             .bytes_to_client
             .fetch_add(bytes as u64, Ordering::Relaxed);
-        let opened = self.0.swap(0, Ordering::AcqRel);
-        if opened != 0 {
-            counters.record(counters.now_ns().saturating_sub(opened));
+        let forwarded = self.forwarded.load(Ordering::Acquire);
+        if forwarded == 0 || read_at < forwarded {
+            return;
+        }
+        // `forwarded` first: while `arrived` is set no exchange can open, so
+        // no new exchange's forwarding time is cleared by this one's close.
+        self.forwarded.store(0, Ordering::Release);
+        let arrived = self.arrived.swap(0, Ordering::AcqRel);
+        if arrived != 0 {
+            counters.record(counters.now_ns().saturating_sub(arrived));
         }
     }
 }

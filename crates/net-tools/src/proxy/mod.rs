@@ -279,8 +279,8 @@ fn pass(client: TcpStream, upstream: TcpStream, shared: &Arc<Shared>) {
 }
 
 /// Which way a pipe carries bytes, and the connection's open exchange,
-/// which the client's chunks open (as they arrive) and the server's close
-/// (as they leave).
+/// which the client's chunks open (as they arrive) and the server's answer
+/// closes (as it leaves).
 enum Leg {
     ClientToServer(Arc<OpenExchange>),
     ServerToClient(Arc<OpenExchange>),
@@ -297,27 +297,32 @@ fn start_pipe(from: TcpStream, to: TcpStream, leg: Leg, shared: &Arc<Shared>) {
     let (chunks, due) = channel();
     let reader_shared = Arc::clone(shared);
     let writer_shared = Arc::clone(shared);
-    let (opens, closes) = match leg {
-        Leg::ClientToServer(exchange) => (Some(exchange), None),
-        Leg::ServerToClient(exchange) => (None, Some(exchange)),
+    let opens = match &leg {
+        Leg::ClientToServer(exchange) => Some(Arc::clone(exchange)),
+        Leg::ServerToClient(_) => None,
     };
     let reader = thread::Builder::new()
         .name("fault-proxy-read".into())
         .spawn(move || read_side(from, chunks, opens, reader_shared));
     let writer = thread::Builder::new()
         .name("fault-proxy-write".into())
-        .spawn(move || write_side(to, due, closes, writer_shared));
+        .spawn(move || write_side(to, due, leg, writer_shared));
     if reader.is_err() || writer.is_err() {
         shared.cut_all();
     }
 }
+
+/// A chunk on its way through a pipe: when it may be written, its bytes,
+/// and its mark for the exchanges (client to server: whether it opened one;
+/// server to client: when it was read).
+type Chunk = (Instant, Vec<u8>, u64);
 
 /// Reads `from` while the mode is `Pass` (holding while `Stall`), stamping
 /// each chunk with the instant it may be written. On the client's side,
 /// each chunk's arrival may open an exchange.
 fn read_side(
     mut from: TcpStream,
-    chunks: Sender<(Instant, Vec<u8>)>,
+    chunks: Sender<Chunk>,
     opens: Option<Arc<OpenExchange>>,
     shared: Arc<Shared>,
 ) {
@@ -334,9 +339,10 @@ fn read_side(
         match from.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => {
-                if let Some(exchange) = &opens {
-                    exchange.client_sent(&shared.counters, n);
-                }
+                let mark = match &opens {
+                    Some(exchange) => u64::from(exchange.client_sent(&shared.counters, n)),
+                    None => OpenExchange::now(&shared.counters),
+                };
                 let delay = shared.delay_us.load(Ordering::SeqCst);
                 if delay > 0 {
                     thread::sleep(Duration::from_micros(delay));
@@ -347,7 +353,7 @@ fn read_side(
                 let one_way = Duration::from_micros(shared.one_way_us.load(Ordering::SeqCst));
                 if shared.mode() != Mode::Pass
                     || chunks
-                        .send((Instant::now() + one_way, buf[..n].to_vec()))
+                        .send((Instant::now() + one_way, buf[..n].to_vec(), mark))
                         .is_err()
                 {
                     break;
@@ -362,14 +368,10 @@ fn read_side(
 
 /// Writes each chunk to `to` at its instant, in order; ends when the reader
 /// does (its sender dropped) or a write fails, and closes both ways. On
-/// the way back to the client, each chunk leaving may close an exchange.
-fn write_side(
-    mut to: TcpStream,
-    due: Receiver<(Instant, Vec<u8>)>,
-    closes: Option<Arc<OpenExchange>>,
-    shared: Arc<Shared>,
-) {
-    for (at, chunk) in due {
+/// the way to the server, the chunk that opened an exchange is stamped as
+/// it leaves; on the way back, each chunk leaving may close the exchange.
+fn write_side(mut to: TcpStream, due: Receiver<Chunk>, leg: Leg, shared: Arc<Shared>) {
+    for (at, chunk, mark) in due {
         let wait = at.saturating_duration_since(Instant::now());
         if !wait.is_zero() {
             thread::sleep(wait);
@@ -380,8 +382,12 @@ fn write_side(
         if shared.mode() != Mode::Pass {
             break;
         }
-        if let Some(exchange) = &closes {
-            exchange.server_answers(&shared.counters, chunk.len());
+        match &leg {
+            Leg::ClientToServer(exchange) if mark == 1 => exchange.forwarded(&shared.counters),
+            Leg::ClientToServer(_) => {}
+            Leg::ServerToClient(exchange) => {
+                exchange.server_answers(&shared.counters, mark, chunk.len());
+            }
         }
         if to.write_all(&chunk).is_err() {
             break;

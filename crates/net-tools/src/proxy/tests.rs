@@ -229,3 +229,42 @@ fn the_stats_are_served_over_http() {
     let sum = value("proxy_delivered_round_trip_seconds_sum");
     assert!((0.008..0.1).contains(&sum), "{sum}");
 }
+
+/// A client that never stops sending (a ping every 2 ms for 300 ms, 20 ms
+/// away): an exchange is a round trip, not a message. Each burst is
+/// answered by the first chunk the echo sent after the burst reached it,
+/// so each exchange is delivered at the setting, not at the gap between a
+/// ping and the echo of an earlier one; and there are about as many
+/// exchanges as round trips fit in the time, far fewer than pings.
+#[test]
+fn a_pipelining_clients_exchanges_are_its_round_trips() {
+    let proxy = FaultProxy::start(echo_server()).unwrap();
+    let rt = Duration::from_millis(20);
+    proxy.set_round_trip(rt);
+    let mut c = client(&proxy);
+    ping(&mut c);
+    let before = proxy.stats();
+    let mut reader = c.try_clone().unwrap();
+    let echoes = thread::spawn(move || {
+        let mut all = [0u8; 150];
+        reader.read_exact(&mut all).map(|()| all.len())
+    });
+    for _ in 0..150 {
+        c.write_all(b"p").unwrap();
+        thread::sleep(Duration::from_millis(2));
+    }
+    assert_eq!(echoes.join().unwrap().unwrap(), 150);
+    thread::sleep(Duration::from_millis(50));
+    let stats = proxy.stats().since(&before);
+    let mean = stats.mean_round_trip().unwrap();
+    assert!(
+        mean >= rt && mean <= rt + Duration::from_millis(5),
+        "delivered {mean:?} with {rt:?} set, over {} exchanges",
+        stats.exchanges
+    );
+    assert!(
+        (5..=25).contains(&stats.exchanges),
+        "{} exchanges for 150 pings over about 300 ms, 20 ms away",
+        stats.exchanges
+    );
+}
