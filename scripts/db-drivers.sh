@@ -80,14 +80,16 @@ for name in $SERVERS; do PORT_OF[$name]=$((PORT + i)); i=$((i + 1)); done
 launch() {
     local common=(--bind "127.0.0.1:${PORT_OF[$1]}" --database-url "$DB_URL" --redis-key-prefix drivers_probe:
         --db-pool-size "$POOL")
+    local cmd
     case $1 in
-        blocking) "$BIN/blocking-server" "${common[@]}" ;;
-        yielding) "$BIN/blocking-server" "${common[@]}" --threads virtual --driver yielding ;;
-        sqlx | deadpool) "$BIN/async-server" "${common[@]}" --postgres-driver "$1" ;;
-        pipelined) "$BIN/async-server" "${common[@]}" --postgres-driver pipelined \
-            ${CLIENTS:+--postgres-clients "$CLIENTS"} ;;
+        blocking) cmd=("$BIN/blocking-server" "${common[@]}") ;;
+        yielding) cmd=("$BIN/blocking-server" "${common[@]}" --threads virtual --driver yielding) ;;
+        sqlx | deadpool) cmd=("$BIN/async-server" "${common[@]}" --postgres-driver "$1") ;;
+        pipelined) cmd=("$BIN/async-server" "${common[@]}" --postgres-driver pipelined
+            ${CLIENTS:+--postgres-clients "$CLIENTS"}) ;;
         *) echo "$SCRIPT: unknown server $1" >&2; exit 2 ;;
-    esac >/dev/null 2>&1 &
+    esac
+    "${cmd[@]}" >/dev/null 2>&1 &
     PID[$1]=$!
     for _ in $(seq 600); do curl -sf "127.0.0.1:${PORT_OF[$1]}/health" >/dev/null && return; sleep 0.1; done
     echo "$SCRIPT: the $1 server did not answer /health" >&2
