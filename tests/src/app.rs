@@ -35,6 +35,13 @@ pub enum Server {
     /// The same on virtual threads with `--driver yielding`: coroutine-aware
     /// Postgres and Redis clients whose waits park the coroutine.
     VirtualYielding,
+    /// The async server with `--postgres-driver deadpool` (tokio-postgres in
+    /// a deadpool-postgres pool): not in [`Server::ALL`]; the contract suite
+    /// runs every case against it ([`Server::OTHER_ASYNC_DRIVERS`]).
+    AsyncDeadpool,
+    /// The async server with `--postgres-driver pipelined` (shared
+    /// tokio-postgres clients, queries pipelined), likewise.
+    AsyncPipelined,
 }
 
 impl Server {
@@ -46,10 +53,16 @@ impl Server {
         Server::VirtualYielding,
     ];
 
+    /// The async server's Postgres drivers besides its default (sqlx), for
+    /// the suites that check every driver answers alike.
+    pub const OTHER_ASYNC_DRIVERS: [Server; 2] = [Server::AsyncDeadpool, Server::AsyncPipelined];
+
     pub fn name(self) -> &'static str {
         match self {
             Server::Blocking => "blocking",
             Server::Async => "async",
+            Server::AsyncDeadpool => "async-deadpool",
+            Server::AsyncPipelined => "async-pipelined",
             Server::BlockingTinyHttp => "blocking-tiny-http",
             Server::Virtual => "virtual",
             Server::VirtualYielding => "virtual-yielding",
@@ -60,7 +73,7 @@ impl Server {
     pub fn metrics_label(self) -> &'static str {
         match self {
             Server::Blocking | Server::BlockingTinyHttp => "blocking",
-            Server::Async => "async",
+            Server::Async | Server::AsyncDeadpool | Server::AsyncPipelined => "async",
             Server::Virtual | Server::VirtualYielding => "virtual",
         }
     }
@@ -73,7 +86,15 @@ impl Server {
 
     /// Whether it is the blocking server's binary (any of its variants).
     pub fn is_blocking_binary(self) -> bool {
-        !matches!(self, Server::Async)
+        !self.is_async()
+    }
+
+    /// Whether it is the async server (with any of its Postgres drivers).
+    pub fn is_async(self) -> bool {
+        matches!(
+            self,
+            Server::Async | Server::AsyncDeadpool | Server::AsyncPipelined
+        )
     }
 
     /// The flags that make this variant of its server binary.
@@ -82,6 +103,8 @@ impl Server {
             Server::BlockingTinyHttp => &["--connector", "tiny-http"],
             Server::Virtual => &["--threads", "virtual"],
             Server::VirtualYielding => &["--threads", "virtual", "--driver", "yielding"],
+            Server::AsyncDeadpool => &["--postgres-driver", "deadpool"],
+            Server::AsyncPipelined => &["--postgres-driver", "pipelined"],
             Server::Blocking | Server::Async => &[],
         }
     }
@@ -201,7 +224,9 @@ fn try_spawn_app(server: Server, options: AppOptions) -> anyhow::Result<TestApp>
         Server::Blocking | Server::BlockingTinyHttp | Server::Virtual | Server::VirtualYielding => {
             start_blocking(&args, listener, done_tx)?
         }
-        Server::Async => start_async(&args, listener, done_tx)?,
+        Server::Async | Server::AsyncDeadpool | Server::AsyncPipelined => {
+            start_async(&args, listener, done_tx)?
+        }
     };
     let app = TestApp {
         server,
@@ -254,6 +279,22 @@ fn server_args(server: Server, services: &[&str], extra: &[String]) -> Vec<Strin
             "yielding",
         ],
         Server::Async => &["--worker-threads", "2", "--blocking-threads", "8"],
+        Server::AsyncDeadpool => &[
+            "--worker-threads",
+            "2",
+            "--blocking-threads",
+            "8",
+            "--postgres-driver",
+            "deadpool",
+        ],
+        Server::AsyncPipelined => &[
+            "--worker-threads",
+            "2",
+            "--blocking-threads",
+            "8",
+            "--postgres-driver",
+            "pipelined",
+        ],
     };
     let overridden: Vec<&str> = extra
         .iter()

@@ -7,7 +7,7 @@ use std::time::Duration;
 use axum::Router;
 use contract::metrics::RequestCounters;
 
-use crate::db::SyncDb;
+use crate::db::{AsyncDb, SyncDb};
 use crate::lag_probe::LagProbe;
 use crate::redis_clients::AsyncRedis;
 use crate::route_handler::Routes;
@@ -27,8 +27,8 @@ pub struct AppState(Arc<Shared>);
 /// The pools, settings and counters the handlers share.
 pub struct Shared {
     pub(crate) settings: Arc<Settings>,
-    /// sqlx: the non-blocking Postgres pool (R2DBC's place).
-    pub(crate) db: sqlx::PgPool,
+    /// The non-blocking Postgres driver `--postgres-driver` picked (R2DBC's place).
+    pub(crate) db: AsyncDb,
     /// The sync driver (the blocking server's, JDBC's place) and its query
     /// threads, for the variants.
     pub(crate) sync_db: SyncDb,
@@ -62,7 +62,7 @@ impl AppState {
     /// deadpool start timers there).
     pub fn new(settings: Settings) -> anyhow::Result<Self> {
         let common = &settings.common;
-        let db = crate::db::connect_pool(common)?;
+        let db = AsyncDb::new(&settings)?;
         let sync_db = SyncDb::start(
             crate::db::connect_sync_pool(common)?,
             common.db_pool_size as usize,

@@ -99,12 +99,14 @@ fn found(id: i64, user: Option<User>) -> Answer {
     }
 }
 
-/// GET /users/{id} — the worker is free while sqlx waits for Postgres; the
-/// task is parked on the socket (WebFlux + R2DBC). Twin: `user`, whose pool
-/// thread blocks on the socket.
+/// GET /users/{id} — the worker is free while the driver waits for
+/// Postgres; the task is parked on a pool's checkout, a place in a
+/// pipeline, or the answer (WebFlux + R2DBC; `--postgres-driver` picks
+/// which driver, crate::db). Twin: `user`, whose pool thread blocks on the
+/// socket.
 pub(crate) async fn user(State(state): State<AppState>, uri: Uri) -> Answer {
     let id = path_id(&uri)?;
-    let user = crate::db::find_user(&state.db, id, state.acquire_timeout()).await?;
+    let user = state.db.find_user(id).await?;
     found(id, user)
 }
 
@@ -149,7 +151,7 @@ pub(crate) async fn user_spawn_blocking(State(state): State<AppState>, uri: Uri)
 /// multiplexed connection (by default the one connection every request
 /// shares; with `--redis-client pool` or `deadpool-redis`, one checked out
 /// of a pool) and the task awaits both (Mono.zip). On a miss, the user is
-/// read through sqlx and both keys are set (cache-aside). Twin:
+/// read through the Postgres driver and both keys are set (cache-aside). Twin:
 /// `user_cache`, whose pool thread sends the GETs one after the other.
 pub(crate) async fn user_cache(State(state): State<AppState>, uri: Uri) -> Answer {
     let id = path_id(&uri)?;
@@ -158,7 +160,7 @@ pub(crate) async fn user_cache(State(state): State<AppState>, uri: Uri) -> Answe
     if let Some(cached) = crate::cache::get_cached_user(&state.cache, prefix, id, timeout).await? {
         return Ok(json(&cached));
     }
-    let Some(user) = crate::db::find_user(&state.db, id, timeout).await? else {
+    let Some(user) = state.db.find_user(id).await? else {
         return Err(ApiError::user_not_found(id).into());
     };
     let cached = CachedUser {

@@ -46,6 +46,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub use app::{app, AppState};
 pub use cli::main_with_args;
+pub use db::PostgresDriver;
 pub use error::AppError;
 pub use redis_clients::RedisClientKind;
 pub use settings::{Settings, StallDetector};
@@ -92,6 +93,7 @@ pub async fn run(
         worker_threads = settings.worker_threads(),
         blocking_threads = settings.blocking_threads(),
         rayon_threads = settings.rayon_threads(),
+        postgres_driver = settings.postgres_driver.name(),
         db_pool_size = settings.common.db_pool_size,
         redis_pool_size = settings.common.redis_pool_size,
         slow_poll_ms = settings.slow_poll_threshold().map(|t| t.as_millis() as u64),
@@ -108,7 +110,7 @@ pub async fn run(
         let mut schedule = contract::startup::RetrySchedule::starting_at(std::time::Instant::now());
         startup::migrate(
             &mut schedule,
-            &state.db,
+            &db::connect_options(common)?,
             &common.database_url,
             common.acquire_timeout(),
         )

@@ -246,22 +246,15 @@ fn append_route_counters(out: &mut String, routes: &[(&'static str, RouteTotals,
     }
 }
 
-/// The four pools' gauges: sqlx's, the async Redis client's, and the sync
-/// driver's and sync Redis's behind the blocking variants.
+/// The four pools' gauges: the Postgres driver's (with its checkout
+/// totals), the async Redis client's, and the sync driver's and sync
+/// Redis's behind the blocking variants.
 fn pool_gauges(state: &AppState) -> Vec<PoolGauges> {
-    let sqlx_pool = &state.db;
     let redis = state.cache.gauges();
     let sync_db = state.sync_db.pool().state();
     let sync_cache = state.sync_cache.state();
     vec![
-        PoolGauges {
-            pool: "postgres",
-            max_size: u64::from(state.settings.common.db_pool_size),
-            size: u64::from(sqlx_pool.size()),
-            idle: sqlx_pool.num_idle() as u64,
-            waiters: None,
-            waits: None,
-        },
+        state.db.pool_gauges(),
         PoolGauges {
             pool: "redis",
             max_size: redis.max_size,
@@ -300,6 +293,9 @@ pub(crate) async fn metrics(State(state): State<AppState>) -> Response {
         requests: state.counters.read(),
         pools: pool_gauges(&state),
     });
+    state
+        .db
+        .append_metrics(&mut text, state.settings.postgres_driver);
     append_runtime_gauges(&mut text);
     append_stall_detector(&mut text, &state);
     (

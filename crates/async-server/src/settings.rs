@@ -21,7 +21,7 @@ const SLOW_POLL_DEFAULT_MS: u64 = contract::blocking_calls::SLOW_DEFAULT.as_mill
 #[command(
     name = "async-server",
     version,
-    about = "Event-loop reference server: axum on tokio, sqlx and a Redis pool (the WebFlux side).",
+    about = "Event-loop reference server: axum on tokio, a non-blocking Postgres driver and a Redis client (the WebFlux side).",
     args_override_self = true
 )]
 pub struct Settings {
@@ -45,6 +45,25 @@ pub struct Settings {
     /// default), deadpool-redis's pool as shipped, or our pool.
     #[arg(long, env = "REDIS_CLIENT", value_enum, default_value = "shared")]
     pub redis_client: crate::redis_clients::RedisClientKind,
+
+    /// The Postgres driver of every route that reads Postgres: sqlx's pool
+    /// (the design card's; two round trips per request), tokio-postgres in
+    /// a deadpool-postgres pool (one), or a few shared tokio-postgres
+    /// clients with the queries of many requests pipelined on each (no
+    /// pool). The blocking variants keep the sync driver.
+    #[arg(long, env = "POSTGRES_DRIVER", value_enum, default_value = "sqlx")]
+    pub postgres_driver: crate::db::PostgresDriver,
+
+    /// `--postgres-driver pipelined`: how many shared connections [default:
+    /// worker threads].
+    #[arg(long, env = "POSTGRES_CLIENTS", value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub postgres_clients: Option<u32>,
+
+    /// `--postgres-driver pipelined`: the most queries in flight on one
+    /// shared connection; a request that finds its connection's pipeline
+    /// full waits for a place, at most the acquire timeout (then 503).
+    #[arg(long, env = "POSTGRES_PIPELINE_DEPTH", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub postgres_pipeline_depth: u32,
 
     /// The stall detector (crate::route_monitors, crate::lag_probe): every
     /// route's handler timed poll by poll, slow polls counted in /metrics and
@@ -79,6 +98,12 @@ impl Settings {
             .map_or_else(|| 10 * cores(), |n| n as usize)
     }
 
+    /// The pipelined driver's shared connections: one per worker unless told.
+    pub fn postgres_clients(&self) -> usize {
+        self.postgres_clients
+            .map_or_else(|| self.worker_threads(), |n| n as usize)
+    }
+
     pub fn rayon_threads(&self) -> usize {
         self.rayon_threads.map_or_else(cores, |n| n as usize)
     }
@@ -100,6 +125,9 @@ mod tests {
         assert_eq!(s.worker_threads(), cores());
         assert_eq!(s.blocking_threads(), 10 * cores());
         assert_eq!(s.rayon_threads(), cores());
+        assert_eq!(s.postgres_driver, crate::db::PostgresDriver::Sqlx);
+        assert_eq!(s.postgres_clients(), cores());
+        assert_eq!(s.postgres_pipeline_depth, 64);
         assert_eq!(
             s.slow_poll_threshold(),
             Some(std::time::Duration::from_millis(5))
@@ -130,13 +158,23 @@ mod tests {
             "3",
             "--rayon-threads",
             "2",
+            "--postgres-driver",
+            "pipelined",
+            "--postgres-pipeline-depth",
+            "8",
         ])
         .unwrap();
         assert_eq!(s.bind.port(), 0);
+        assert_eq!(s.postgres_driver, crate::db::PostgresDriver::Pipelined);
+        // One shared connection per worker unless told.
+        assert_eq!(s.postgres_clients(), 1);
+        assert_eq!(s.postgres_pipeline_depth, 8);
         assert_eq!(s.worker_threads(), 1);
         assert_eq!(s.blocking_threads(), 3);
         assert_eq!(s.rayon_threads(), 2);
         assert!(Settings::try_parse_from(["async-server", "--worker-threads", "0"]).is_err());
+        assert!(Settings::try_parse_from(["async-server", "--postgres-clients", "0"]).is_err());
+        assert!(Settings::try_parse_from(["async-server", "--postgres-driver", "jdbc"]).is_err());
     }
 
     #[test]

@@ -14,11 +14,17 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use contract::settings::redact_url;
-use contract::sql::{MIGRATIONS, SELECT_ALL_USER_CACHE_FIELDS, TAKE_MIGRATION_LOCK};
+use contract::sql::{MIGRATIONS, TAKE_MIGRATION_LOCK};
 use contract::startup::RetrySchedule;
-use sqlx::{Connection as _, PgConnection, PgPool};
+use sqlx::postgres::PgConnectOptions;
+use sqlx::{Connection as _, PgConnection};
 
+use crate::db::AsyncDb;
 use crate::redis_clients::AsyncRedis;
+
+/// How long the seeding query may take: it reads every user, at start-up,
+/// when a request's acquire timeout would be too short on a busy machine.
+const SEED_QUERY_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// Runs `attempt` until it succeeds or the schedule gives up (the last error
 /// is returned), logging each failure. The task is parked on a timer through
@@ -54,19 +60,18 @@ where
 /// holding the advisory lock, so two servers starting at once on an empty
 /// database apply them one after the other. Each script is idempotent.
 ///
-/// It runs on a connection of its own rather than one from the pool, so a
-/// failure names its cause ("connection refused") instead of the pool's
-/// "timed out waiting for a connection".
+/// It runs on a sqlx connection of its own, whichever driver serves the
+/// routes, so a failure names its cause ("connection refused") instead of
+/// a pool's "timed out waiting for a connection".
 pub(crate) async fn migrate(
     schedule: &mut RetrySchedule,
-    pool: &PgPool,
+    options: &PgConnectOptions,
     database_url: &str,
     connect_timeout: Duration,
 ) -> anyhow::Result<()> {
     tracing::info!(url = %redact_url(database_url), "applying migrations");
-    let options = pool.connect_options();
     retry("applying migrations", schedule, || async {
-        let mut conn = tokio::time::timeout(connect_timeout, PgConnection::connect_with(&options))
+        let mut conn = tokio::time::timeout(connect_timeout, PgConnection::connect_with(options))
             .await
             .with_context(|| {
                 format!("connecting to postgres: no answer within {connect_timeout:?}")
@@ -95,9 +100,10 @@ pub(crate) async fn migrate(
 }
 
 /// Sets both cache keys of every user, so `/users/{id}/cache` starts warm.
+/// The users are read through the routes' driver.
 pub(crate) async fn seed_cache(
     schedule: &mut RetrySchedule,
-    db: &PgPool,
+    db: &AsyncDb,
     cache: &AsyncRedis,
     redis_url: &str,
     prefix: &str,
@@ -105,9 +111,9 @@ pub(crate) async fn seed_cache(
 ) -> anyhow::Result<()> {
     tracing::info!(url = %redact_url(redis_url), "seeding the redis cache");
     let users: Vec<(i64, String, String)> = retry("reading users to cache", schedule, || async {
-        sqlx::query_as(SELECT_ALL_USER_CACHE_FIELDS)
-            .fetch_all(db)
+        db.all_user_cache_fields(SEED_QUERY_TIMEOUT)
             .await
+            .map_err(|e| anyhow::anyhow!("{}: {}", e.error.message, e.cause.unwrap_or_default()))
             .context("reading users from postgres")
     })
     .await?;

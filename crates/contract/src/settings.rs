@@ -45,6 +45,9 @@ pub struct CommonSettings {
     /// every checkout. Off by default on both servers: it costs a round trip per
     /// request. Broken connections are still found (the query fails and the
     /// connection is dropped) and idle ones are closed after `--pool-idle-timeout-s`.
+    /// Whatever this says, sqlx (the async server's default Postgres driver)
+    /// pings each connection as it takes it back: a second round trip per
+    /// request that no setting turns off (docs/database.md).
     #[arg(long, env = "POOL_TEST_ON_CHECKOUT", default_value_t = false)]
     pub pool_test_on_checkout: bool,
 

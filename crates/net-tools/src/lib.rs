@@ -3,7 +3,8 @@
 //!
 //! - [`proxy`]: a real TCP proxy in front of Postgres or Redis that passes,
 //!   refuses or stalls connections, holds each chunk (a slow dependency), or
-//!   adds a fixed latency per round trip (a database on another host).
+//!   adds a fixed latency per round trip (a database on another host), and
+//!   measures the round trips it carries and how long each took.
 //! - [`cold_start`]: the cold-start fairness probe (many keep-alive
 //!   connections opened at once on a fresh server, each one's first answer).
 //! - [`http_answer`]: reading one whole HTTP/1.1 answer off a socket, which
@@ -16,4 +17,4 @@ pub mod cold_start;
 pub mod http_answer;
 pub mod proxy;
 
-pub use proxy::{FaultProxy, Mode};
+pub use proxy::{FaultProxy, Mode, ProxyStats};

@@ -216,7 +216,9 @@ impl PgConnection {
     }
 }
 
-fn user_from_row(row: &tokio_postgres::Row) -> Result<User, DbError> {
+/// A `users` row as the contract's [`User`]. Public because the async
+/// server's tokio-postgres drivers read the very same rows.
+pub fn user_from_row(row: &tokio_postgres::Row) -> Result<User, DbError> {
     Ok(User {
         id: row.try_get("id").map_err(internal)?,
         name: row.try_get("name").map_err(internal)?,

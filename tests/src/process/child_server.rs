@@ -24,7 +24,7 @@ pub fn binary_override_var(server: Server) -> &'static str {
         Server::Blocking | Server::BlockingTinyHttp | Server::Virtual | Server::VirtualYielding => {
             "BLOCKING_SERVER_BIN"
         }
-        Server::Async => "ASYNC_SERVER_BIN",
+        Server::Async | Server::AsyncDeadpool | Server::AsyncPipelined => "ASYNC_SERVER_BIN",
     }
 }
 

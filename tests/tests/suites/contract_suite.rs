@@ -155,9 +155,14 @@ fn check(server: Server, case: &Case, got: &Response) -> Result<(), String> {
     Ok(())
 }
 
+/// Every server, and the async server with each of its Postgres drivers.
 #[test]
 fn every_case_gets_the_contracts_answer_from_every_server() {
-    let apps: Vec<TestApp> = harness::spawn_apps(Server::ALL);
+    let servers: Vec<Server> = Server::ALL
+        .into_iter()
+        .chain(Server::OTHER_ASYNC_DRIVERS)
+        .collect();
+    let apps: Vec<TestApp> = harness::spawn_apps(servers);
     let cases = cases();
     // Every server through the cases at once, each in order on a thread of
     // its own (`/cpu`'s default n takes a while in a debug build).

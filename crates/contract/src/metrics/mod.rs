@@ -15,6 +15,7 @@
 //! metrics are left out (absent series, as Prometheus expects of a figure
 //! nobody knows), the request counters and pool gauges are there as usual.
 
+mod pool_waits;
 mod request_counters;
 pub mod request_histogram;
 mod summaries;
@@ -22,6 +23,7 @@ mod summaries;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+pub use pool_waits::{AcquireTimer, PoolWaitCounters};
 pub use request_counters::{RequestCounters, RequestTotals};
 pub use request_histogram::{RequestSeries, CLIENT_CLOSED_REQUEST, REQUEST_HISTOGRAM};
 pub use summaries::{append_summaries, SummarySeries};
@@ -69,7 +71,8 @@ pub struct PoolGauges {
     /// Requests waiting for a connection, where the pool library tells us.
     pub waiters: Option<u64>,
     /// Checkouts since start-up and the time spent waiting for them, where
-    /// the server times its own checkouts (the blocking server's pools).
+    /// the server times its own checkouts (every server's Postgres pool,
+    /// the blocking servers' Redis pools).
     pub waits: Option<PoolWaitTotals>,
 }
 

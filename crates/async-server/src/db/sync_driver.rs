@@ -1,115 +1,20 @@
-//! Postgres, two ways: sqlx's non-blocking pool (the R2DBC column) and the
-//! sync driver (JDBC's analogue, server-support's `sync_postgres`, the very
-//! driver the blocking server's handlers call) for the JDBC columns, with the
-//! thread plumbing each async-only variant needs.
+//! The sync driver (JDBC's analogue, server-support's `sync_postgres`, the
+//! very driver the blocking server's handlers call) for the JDBC-like
+//! variants (`/users/{id}/blocking`, `/users/{id}/spawn-blocking` and the
+//! cache route's blocking miss), with the thread plumbing each needs.
 //!
 //! The twin on the blocking server is its pinning driver
 //! (crates/blocking-server/src/driver.rs), which calls only the sync driver,
 //! from its handler threads.
 
-use std::str::FromStr;
 use std::time::{Duration, Instant};
 
-use anyhow::Context as _;
-use chrono::{DateTime, Utc};
-use contract::error::ErrorKind;
 use contract::model::User;
 use contract::settings::CommonSettings;
-use contract::sql::SELECT_USER_BY_ID;
 use server_support::sync_postgres::{self, DbError};
-use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 
 use crate::blocking_calls::{self, BlockingCall};
 use crate::error::AppError;
-
-/// A `users` row as sqlx decodes it, before it becomes the contract's [`User`].
-type UserRow = (i64, String, String, DateTime<Utc>, DateTime<Utc>);
-
-fn user_from_row((id, name, email, created_at, updated_at): UserRow) -> User {
-    User {
-        id,
-        name,
-        email,
-        created_at,
-        updated_at,
-    }
-}
-
-// ---------------------------------------------------------------------------
-// sqlx: the non-blocking driver
-// ---------------------------------------------------------------------------
-
-/// The sqlx pool, created lazily: no connection is opened until start-up asks.
-///
-/// sqlx keeps a per-connection cache of prepared statements (100 by default),
-/// so `SELECT_USER_BY_ID` is parsed and planned once per connection, not per request.
-pub(crate) fn connect_pool(common: &CommonSettings) -> anyhow::Result<PgPool> {
-    let options = PgConnectOptions::from_str(&common.database_url)
-        .context("parsing DATABASE_URL for sqlx")?
-        // The migrations' `IF NOT EXISTS` notices are not news at every start.
-        .options([("client_min_messages", "warning")]);
-    Ok(PgPoolOptions::new()
-        .max_connections(common.db_pool_size)
-        .min_connections(0)
-        .acquire_timeout(common.acquire_timeout())
-        // Off by default: a `SELECT 1` round trip on every checkout cost ~27% of
-        // throughput here. A broken connection still shows up as an error on
-        // the query, and sqlx drops it then.
-        .test_before_acquire(common.pool_test_on_checkout)
-        .idle_timeout(common.pool_idle_timeout())
-        .connect_lazy_with(options))
-}
-
-/// Whether a sqlx error means "Postgres is not there or not answering" (503)
-/// rather than a bug of ours (500).
-fn sqlx_error_is_unavailability(e: &sqlx::Error) -> bool {
-    match e {
-        sqlx::Error::PoolTimedOut
-        | sqlx::Error::PoolClosed
-        | sqlx::Error::Io(_)
-        | sqlx::Error::Tls(_)
-        | sqlx::Error::Protocol(_)
-        | sqlx::Error::WorkerCrashed => true,
-        sqlx::Error::Database(db) => sqlstate_is_unavailability(db.code().as_deref()),
-        _ => false,
-    }
-}
-
-/// The contract's SQLSTATE rule (class 08, 53 or 57: 503), as a yes/no.
-fn sqlstate_is_unavailability(code: Option<&str>) -> bool {
-    ErrorKind::for_sqlstate(code) == ErrorKind::Unavailable
-}
-
-pub(crate) fn sqlx_error(e: sqlx::Error) -> AppError {
-    if sqlx_error_is_unavailability(&e) {
-        AppError::unavailable("database", format_args!("postgres (sqlx): {e}"))
-    } else {
-        AppError::internal(format_args!("postgres (sqlx): {e}"))
-    }
-}
-
-/// `SELECT_USER_BY_ID` through sqlx. The calling task is parked while Postgres
-/// works; its worker thread runs other tasks meanwhile.
-///
-/// The whole checkout-plus-query is bounded by the acquire timeout, so a
-/// Postgres that accepts connections but never answers gives a 503, not a hang.
-pub(crate) async fn find_user(
-    pool: &PgPool,
-    id: i64,
-    timeout: Duration,
-) -> Result<Option<User>, AppError> {
-    let query = sqlx::query_as::<_, UserRow>(SELECT_USER_BY_ID)
-        .bind(id)
-        .fetch_optional(pool);
-    match tokio::time::timeout(timeout, query).await {
-        Ok(Ok(row)) => Ok(row.map(user_from_row)),
-        Ok(Err(e)) => Err(sqlx_error(e)),
-        Err(_) => Err(AppError::unavailable(
-            "database",
-            format_args!("postgres (sqlx): no answer within {timeout:?}"),
-        )),
-    }
-}
 
 // ---------------------------------------------------------------------------
 // The sync driver (server-support's), for the JDBC-like variants

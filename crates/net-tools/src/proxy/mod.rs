@@ -19,8 +19,26 @@
 //!   many commands (one multiplexed Redis connection) is delayed, not
 //!   throttled to a chunk per round trip.
 //!
+//! The proxy measures what it delivers ([`exchanges`]): per connection, the
+//! exchanges (a client burst answered by the server: one round trip) and
+//! the round trip each was delivered, from the first byte of the burst
+//! arriving to the first byte of the answer leaving towards the client.
+//! [`FaultProxy::stats`] reads them in the process;
+//! [`FaultProxy::serve_stats`] serves them over HTTP to another
+//! ([`stats_http`]). Both its sockets of a connection have TCP_NODELAY:
+//! a chunk is written the moment it is due, never held back by Nagle's
+//! algorithm waiting for an acknowledgement.
+//!
 //! Plain threads: per proxied connection a reader and a writer each way. A
 //! test or a bench group opens a few dozen connections through it.
+
+pub mod exchanges;
+pub mod stats_http;
+#[cfg(test)]
+mod tests;
+
+use exchanges::{Counters, OpenExchange};
+pub use exchanges::{ProxyStats, ROUND_TRIP_BUCKETS_US};
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
@@ -57,11 +75,17 @@ struct Shared {
     stopping: AtomicBool,
     /// Every socket the proxy holds, so a mode change can cut them all.
     sockets: Mutex<Vec<TcpStream>>,
+    /// What it measured.
+    counters: Counters,
 }
 
 impl Shared {
     fn mode(&self) -> Mode {
         Mode::from_u8(self.mode.load(Ordering::SeqCst))
+    }
+
+    fn round_trip(&self) -> Duration {
+        Duration::from_micros(self.one_way_us.load(Ordering::SeqCst) * 2)
     }
 
     fn keep(&self, s: &TcpStream) {
@@ -85,6 +109,8 @@ impl Shared {
 pub struct FaultProxy {
     addr: SocketAddr,
     shared: Arc<Shared>,
+    /// Where [`FaultProxy::serve_stats`] answers, once asked.
+    stats_addr: Mutex<Option<SocketAddr>>,
 }
 
 impl FaultProxy {
@@ -103,12 +129,17 @@ impl FaultProxy {
             one_way_us: AtomicU64::new(0),
             stopping: AtomicBool::new(false),
             sockets: Mutex::new(Vec::new()),
+            counters: Counters::new(),
         });
         let accept_shared = Arc::clone(&shared);
         thread::Builder::new()
             .name("fault-proxy-accept".into())
             .spawn(move || accept_loop(listener, accept_shared))?;
-        Ok(FaultProxy { addr, shared })
+        Ok(FaultProxy {
+            addr,
+            shared,
+            stats_addr: Mutex::new(None),
+        })
     }
 
     pub fn addr(&self) -> SocketAddr {
@@ -154,7 +185,31 @@ impl FaultProxy {
 
     /// The latency set by [`FaultProxy::set_round_trip`].
     pub fn round_trip(&self) -> Duration {
-        Duration::from_micros(self.shared.one_way_us.load(Ordering::SeqCst) * 2)
+        self.shared.round_trip()
+    }
+
+    /// What the proxy has measured since it started: connections,
+    /// exchanges and their delivered round trips (see [`exchanges`]).
+    pub fn stats(&self) -> ProxyStats {
+        self.shared.counters.read()
+    }
+
+    /// Serves [`FaultProxy::stats`] over HTTP on a free 127.0.0.1 port, in
+    /// the Prometheus text format ([`stats_http`]), until the proxy is
+    /// dropped; returns that address (the same one if asked again).
+    pub fn serve_stats(&self) -> std::io::Result<SocketAddr> {
+        let mut served = self.stats_addr.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(addr) = *served {
+            return Ok(addr);
+        }
+        let listener = TcpListener::bind("127.0.0.1:0")?;
+        let addr = listener.local_addr()?;
+        let shared = Arc::clone(&self.shared);
+        thread::Builder::new()
+            .name("fault-proxy-stats".into())
+            .spawn(move || stats_http::serve(listener, shared))?;
+        *served = Some(addr);
+        Ok(addr)
     }
 }
 
@@ -162,8 +217,11 @@ impl Drop for FaultProxy {
     fn drop(&mut self) {
         self.shared.stopping.store(true, Ordering::SeqCst);
         self.shared.cut_all();
-        // Wake the accept loop so it sees `stopping`.
+        // Wake the accept loops so they see `stopping`.
         let _ = TcpStream::connect_timeout(&self.addr, Duration::from_millis(200));
+        if let Some(stats) = *self.stats_addr.lock().unwrap_or_else(|p| p.into_inner()) {
+            let _ = TcpStream::connect_timeout(&stats, Duration::from_millis(200));
+        }
     }
 }
 
@@ -188,19 +246,44 @@ fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
                             continue;
                         }
                     };
-                shared.keep(&client);
-                shared.keep(&upstream);
-                for (from, to) in [
-                    (client.try_clone(), upstream.try_clone()),
-                    (Ok(upstream), Ok(client)),
-                ] {
-                    if let (Ok(from), Ok(to)) = (from, to) {
-                        start_pipe(from, to, &shared);
-                    }
-                }
+                pass(client, upstream, &shared);
             }
         }
     }
+}
+
+/// Starts forwarding between `client` and `upstream`, both with
+/// TCP_NODELAY, the client's bursts and the server's answers timed as
+/// exchanges.
+fn pass(client: TcpStream, upstream: TcpStream, shared: &Arc<Shared>) {
+    for socket in [&client, &upstream] {
+        // Small chunks leave when due: Nagle's algorithm would hold one
+        // back until the previous one's acknowledgement came.
+        let _ = socket.set_nodelay(true);
+        shared.keep(socket);
+    }
+    shared.counters.connection_opened();
+    let exchange = Arc::new(OpenExchange::default());
+    let (Ok(client_reader), Ok(upstream_writer)) = (client.try_clone(), upstream.try_clone())
+    else {
+        shared.cut_all();
+        return;
+    };
+    start_pipe(
+        client_reader,
+        upstream_writer,
+        Leg::ClientToServer(Arc::clone(&exchange)),
+        shared,
+    );
+    start_pipe(upstream, client, Leg::ServerToClient(exchange), shared);
+}
+
+/// Which way a pipe carries bytes, and the connection's open exchange,
+/// which the client's chunks open (as they arrive) and the server's answer
+/// closes (as it leaves).
+enum Leg {
+    ClientToServer(Arc<OpenExchange>),
+    ServerToClient(Arc<OpenExchange>),
 }
 
 fn micros(d: Duration) -> u64 {
@@ -210,24 +293,39 @@ fn micros(d: Duration) -> u64 {
 /// One direction of a connection: a reader thread that takes chunks off
 /// `from` and a writer thread that puts each on `to` once its latency has
 /// passed. A failed start leaves the direction closed.
-fn start_pipe(from: TcpStream, to: TcpStream, shared: &Arc<Shared>) {
+fn start_pipe(from: TcpStream, to: TcpStream, leg: Leg, shared: &Arc<Shared>) {
     let (chunks, due) = channel();
     let reader_shared = Arc::clone(shared);
     let writer_shared = Arc::clone(shared);
+    let opens = match &leg {
+        Leg::ClientToServer(exchange) => Some(Arc::clone(exchange)),
+        Leg::ServerToClient(_) => None,
+    };
     let reader = thread::Builder::new()
         .name("fault-proxy-read".into())
-        .spawn(move || read_side(from, chunks, reader_shared));
+        .spawn(move || read_side(from, chunks, opens, reader_shared));
     let writer = thread::Builder::new()
         .name("fault-proxy-write".into())
-        .spawn(move || write_side(to, due, writer_shared));
+        .spawn(move || write_side(to, due, leg, writer_shared));
     if reader.is_err() || writer.is_err() {
         shared.cut_all();
     }
 }
 
+/// A chunk on its way through a pipe: when it may be written, its bytes,
+/// and its mark for the exchanges (client to server: whether it opened one;
+/// server to client: when it was read).
+type Chunk = (Instant, Vec<u8>, u64);
+
 /// Reads `from` while the mode is `Pass` (holding while `Stall`), stamping
-/// each chunk with the instant it may be written.
-fn read_side(mut from: TcpStream, chunks: Sender<(Instant, Vec<u8>)>, shared: Arc<Shared>) {
+/// each chunk with the instant it may be written. On the client's side,
+/// each chunk's arrival may open an exchange.
+fn read_side(
+    mut from: TcpStream,
+    chunks: Sender<Chunk>,
+    opens: Option<Arc<OpenExchange>>,
+    shared: Arc<Shared>,
+) {
     let _ = from.set_read_timeout(Some(Duration::from_millis(50)));
     let mut buf = [0u8; 16 * 1024];
     loop {
@@ -241,6 +339,10 @@ fn read_side(mut from: TcpStream, chunks: Sender<(Instant, Vec<u8>)>, shared: Ar
         match from.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => {
+                let mark = match &opens {
+                    Some(exchange) => u64::from(exchange.client_sent(&shared.counters, n)),
+                    None => OpenExchange::now(&shared.counters),
+                };
                 let delay = shared.delay_us.load(Ordering::SeqCst);
                 if delay > 0 {
                     thread::sleep(Duration::from_micros(delay));
@@ -251,7 +353,7 @@ fn read_side(mut from: TcpStream, chunks: Sender<(Instant, Vec<u8>)>, shared: Ar
                 let one_way = Duration::from_micros(shared.one_way_us.load(Ordering::SeqCst));
                 if shared.mode() != Mode::Pass
                     || chunks
-                        .send((Instant::now() + one_way, buf[..n].to_vec()))
+                        .send((Instant::now() + one_way, buf[..n].to_vec(), mark))
                         .is_err()
                 {
                     break;
@@ -265,9 +367,11 @@ fn read_side(mut from: TcpStream, chunks: Sender<(Instant, Vec<u8>)>, shared: Ar
 }
 
 /// Writes each chunk to `to` at its instant, in order; ends when the reader
-/// does (its sender dropped) or a write fails, and closes both ways.
-fn write_side(mut to: TcpStream, due: Receiver<(Instant, Vec<u8>)>, shared: Arc<Shared>) {
-    for (at, chunk) in due {
+/// does (its sender dropped) or a write fails, and closes both ways. On
+/// the way to the server, the chunk that opened an exchange is stamped as
+/// it leaves; on the way back, each chunk leaving may close the exchange.
+fn write_side(mut to: TcpStream, due: Receiver<Chunk>, leg: Leg, shared: Arc<Shared>) {
+    for (at, chunk, mark) in due {
         let wait = at.saturating_duration_since(Instant::now());
         if !wait.is_zero() {
             thread::sleep(wait);
@@ -275,7 +379,17 @@ fn write_side(mut to: TcpStream, due: Receiver<(Instant, Vec<u8>)>, shared: Arc<
         while shared.mode() == Mode::Stall && !shared.stopping.load(Ordering::SeqCst) {
             thread::sleep(Duration::from_millis(20));
         }
-        if shared.mode() != Mode::Pass || to.write_all(&chunk).is_err() {
+        if shared.mode() != Mode::Pass {
+            break;
+        }
+        match &leg {
+            Leg::ClientToServer(exchange) if mark == 1 => exchange.forwarded(&shared.counters),
+            Leg::ClientToServer(_) => {}
+            Leg::ServerToClient(exchange) => {
+                exchange.server_answers(&shared.counters, mark, chunk.len());
+            }
+        }
+        if to.write_all(&chunk).is_err() {
             break;
         }
     }
@@ -314,110 +428,4 @@ pub fn url_addr(url: &str) -> std::io::Result<SocketAddr> {
     with_port.to_socket_addrs()?.next().ok_or_else(|| {
         std::io::Error::new(ErrorKind::NotFound, format!("no address for {with_port}"))
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn urls_are_rewritten_around_the_authority() {
-        let addr: SocketAddr = "127.0.0.1:4000".parse().unwrap();
-        assert_eq!(
-            url_with_addr("postgres://postgres@127.0.0.1:5432/t_1", addr),
-            "postgres://postgres@127.0.0.1:4000/t_1"
-        );
-        assert_eq!(
-            url_with_addr("redis://127.0.0.1:6379", addr),
-            "redis://127.0.0.1:4000"
-        );
-        assert_eq!(
-            url_addr("postgres://u:p@127.0.0.1:5433/x").unwrap().port(),
-            5433
-        );
-        assert_eq!(url_addr("redis://127.0.0.1").unwrap().port(), 6379);
-    }
-
-    /// An upstream that echoes what it reads.
-    fn echo_server() -> SocketAddr {
-        let upstream = TcpListener::bind("127.0.0.1:0").unwrap();
-        let up_addr = upstream.local_addr().unwrap();
-        thread::spawn(move || {
-            for s in upstream.incoming().flatten() {
-                thread::spawn(move || {
-                    let mut s = s;
-                    let mut buf = [0u8; 64];
-                    while let Ok(n) = s.read(&mut buf) {
-                        if n == 0 || s.write_all(&buf[..n]).is_err() {
-                            break;
-                        }
-                    }
-                });
-            }
-        });
-        up_addr
-    }
-
-    #[test]
-    fn a_round_trip_delays_every_chunk_without_queueing_them() {
-        let proxy = FaultProxy::start(echo_server()).unwrap();
-        let rt = Duration::from_millis(300);
-        proxy.set_round_trip(rt);
-        assert_eq!(proxy.round_trip(), rt);
-        let mut c = TcpStream::connect(proxy.addr()).unwrap();
-        c.set_nodelay(true).unwrap();
-        c.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-        // One ping: one round trip through the proxy, plus the echo's own.
-        let started = Instant::now();
-        c.write_all(b"p").unwrap();
-        let mut one = [0u8; 1];
-        c.read_exact(&mut one).unwrap();
-        let single = started.elapsed();
-        assert!(single >= rt, "one round trip took {single:?}, under {rt:?}");
-        // Ten pings sent 10 ms apart: they overlap in flight, so all ten take
-        // one round trip more than the 90 ms of sending (a proxy that held
-        // each chunk for its latency before reading the next took 900 ms).
-        let started = Instant::now();
-        for _ in 0..10 {
-            c.write_all(b"p").unwrap();
-            thread::sleep(Duration::from_millis(10));
-        }
-        let mut ten = [0u8; 10];
-        c.read_exact(&mut ten).unwrap();
-        let all = started.elapsed();
-        assert!(
-            all >= rt && all < rt * 2,
-            "ten pipelined pings took {all:?} with a {rt:?} round trip"
-        );
-        // Off again: no added latency.
-        proxy.set_round_trip(Duration::ZERO);
-        let started = Instant::now();
-        c.write_all(b"p").unwrap();
-        c.read_exact(&mut one).unwrap();
-        assert!(started.elapsed() < rt, "{:?}", started.elapsed());
-    }
-
-    #[test]
-    fn proxy_passes_refuses_and_stalls() {
-        let proxy = FaultProxy::start(echo_server()).unwrap();
-        let roundtrip = |timeout_ms: u64| -> std::io::Result<Vec<u8>> {
-            let mut c = TcpStream::connect(proxy.addr())?;
-            c.set_read_timeout(Some(Duration::from_millis(timeout_ms)))?;
-            c.write_all(b"ping")?;
-            let mut buf = [0u8; 4];
-            c.read_exact(&mut buf)?;
-            Ok(buf.to_vec())
-        };
-        assert_eq!(roundtrip(2000).unwrap(), b"ping");
-        proxy.set_mode(Mode::Refuse);
-        assert!(roundtrip(2000).is_err());
-        proxy.set_mode(Mode::Stall);
-        let err = roundtrip(300).unwrap_err();
-        assert!(
-            matches!(err.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut),
-            "{err}"
-        );
-        proxy.set_mode(Mode::Pass);
-        assert_eq!(roundtrip(2000).unwrap(), b"ping");
-    }
 }
