@@ -17,7 +17,7 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
-    /// quick (every group scaled down, 3 rounds, under 3 min on 2 cores), seed (the seeds' own load shapes, 3 rounds, about 40 min) or tiny (seconds: the end-to-end tests').
+    /// quick (every group scaled down, 3 rounds, under 3 min on 2 cores), seed (the seeds' own load shapes, 3 rounds, about an hour on 2 cores) or tiny (seconds: the end-to-end tests').
     #[arg(long, global = true, default_value = "quick")]
     pub profile: String,
 
