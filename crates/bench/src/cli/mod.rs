@@ -178,7 +178,8 @@ pub enum Command {
         check: bool,
     },
     /// Runs a TCP proxy that adds a round trip to every exchange with `--to`,
-    /// printing where it listens (bench starts its proxies this way).
+    /// printing where it listens and where it serves what it measured
+    /// (bench starts its proxies this way).
     #[command(hide = true)]
     Proxy {
         /// Where to forward, host:port.

@@ -184,6 +184,7 @@ fn prepare(
         logs,
         set_up: Default::default(),
         proxy_pids: Vec::new(),
+        postgres_proxy_stats: None,
         irq_apart: cpu_accounting.irq_time == IrqTime::Apart,
     };
     Ok(Prepared {
