@@ -26,7 +26,7 @@ use crate::cli::Cli;
 use crate::measure::load::LoadOptions;
 use crate::plan::{groups, Group, GroupId, Load, Network, Profile, Target};
 use bench_model::{CpuAccounting, IrqTime};
-use bench_model::{GroupResult, RunResults, RunSettings, SkippedGroup, SCHEMA_VERSION};
+use bench_model::{GroupResult, RunResults, RunSettings, Skipped, SkippedGroup, SCHEMA_VERSION};
 use launch::Launch;
 use progress::{PlannedGroup, Progress};
 use snapshot::Snapshot;
@@ -147,10 +147,10 @@ fn prepare(
 ) -> anyhow::Result<Prepared> {
     let blocking_external = launch::external_target(&cli.blocking_url, "blocking")?;
     let async_external = launch::external_target(&cli.async_url, "async")?;
-    let mut matrix: Vec<Group> = groups()
+    let (mut matrix, not_in_profile): (Vec<Group>, Vec<Group>) = groups()
         .into_iter()
         .filter(|g| selected.contains(&g.id))
-        .collect();
+        .partition(|g| profile.load(g.id).is_some());
     let db_round_trip = remote_db_round_trip(cli, &mut matrix);
     let needs_ours = matrix
         .iter()
@@ -168,6 +168,14 @@ fn prepare(
         (Vec::new(), Vec::new())
     };
     skipped.extend(variants_skipped);
+    skipped.extend(not_in_profile.iter().map(|g| SkippedGroup {
+        group: Skipped::Group(g.id),
+        reason: format!(
+            "the {} profile does not run it (its {} columns take minutes; --profile seed does)",
+            profile.name,
+            g.columns.len()
+        ),
+    }));
     let args = launch::server_args_for(cli, &service_args);
     let mut settings =
         launch::effective_settings(cli, profile, &args, blocking_external, async_external)?;
@@ -197,12 +205,18 @@ fn prepare(
 }
 
 /// The remote-database groups' round trip (`--db-latency`, else the
-/// matrix's), set on those groups of `matrix`; `None` when none is run.
+/// matrix's), set on those groups of `matrix` (and the pool sweep, in
+/// their setting); `None` when none is run.
 fn remote_db_round_trip(cli: &Cli, matrix: &mut [Group]) -> Option<Duration> {
     let mut used = None;
     for g in matrix
         .iter_mut()
-        .filter(|g| matches!(g.id, GroupId::RemoteDb | GroupId::RemoteMixed))
+        .filter(|g| {
+            matches!(
+                g.id,
+                GroupId::RemoteDb | GroupId::RemoteMixed | GroupId::PoolSweep
+            )
+        })
     {
         if let (Some(d), Network::RoundTrip(_)) = (cli.db_latency, g.network) {
             g.network = Network::RoundTrip(d);
