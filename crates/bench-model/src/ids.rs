@@ -196,9 +196,17 @@ impl ColumnId {
     /// teaches its lesson: a saved run may still hold them, and reads and
     /// renders as it was. The pinning driver under the ramp repeats the
     /// database group's pinning driver; virtual threads' /health next to
-    /// the slow downstream repeats the sweep's (a sleep parks a coroutine).
-    pub const RETIRED: &'static [ColumnId] =
-        &[ColumnId::VirtualPinningUsersRamp, ColumnId::VirtualHealthNextToPosts];
+    /// the slow downstream repeats the sweep's (a sleep parks a
+    /// coroutine); the thread pool's and the event loop's /health next to
+    /// the remote read repeat the mixed group's (a handler that does not
+    /// block delays nobody), where the remote-mixed group's lesson is the
+    /// pinning driver's.
+    pub const RETIRED: &'static [ColumnId] = &[
+        ColumnId::VirtualPinningUsersRamp,
+        ColumnId::VirtualHealthNextToPosts,
+        ColumnId::BlockingHealthNextToUsersRemote,
+        ColumnId::AsyncHealthNextToUsersRemote,
+    ];
 
     /// Every column the matrix measures, in report order.
     pub fn measured() -> impl Iterator<Item = ColumnId> {

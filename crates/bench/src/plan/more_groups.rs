@@ -180,20 +180,22 @@ pub(super) fn remote_db_group() -> Group {
     }
 }
 
-/// /health next to the remote database read, per model: does a driver that
-/// holds its carrier delay requests that never touch the database?
+/// /health next to the remote database read on virtual threads: does a
+/// driver that holds its carrier delay requests that never touch the
+/// database? (The thread pool and the event loop are not here: the mixed
+/// group shows that a handler that does not block delays nobody; they were
+/// [`ColumnId::BlockingHealthNextToUsersRemote`] and
+/// [`ColumnId::AsyncHealthNextToUsersRemote`].)
 pub(super) fn remote_mixed_group() -> Group {
     use ColumnId as C;
     use Driver::{Pinning, Yielding};
-    use Target::{Async, Blocking, Virtual as V};
+    use Target::Virtual as V;
     Group {
         id: GroupId::RemoteMixed,
         title: "Remote database, mixed: /health next to /users/1 a round trip away",
         needs: BOTH,
         network: Network::RoundTrip(REMOTE_DB_ROUND_TRIP),
         columns: vec![
-            mixed(C::BlockingHealthNextToUsersRemote, Blocking, "/users/1"),
-            mixed(C::AsyncHealthNextToUsersRemote, Async, "/users/1"),
             mixed(
                 C::VirtualPinningHealthNextToUsersRemote,
                 V(Pinning),

@@ -104,15 +104,15 @@ impl<'a> Ctx<'a> {
 fn plan(matrix: &[Group], cli: &Cli, profile: &Profile) -> Vec<PlannedGroup> {
     // A server started and stopped per column round, and its readings.
     let overhead = Duration::from_millis(400);
-    let warm_up = if cli.cold {
-        Duration::ZERO
-    } else {
-        cli.warm_up.unwrap_or(profile.warm_up)
-    };
     matrix
         .iter()
         .filter_map(|g| {
             let load = profile.load(g.id)?;
+            let warm_up = if cli.cold {
+                Duration::ZERO
+            } else {
+                cli.warm_up.unwrap_or(profile.warm_up_of(g.id))
+            };
             let rounds = match load {
                 Load::Sweep(sweep) => sweep.rounds.unwrap_or(profile.rounds),
                 _ => profile.rounds,
@@ -282,7 +282,7 @@ fn measure_group(
             let warm_up = if cli.cold {
                 None
             } else {
-                load.warm_up(cli.warm_up.unwrap_or(profile.warm_up))
+                load.warm_up(cli.warm_up.unwrap_or(profile.warm_up_of(group.id)))
             };
             measure_load_group(group, (load, warm_up.as_ref(), rounds), profile, cx)
         }
