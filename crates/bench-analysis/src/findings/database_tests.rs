@@ -228,10 +228,6 @@ fn the_database_lesson_is_judged_per_driver_naming_the_one_that_wins() {
     );
     // The seeds' own, on the database group, names them too; without the
     // other drivers it reads as before.
-    let local = |ids: &[(ColumnId, f64)]| {
-        let columns = ids.iter().map(|&(id, rps)| column(id, &[rps; 3], None)).collect();
-        with_group(saved(), GroupId::Database, columns)
-    };
     let three = local(&[
         (C::BlockingUsers, 1000.0),
         (C::AsyncUsers, 800.0),
@@ -252,6 +248,15 @@ fn the_database_lesson_is_judged_per_driver_naming_the_one_that_wins() {
     let one = local(&[(C::BlockingUsers, 1000.0), (C::AsyncUsers, 800.0)]);
     let f = finding(&one, "db-async-driver-wins");
     assert!(!f.evidence.contains("every async driver"), "{}", f.evidence);
+}
+
+/// The database group, a column per (id, the same rate each round).
+fn local(ids: &[(ColumnId, f64)]) -> RunResults {
+    let columns = ids
+        .iter()
+        .map(|&(id, rps)| column(id, &[rps; 3], None))
+        .collect();
+    with_group(saved(), GroupId::Database, columns)
 }
 
 #[test]

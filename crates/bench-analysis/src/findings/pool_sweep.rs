@@ -128,6 +128,11 @@ fn best_words(columns: &[&ColumnResult], sizes: &[u32], what: &str) -> String {
     format!("{what} {size}, {best:.0} req/s")
 }
 
+/// Per-round shares in words: "5.0%, 5.5%, 4.9% per round".
+fn shares(per_round: &[(u32, f64)]) -> String {
+    share_words(&per_round.iter().map(|p| p.1).collect::<Vec<_>>())
+}
+
 /// Each part of the claim as its figure over its line (below 1 where the
 /// part clears it), per round; the round's figure is the largest of them,
 /// so a round clears the claim when it clears every part and misses it
@@ -138,22 +143,19 @@ fn check(cx: &Ctx<'_>, t: &Thresholds) -> Option<Outcome> {
             .map(|id| cx.col(*id))
             .collect::<Option<Vec<&ColumnResult>>>()
     };
-    let pipelined = columns(&PIPELINED)?;
+    let pipelined = columns(&PIPELINED[..])?;
     let two = share_of_best(&pipelined, 1);
     let mut parts = vec![two
         .iter()
         .map(|(r, share)| (*r, (1.0 - share) / t.pool_sweep_pipelined_within))
         .collect::<Vec<_>>()];
-    let shares = |per_round: &[(u32, f64)]| {
-        share_words(&per_round.iter().map(|p| p.1).collect::<Vec<_>>())
-    };
     let mut each = vec![format!(
         "pipelined at 2 clients {} of its best ({})",
         shares(&two),
         best_words(&pipelined, &CLIENTS, "clients")
     )];
     for (name, ids) in &POOLED {
-        let pooled = columns(ids)?;
+        let pooled = columns(&ids[..])?;
         let at_two = share_of_best(&pooled, 0);
         parts.push(
             at_two

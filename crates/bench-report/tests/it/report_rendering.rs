@@ -186,6 +186,17 @@ fn findings_follow_the_rounds() {
         ("idle-virtual-no-threads", NotMeasured),
         ("virtual-detector-marks-pinning-calls", NotMeasured),
         ("virtual-detector-timing-flags-pinning-routes", NotMeasured),
+        ("remote-db-round-trips-per-request", NotMeasured),
+        ("remote-db-pool-is-the-queue", NotMeasured),
+        ("remote-db-pipelined-over-blocking", NotMeasured),
+        ("db-async-deadpool-wins", NotMeasured),
+        ("db-async-pipelined-wins", NotMeasured),
+        ("ramp-async-deadpool-wins", NotMeasured),
+        ("ramp-async-pipelined-wins", NotMeasured),
+        ("remote-db-async-wins", NotMeasured),
+        ("remote-db-async-deadpool-wins", NotMeasured),
+        ("remote-db-async-pipelined-wins", NotMeasured),
+        ("pool-sweep-pipelined-needs-no-pool", NotMeasured),
     ];
     assert_eq!(v, expect.map(|(id, h)| (id.to_owned(), h)).to_vec());
 
