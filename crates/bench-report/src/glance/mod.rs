@@ -5,8 +5,9 @@
 //! pipelined driver where the run has it: the design an event loop wins
 //! with there), named, with its figure relative to the row's best (1.00 =
 //! best) and the figure itself, then its p99 and server CPU per request;
-//! per row, the verdict of the finding that judges it and what decides it. Then what goes wrong ([`wrongs`]) and the other
-//! implementations measured for calibration, apart.
+//! per row, the verdict of the finding that judges it and what decides it.
+//! Then what goes wrong ([`wrongs`]) and the other implementations
+//! measured for calibration, apart.
 //!
 //! Built from a run's results and findings alone, so every saved run has
 //! one (an older run with fewer groups has fewer rows). Columns are read
