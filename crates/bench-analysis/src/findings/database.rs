@@ -196,7 +196,11 @@ const POOLED_REMOTE: [(&str, ColumnId, f64); 5] = [
     ("sqlx", ColumnId::AsyncUsersRemote, 2.0),
     ("deadpool", ColumnId::AsyncUsersDeadpoolRemote, 1.0),
     ("virtual pinning", ColumnId::VirtualPinningUsersRemote, 1.0),
-    ("virtual yielding", ColumnId::VirtualYieldingUsersRemote, 1.0),
+    (
+        "virtual yielding",
+        ColumnId::VirtualYieldingUsersRemote,
+        1.0,
+    ),
 ];
 
 /// A round's round trips per request; not a number for a round with a
@@ -326,11 +330,9 @@ fn pool_is_the_queue(t: &Thresholds) -> Spec {
 ///    blocking server.
 fn pipelined_over_blocking(t: &Thresholds) -> Spec {
     use ColumnId as C;
-    let ratio = throughput_ratio_above(
-        C::AsyncUsersPipelinedRemote,
-        C::BlockingUsersRemote,
-        |t| t.pipelined_over_blocking,
-    );
+    let ratio = throughput_ratio_above(C::AsyncUsersPipelinedRemote, C::BlockingUsersRemote, |t| {
+        t.pipelined_over_blocking
+    });
     Spec {
         id: "remote-db-pipelined-over-blocking",
         seed: "beyond the seeds: where an event loop wins on a database, many queries in flight on one connection",
@@ -356,4 +358,3 @@ fn pipelined_over_blocking(t: &Thresholds) -> Spec {
         }),
     }
 }
-

@@ -151,14 +151,22 @@ fn changed(
 
 #[test]
 fn round_trips_per_request_are_two_on_sqlx_and_one_on_the_others() {
-    let f = finding(&remote(&at_their_bounds()), "remote-db-round-trips-per-request");
+    let f = finding(
+        &remote(&at_their_bounds()),
+        "remote-db-round-trips-per-request",
+    );
     assert_eq!(f.verdict, Verdict::Held, "{}", f.evidence);
     assert!(
-        f.evidence.contains("blocking 1.00, sqlx 2.02, deadpool 1.00"),
+        f.evidence
+            .contains("blocking 1.00, sqlx 2.02, deadpool 1.00"),
         "{}",
         f.evidence
     );
-    assert!(f.evidence.contains("pipelined 0.10 (not judged)"), "{}", f.evidence);
+    assert!(
+        f.evidence.contains("pipelined 0.10 (not judged)"),
+        "{}",
+        f.evidence
+    );
     // sqlx counted at one round trip per request: not its design.
     let one = changed(at_their_bounds(), C::AsyncUsersRemote, |c| c.2 = 1.0);
     let f = finding(&remote(&one), "remote-db-round-trips-per-request");
@@ -185,7 +193,11 @@ fn round_trips_per_request_are_two_on_sqlx_and_one_on_the_others() {
 fn each_pooled_driver_serves_its_pool_over_its_round_trips() {
     let f = finding(&remote(&at_their_bounds()), "remote-db-pool-is-the-queue");
     assert_eq!(f.verdict, Verdict::Held, "{}", f.evidence);
-    assert!(f.evidence.contains("sqlx 1950 vs 1980 req/s"), "{}", f.evidence);
+    assert!(
+        f.evidence.contains("sqlx 1950 vs 1980 req/s"),
+        "{}",
+        f.evidence
+    );
     // deadpool far below its bound: its pool is not what limits it.
     let slow = changed(at_their_bounds(), C::AsyncUsersDeadpoolRemote, |c| {
         c.1 = 2500.0;
@@ -196,7 +208,10 @@ fn each_pooled_driver_serves_its_pool_over_its_round_trips() {
 
 #[test]
 fn the_pipelined_driver_passes_twice_the_blocking_server_or_not() {
-    let f = finding(&remote(&at_their_bounds()), "remote-db-pipelined-over-blocking");
+    let f = finding(
+        &remote(&at_their_bounds()),
+        "remote-db-pipelined-over-blocking",
+    );
     assert_eq!(f.verdict, Verdict::Held, "{}", f.evidence);
     assert!(
         f.evidence
@@ -216,7 +231,10 @@ fn the_database_lesson_is_judged_per_driver_naming_the_one_that_wins() {
     let run = remote(&at_their_bounds());
     let verdict = |id: &str| finding(&run, id).verdict;
     assert_eq!(verdict("remote-db-async-wins"), Verdict::NotHeld);
-    assert_eq!(verdict("remote-db-async-deadpool-wins"), Verdict::Inconclusive);
+    assert_eq!(
+        verdict("remote-db-async-deadpool-wins"),
+        Verdict::Inconclusive
+    );
     assert_eq!(verdict("remote-db-async-pipelined-wins"), Verdict::Held);
     let f = finding(&run, "remote-db-async-wins");
     assert!(
@@ -236,11 +254,15 @@ fn the_database_lesson_is_judged_per_driver_naming_the_one_that_wins() {
     let f = finding(&three, "db-async-driver-wins");
     assert_eq!(f.verdict, Verdict::NotHeld, "{}", f.evidence);
     assert!(
-        f.evidence.ends_with("sqlx 0.80x, pipelined 2.00x; the one that makes the difference: pipelined"),
+        f.evidence
+            .ends_with("sqlx 0.80x, pipelined 2.00x; the one that makes the difference: pipelined"),
         "{}",
         f.evidence
     );
-    assert_eq!(finding(&three, "db-async-pipelined-wins").verdict, Verdict::Held);
+    assert_eq!(
+        finding(&three, "db-async-pipelined-wins").verdict,
+        Verdict::Held
+    );
     assert_eq!(
         finding(&three, "db-async-deadpool-wins").verdict,
         Verdict::NotMeasured
@@ -269,8 +291,9 @@ fn the_yielding_drivers_bound_uses_the_delivered_round_trip() {
     let f = finding(&remote(&columns), "remote-db-yielding-reaches-pool");
     assert_eq!(f.verdict, Verdict::Held, "{}", f.evidence);
     assert!(
-        f.evidence
-            .contains("pool 10 / 2.50 ms delivered (median of rounds; the setting 2.0 ms) = 4000 req/s"),
+        f.evidence.contains(
+            "pool 10 / 2.50 ms delivered (median of rounds; the setting 2.0 ms) = 4000 req/s"
+        ),
         "{}",
         f.evidence
     );
@@ -286,7 +309,11 @@ fn the_yielding_drivers_bound_uses_the_delivered_round_trip() {
     }
     let f = finding(&old, "remote-db-yielding-reaches-pool");
     assert_eq!(f.verdict, Verdict::NotHeld, "{}", f.evidence);
-    assert!(f.evidence.contains("pool 10 / 2.0 ms = 5000 req/s"), "{}", f.evidence);
+    assert!(
+        f.evidence.contains("pool 10 / 2.0 ms = 5000 req/s"),
+        "{}",
+        f.evidence
+    );
 }
 
 /// The pool sweep: each pooled driver at `pooled(size)` req/s by pool
@@ -348,8 +375,9 @@ fn in_the_pool_sweep_the_pool_is_the_queue_and_two_clients_suffice() {
     let f = finding(&sweep(rising, [8000.0, 9500.0, 9600.0]), id);
     assert_eq!(f.verdict, Verdict::Held, "{}", f.evidence);
     assert!(
-        f.evidence
-            .contains("blocking at pool 2 5.0%, 5.0%, 5.0% per round of its best (pool 40, 8000 req/s)"),
+        f.evidence.contains(
+            "blocking at pool 2 5.0%, 5.0%, 5.0% per round of its best (pool 40, 8000 req/s)"
+        ),
         "{}",
         f.evidence
     );

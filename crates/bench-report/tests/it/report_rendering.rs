@@ -882,7 +882,10 @@ fn the_proxys_counts_are_rows_of_a_group_that_read_it() {
     let row = |t: &bench_report::table::Table, name: &str| -> Option<Vec<String>> {
         t.rows.iter().find(|r| r[0] == name).cloned()
     };
-    for t in [group_table(&remote), bench_report::table::compact_table(&remote)] {
+    for t in [
+        group_table(&remote),
+        bench_report::table::compact_table(&remote),
+    ] {
         assert_eq!(
             row(&t, "Postgres round trips per request").unwrap()[1..],
             ["1.00 ±0%", "2.00 ±0%"]
@@ -896,5 +899,8 @@ fn the_proxys_counts_are_rows_of_a_group_that_read_it() {
         "database",
         vec![steady("blocking-users", "blocking", 1000.0, 5.0, 210)],
     );
-    assert_eq!(row(&group_table(&local), "Postgres round trips per request"), None);
+    assert_eq!(
+        row(&group_table(&local), "Postgres round trips per request"),
+        None
+    );
 }

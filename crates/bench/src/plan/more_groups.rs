@@ -3,8 +3,8 @@
 //! remote-database groups, each with virtual threads' columns. Pure data.
 
 use super::matrix::{
-    col, idle, mixed, postgres_driver, virt, Group, Network, BOTH, DB, DEADPOOL,
-    LONG_IDLE_TIMEOUT, NONE, PIPELINED, REMOTE_DB_ROUND_TRIP, STALLS_ROUND_TRIP,
+    col, idle, mixed, postgres_driver, virt, Group, Network, BOTH, DB, DEADPOOL, LONG_IDLE_TIMEOUT,
+    NONE, PIPELINED, REMOTE_DB_ROUND_TRIP, STALLS_ROUND_TRIP,
 };
 use bench_model::{ColumnId, Driver, GroupId, Target};
 
@@ -171,8 +171,18 @@ pub(super) fn remote_db_group() -> Group {
         columns: vec![
             col(C::BlockingUsersRemote, Blocking, "/users/1"),
             col(C::AsyncUsersRemote, Async, "/users/1"),
-            postgres_driver(C::AsyncUsersDeadpoolRemote, "deadpool", DEADPOOL, "/users/1"),
-            postgres_driver(C::AsyncUsersPipelinedRemote, "pipelined", PIPELINED, "/users/1"),
+            postgres_driver(
+                C::AsyncUsersDeadpoolRemote,
+                "deadpool",
+                DEADPOOL,
+                "/users/1",
+            ),
+            postgres_driver(
+                C::AsyncUsersPipelinedRemote,
+                "pipelined",
+                PIPELINED,
+                "/users/1",
+            ),
             virt(C::VirtualPinningUsersRemote, Pinning, "/users/1"),
             virt(C::VirtualYieldingUsersRemote, Yielding, "/users/1"),
         ],

@@ -28,6 +28,10 @@ fn sized(
 /// Pool sizes 2, 5, 10, 20 and 40 for each pooled driver (the largest well
 /// under Postgres' 100 connections, with room for tests run beside), 1, 2
 /// and 4 clients for the pipelined one; each column started with its own.
+#[allow(
+    clippy::too_many_lines,
+    reason = "a table: a column per driver and size, one entry each"
+)]
 pub(super) fn pool_sweep_group() -> Group {
     use ColumnId as C;
     use Target::{Async, Blocking, Virtual};
@@ -38,21 +42,96 @@ pub(super) fn pool_sweep_group() -> Group {
         needs: BOTH,
         network: Network::RoundTrip(REMOTE_DB_ROUND_TRIP),
         columns: vec![
-            sized(C::BlockingUsersPool2, Blocking, &["--db-pool-size", "2"], "pool 2"),
-            sized(C::BlockingUsersPool5, Blocking, &["--db-pool-size", "5"], "pool 5"),
-            sized(C::BlockingUsersPool10, Blocking, &["--db-pool-size", "10"], "pool 10"),
-            sized(C::BlockingUsersPool20, Blocking, &["--db-pool-size", "20"], "pool 20"),
-            sized(C::BlockingUsersPool40, Blocking, &["--db-pool-size", "40"], "pool 40"),
-            sized(C::VirtualYieldingUsersPool2, yielding, &["--db-pool-size", "2"], "pool 2"),
-            sized(C::VirtualYieldingUsersPool5, yielding, &["--db-pool-size", "5"], "pool 5"),
-            sized(C::VirtualYieldingUsersPool10, yielding, &["--db-pool-size", "10"], "pool 10"),
-            sized(C::VirtualYieldingUsersPool20, yielding, &["--db-pool-size", "20"], "pool 20"),
-            sized(C::VirtualYieldingUsersPool40, yielding, &["--db-pool-size", "40"], "pool 40"),
-            sized(C::AsyncUsersPool2, Async, &["--db-pool-size", "2"], "sqlx, pool 2"),
-            sized(C::AsyncUsersPool5, Async, &["--db-pool-size", "5"], "sqlx, pool 5"),
-            sized(C::AsyncUsersPool10, Async, &["--db-pool-size", "10"], "sqlx, pool 10"),
-            sized(C::AsyncUsersPool20, Async, &["--db-pool-size", "20"], "sqlx, pool 20"),
-            sized(C::AsyncUsersPool40, Async, &["--db-pool-size", "40"], "sqlx, pool 40"),
+            sized(
+                C::BlockingUsersPool2,
+                Blocking,
+                &["--db-pool-size", "2"],
+                "pool 2",
+            ),
+            sized(
+                C::BlockingUsersPool5,
+                Blocking,
+                &["--db-pool-size", "5"],
+                "pool 5",
+            ),
+            sized(
+                C::BlockingUsersPool10,
+                Blocking,
+                &["--db-pool-size", "10"],
+                "pool 10",
+            ),
+            sized(
+                C::BlockingUsersPool20,
+                Blocking,
+                &["--db-pool-size", "20"],
+                "pool 20",
+            ),
+            sized(
+                C::BlockingUsersPool40,
+                Blocking,
+                &["--db-pool-size", "40"],
+                "pool 40",
+            ),
+            sized(
+                C::VirtualYieldingUsersPool2,
+                yielding,
+                &["--db-pool-size", "2"],
+                "pool 2",
+            ),
+            sized(
+                C::VirtualYieldingUsersPool5,
+                yielding,
+                &["--db-pool-size", "5"],
+                "pool 5",
+            ),
+            sized(
+                C::VirtualYieldingUsersPool10,
+                yielding,
+                &["--db-pool-size", "10"],
+                "pool 10",
+            ),
+            sized(
+                C::VirtualYieldingUsersPool20,
+                yielding,
+                &["--db-pool-size", "20"],
+                "pool 20",
+            ),
+            sized(
+                C::VirtualYieldingUsersPool40,
+                yielding,
+                &["--db-pool-size", "40"],
+                "pool 40",
+            ),
+            sized(
+                C::AsyncUsersPool2,
+                Async,
+                &["--db-pool-size", "2"],
+                "sqlx, pool 2",
+            ),
+            sized(
+                C::AsyncUsersPool5,
+                Async,
+                &["--db-pool-size", "5"],
+                "sqlx, pool 5",
+            ),
+            sized(
+                C::AsyncUsersPool10,
+                Async,
+                &["--db-pool-size", "10"],
+                "sqlx, pool 10",
+            ),
+            sized(
+                C::AsyncUsersPool20,
+                Async,
+                &["--db-pool-size", "20"],
+                "sqlx, pool 20",
+            ),
+            sized(
+                C::AsyncUsersPool40,
+                Async,
+                &["--db-pool-size", "40"],
+                "sqlx, pool 40",
+            ),
             sized(
                 C::AsyncUsersDeadpoolPool2,
                 Async,
@@ -119,9 +198,10 @@ mod tests {
         assert_eq!(g.columns.len(), 4 * 5 + 3);
         for c in &g.columns {
             let size = c.id.as_str().rsplit('-').next().unwrap();
-            let flag = c.server_args.iter().position(|a| {
-                *a == "--db-pool-size" || *a == "--postgres-clients"
-            });
+            let flag = c
+                .server_args
+                .iter()
+                .position(|a| *a == "--db-pool-size" || *a == "--postgres-clients");
             let given = flag.and_then(|i| c.server_args.get(i + 1)).unwrap();
             assert_eq!(*given, size, "{}", c.id);
             assert!(c.label().contains(&format!(" {size}")), "{}", c.label());

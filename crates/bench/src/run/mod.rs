@@ -209,15 +209,12 @@ fn prepare(
 /// their setting); `None` when none is run.
 fn remote_db_round_trip(cli: &Cli, matrix: &mut [Group]) -> Option<Duration> {
     let mut used = None;
-    for g in matrix
-        .iter_mut()
-        .filter(|g| {
-            matches!(
-                g.id,
-                GroupId::RemoteDb | GroupId::RemoteMixed | GroupId::PoolSweep
-            )
-        })
-    {
+    for g in matrix.iter_mut().filter(|g| {
+        matches!(
+            g.id,
+            GroupId::RemoteDb | GroupId::RemoteMixed | GroupId::PoolSweep
+        )
+    }) {
         if let (Some(d), Network::RoundTrip(_)) = (cli.db_latency, g.network) {
             g.network = Network::RoundTrip(d);
         }
@@ -368,6 +365,9 @@ mod tests {
         let seed = planned_minutes(&crate::plan::seed());
         assert!(seed < 65.0, "the seed profile is planned at {seed:.1} min");
         let quick = planned_minutes(&crate::plan::quick());
-        assert!(quick < 4.5, "the quick profile is planned at {quick:.2} min");
+        assert!(
+            quick < 4.5,
+            "the quick profile is planned at {quick:.2} min"
+        );
     }
 }

@@ -93,7 +93,10 @@ fn the_proxy_in_front_of_postgres_counts_each_drivers_round_trips() {
             _ => 1.0,
         };
         if id.contains("pipelined") {
-            assert!(per_request <= 1.1, "{id}: {per_request} round trips per request");
+            assert!(
+                per_request <= 1.1,
+                "{id}: {per_request} round trips per request"
+            );
         } else {
             assert!(
                 (per_request / design - 1.0).abs() < 0.1,
@@ -153,7 +156,10 @@ fn a_small_pool_sweep_runs_every_column_and_is_judged() {
         assert!(c["failure"].is_null(), "{id}: {}", c["failure"]);
         let r = &c["rounds"][0];
         assert!(r["load"]["ok_requests"].as_u64() > Some(0), "{id}: {r}");
-        assert!(r["postgres_proxy"]["exchanges"].as_u64() > Some(0), "{id}: {r}");
+        assert!(
+            r["postgres_proxy"]["exchanges"].as_u64() > Some(0),
+            "{id}: {r}"
+        );
     }
     let finding = json["findings"]
         .as_array()

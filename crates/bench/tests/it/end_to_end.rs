@@ -97,7 +97,11 @@ fn tiny_profile_measures_every_column_on_fresh_servers() {
         .filter(|g| *g != bench_model::GroupId::PoolSweep)
         .collect();
     every_column_was_measured(&json, &tiny, rounds);
-    assert_eq!(json["skipped"][0]["group"], "pool-sweep", "{}", json["skipped"]);
+    assert_eq!(
+        json["skipped"][0]["group"], "pool-sweep",
+        "{}",
+        json["skipped"]
+    );
     // The blocking server runs its 200 handler threads from the start; the async one far fewer.
     let idle = |cid: &str| {
         column(&json, cid)["rounds"][0]["server_process"]["idle_threads"]
