@@ -266,6 +266,7 @@ mod tests {
                 unfinished: 0,
                 timeouts: 0,
             }),
+            postgres_proxy: None,
         }
     }
 

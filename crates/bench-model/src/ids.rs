@@ -68,6 +68,7 @@ ids! {
         SweepUsers = "sweep-users",
         RemoteDb = "remote-db",
         RemoteMixed = "remote-mixed",
+        PoolSweep = "pool-sweep",
     }
 }
 
@@ -84,6 +85,8 @@ ids! {
         BlockingUsers = "blocking-users",
         BlockingUsersTinyHttp = "blocking-users-tiny-http",
         AsyncUsers = "async-users",
+        AsyncUsersDeadpool = "async-users-deadpool",
+        AsyncUsersPipelined = "async-users-pipelined",
         AsyncUsersBlocking = "async-users-blocking",
         AsyncUsersSpawnBlocking = "async-users-spawn-blocking",
         VirtualPinningUsers = "virtual-pinning-users",
@@ -109,6 +112,8 @@ ids! {
         VirtualEcho = "virtual-echo",
         BlockingUsersRamp = "blocking-users-ramp",
         AsyncUsersRamp = "async-users-ramp",
+        AsyncUsersDeadpoolRamp = "async-users-deadpool-ramp",
+        AsyncUsersPipelinedRamp = "async-users-pipelined-ramp",
         VirtualPinningUsersRamp = "virtual-pinning-users-ramp",
         VirtualYieldingUsersRamp = "virtual-yielding-users-ramp",
         BlockingHealthNextToCpu = "blocking-health-next-to-cpu",
@@ -152,12 +157,63 @@ ids! {
         VirtualYieldingUsersSweep = "virtual-yielding-users-sweep",
         BlockingUsersRemote = "blocking-users-remote",
         AsyncUsersRemote = "async-users-remote",
+        AsyncUsersDeadpoolRemote = "async-users-deadpool-remote",
+        AsyncUsersPipelinedRemote = "async-users-pipelined-remote",
         VirtualPinningUsersRemote = "virtual-pinning-users-remote",
         VirtualYieldingUsersRemote = "virtual-yielding-users-remote",
         BlockingHealthNextToUsersRemote = "blocking-health-next-to-users-remote",
         AsyncHealthNextToUsersRemote = "async-health-next-to-users-remote",
         VirtualPinningHealthNextToUsersRemote = "virtual-pinning-health-next-to-users-remote",
         VirtualYieldingHealthNextToUsersRemote = "virtual-yielding-health-next-to-users-remote",
+        BlockingUsersPool2 = "blocking-users-pool-2",
+        BlockingUsersPool5 = "blocking-users-pool-5",
+        BlockingUsersPool10 = "blocking-users-pool-10",
+        BlockingUsersPool20 = "blocking-users-pool-20",
+        BlockingUsersPool40 = "blocking-users-pool-40",
+        VirtualYieldingUsersPool2 = "virtual-yielding-users-pool-2",
+        VirtualYieldingUsersPool5 = "virtual-yielding-users-pool-5",
+        VirtualYieldingUsersPool10 = "virtual-yielding-users-pool-10",
+        VirtualYieldingUsersPool20 = "virtual-yielding-users-pool-20",
+        VirtualYieldingUsersPool40 = "virtual-yielding-users-pool-40",
+        AsyncUsersPool2 = "async-users-pool-2",
+        AsyncUsersPool5 = "async-users-pool-5",
+        AsyncUsersPool10 = "async-users-pool-10",
+        AsyncUsersPool20 = "async-users-pool-20",
+        AsyncUsersPool40 = "async-users-pool-40",
+        AsyncUsersDeadpoolPool2 = "async-users-deadpool-pool-2",
+        AsyncUsersDeadpoolPool5 = "async-users-deadpool-pool-5",
+        AsyncUsersDeadpoolPool10 = "async-users-deadpool-pool-10",
+        AsyncUsersDeadpoolPool20 = "async-users-deadpool-pool-20",
+        AsyncUsersDeadpoolPool40 = "async-users-deadpool-pool-40",
+        AsyncUsersPipelinedClients1 = "async-users-pipelined-clients-1",
+        AsyncUsersPipelinedClients2 = "async-users-pipelined-clients-2",
+        AsyncUsersPipelinedClients4 = "async-users-pipelined-clients-4",
+    }
+}
+
+impl ColumnId {
+    /// Columns the matrix no longer measures, each because another column
+    /// teaches its lesson: a saved run may still hold them, and reads and
+    /// renders as it was. The pinning driver under the ramp repeats the
+    /// database group's pinning driver; virtual threads' /health next to
+    /// the slow downstream repeats the sweep's (a sleep parks a
+    /// coroutine); the thread pool's and the event loop's /health next to
+    /// the remote read repeat the mixed group's (a handler that does not
+    /// block delays nobody), where the remote-mixed group's lesson is the
+    /// pinning driver's.
+    pub const RETIRED: &'static [ColumnId] = &[
+        ColumnId::VirtualPinningUsersRamp,
+        ColumnId::VirtualHealthNextToPosts,
+        ColumnId::BlockingHealthNextToUsersRemote,
+        ColumnId::AsyncHealthNextToUsersRemote,
+    ];
+
+    /// Every column the matrix measures, in report order.
+    pub fn measured() -> impl Iterator<Item = ColumnId> {
+        ColumnId::ALL
+            .iter()
+            .copied()
+            .filter(|id| !ColumnId::RETIRED.contains(id))
     }
 }
 

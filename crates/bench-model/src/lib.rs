@@ -2,7 +2,7 @@
 //! and nothing else. The ids of the matrix ([`GroupId`], [`ColumnId`],
 //! [`Target`]), a run and everything measured in it ([`RunResults`]: groups,
 //! columns, rounds, windows, errors, the idle group, sweeps, cold starts,
-//! detector readings), the findings as data ([`Finding`], [`Verdict`],
+//! detector and proxy readings), the findings as data ([`Finding`], [`Verdict`],
 //! [`Thresholds`]), and reading and writing results.json
 //! ([`results_file`]).
 //!
@@ -20,6 +20,7 @@ mod findings;
 mod group;
 mod idle;
 mod ids;
+mod proxy;
 pub mod results_file;
 mod round;
 mod run;
@@ -37,6 +38,7 @@ pub use idle::{
     IDLE_FDS_SLACK,
 };
 pub use ids::{ColumnId, Driver, GroupId, Target};
+pub use proxy::ProxyWindow;
 pub use results_file::{SavedRun, READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION};
 pub use round::{CpuUse, Latency, LoadStats, RoundResult, Second, ServerStats, WindowTicks};
 pub use run::{

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{DetectorWindow, ErrorKind, SweepStep};
+use crate::{DetectorWindow, ErrorKind, ProxyWindow, SweepStep};
 
 /// One measured window of one column, on a server process started for it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -42,6 +42,12 @@ pub struct RoundResult {
     /// entry per step per round, `round` being the column round.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step: Option<SweepStep>,
+    /// In a group whose servers reach Postgres through a proxy: what the
+    /// proxy carried over the window (read by bench around it); `None`
+    /// elsewhere, in the mixed groups (whose background's lead would be
+    /// counted too), and in runs saved before bench read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub postgres_proxy: Option<ProxyWindow>,
 }
 
 fn measured() -> bool {
@@ -57,6 +63,18 @@ impl RoundResult {
                 .background_load
                 .as_ref()
                 .map_or(0, |b| b.total_requests)
+    }
+
+    /// Round trips to Postgres per successful request of the window, from
+    /// the proxy's exchanges; `None` without a proxy reading or a success.
+    pub fn postgres_round_trips_per_request(&self) -> Option<f64> {
+        self.postgres_proxy?.round_trips_per(self.load.ok_requests)
+    }
+
+    /// The mean round trip the proxy in front of Postgres delivered in the
+    /// window, in ms.
+    pub fn delivered_round_trip_ms(&self) -> Option<f64> {
+        self.postgres_proxy?.delivered_round_trip_ms()
     }
 
     /// Server CPU per request in microseconds (the figure shared cores

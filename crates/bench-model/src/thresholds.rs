@@ -92,6 +92,23 @@ pub struct Thresholds {
     /// request; one that parks stalls only when the OS takes its carrier's
     /// core mid-run. 1%, like the slow-poll line, chosen before a run.
     pub detector_carrier_stalls_per_request: f64,
+    /// Round trips per request, counted by the proxy in front of Postgres,
+    /// are "two on sqlx, one on the other pooled drivers" within this
+    /// fraction of the design's count (15%: a window's requests in flight
+    /// at its ends, and a connection's first exchanges, move it a little).
+    pub round_trips_within: f64,
+    /// "The pool is the queue": a pooled driver serves within this fraction
+    /// of pool size / (round trips per request x delivered round trip).
+    pub pool_queue_within: f64,
+    /// The pipelined async driver "passes the pool's bound": in the
+    /// remote-database group at least this many times the blocking server.
+    pub pipelined_over_blocking: f64,
+    /// The pool sweep: the pipelined driver with two clients is within this
+    /// fraction of its best client count (20%) ...
+    pub pool_sweep_pipelined_within: f64,
+    /// ... while each pooled driver at pool 2 serves below this fraction of
+    /// its best pool size (half).
+    pub pool_sweep_small_pool_share: f64,
 }
 
 impl Default for Thresholds {
@@ -120,6 +137,11 @@ pub const THRESHOLDS: Thresholds = Thresholds {
     pinning_share_of_yielding: 0.5,
     detector_blocking_calls_per_request: 0.01,
     detector_carrier_stalls_per_request: 0.01,
+    round_trips_within: 0.15,
+    pool_queue_within: 0.15,
+    pipelined_over_blocking: 2.0,
+    pool_sweep_pipelined_within: 0.2,
+    pool_sweep_small_pool_share: 0.5,
 };
 
 #[cfg(test)]

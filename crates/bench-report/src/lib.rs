@@ -3,8 +3,9 @@
 //! text: the terminal report ([`text`]), `report.md` ([`markdown`]),
 //! `report.html` ([`html`]), the SVG charts ([`charts`]), the matrix
 //! that opens each of them ([`glance`]: which model for which workload)
-//! and the tables they share ([`table`], [`idle_table`], [`sweep_table`], [`lines`],
-//! [`headline`]: the predictions counted, the design checks apart); two
+//! and the tables they share ([`table`], [`cold_start_table`],
+//! [`idle_table`], [`sweep_table`], [`lines`], [`headline`]: the
+//! predictions counted, the design checks apart); two
 //! runs side by side ([`compare`]); the tables of README.md and docs/ made
 //! from the runs they cite ([`doc_tables`]).
 //!
@@ -15,6 +16,7 @@
 //! that).
 
 pub mod charts;
+pub mod cold_start_table;
 pub mod compare;
 pub mod doc_tables;
 pub mod files;

@@ -6,8 +6,9 @@
 
 use bench_analysis::stats::{column_spread, Metric};
 use bench_model::Spread;
-use bench_model::Thresholds;
-use bench_model::{ColdStartResult, ColumnResult, CpuUse, GroupResult, RoundResult};
+use bench_model::{ColumnResult, CpuUse, GroupResult, RoundResult};
+
+pub use crate::cold_start_table::cold_start_table;
 
 /// Rows and cells, ready for a text or Markdown printer.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,6 +27,8 @@ enum Unit {
     MiB,
     Seconds,
     Micros,
+    /// A count per request, e.g. round trips: two decimals.
+    PerRequest,
 }
 
 enum Cells {
@@ -225,6 +228,26 @@ const ROWS: &[Row] = &[
         true,
     ),
     Row {
+        name: ROUND_TRIPS_ROW,
+        cells: Cells::Value {
+            metric: RoundResult::postgres_round_trips_per_request,
+            unit: Unit::PerRequest,
+            spread: true,
+            ratio: false,
+        },
+        process: false,
+    },
+    Row {
+        name: DELIVERED_ROW,
+        cells: Cells::Value {
+            metric: RoundResult::delivered_round_trip_ms,
+            unit: Unit::Ms,
+            spread: true,
+            ratio: false,
+        },
+        process: false,
+    },
+    Row {
         name: "Threads idle -> peak",
         cells: Cells::IdlePeak {
             idle: |r| Some(r.server_process.idle_threads as f64),
@@ -337,6 +360,7 @@ fn fmt(unit: Unit, v: f64) -> String {
         Unit::MiB => format!("{v:.1}"),
         Unit::Seconds => format!("{v:.2}"),
         Unit::Micros => format!("{v:.1}"),
+        Unit::PerRequest => format!("{v:.2}"),
     }
 }
 
@@ -396,6 +420,8 @@ fn cell(row: &Row, c: &ColumnResult, base: Option<f64>, first: bool) -> String {
 /// The rows of a group's table a reader compares first.
 pub const COMPACT_ROWS: &[&str] = &[
     "Throughput (req/s)",
+    ROUND_TRIPS_ROW,
+    DELIVERED_ROW,
     "p50 (ms)",
     "p99 (ms)",
     "Error Rate",
@@ -433,6 +459,13 @@ const STOLEN_ROW: &str = "CPU: stolen by the hypervisor (s)";
 const SOFTIRQ_INSIDE_ROW: &str = "CPU: of the parts above, in softirqs (s)";
 const KERNEL_THREADS_ROW: &str = "CPU: of everything else, kernel threads (s)";
 
+/// Rows shown only in a group whose servers reached Postgres through a
+/// proxy bench read around its windows (the remote groups): the round
+/// trips per successful request it counted, and the round trip it
+/// delivered.
+const ROUND_TRIPS_ROW: &str = "Postgres round trips per request";
+const DELIVERED_ROW: &str = "Postgres round trip delivered (ms)";
+
 /// Whether some round of `group` has `figure` above zero.
 fn group_any(group: &GroupResult, figure: impl Fn(&CpuUse) -> f64) -> bool {
     group
@@ -454,6 +487,11 @@ pub fn group_table(group: &GroupResult) -> Table {
             }
         }
     };
+    let proxied = group
+        .columns
+        .iter()
+        .flat_map(|c| &c.rounds)
+        .any(|r| r.postgres_proxy.is_some());
     let hidden: Vec<&str> = [
         (PROXY_ROW, any(|c| c.proxy_seconds)),
         (SOFTIRQ_ROW, group_any(group, softirq_as(true))),
@@ -463,6 +501,8 @@ pub fn group_table(group: &GroupResult) -> Table {
             KERNEL_THREADS_ROW,
             any(|c| c.ticks.map_or(0.0, |t| t.kernel_threads as f64)),
         ),
+        (ROUND_TRIPS_ROW, proxied),
+        (DELIVERED_ROW, proxied),
     ]
     .into_iter()
     .filter(|(_, shown)| !shown)
@@ -496,64 +536,5 @@ pub fn group_table(group: &GroupResult) -> Table {
                 }),
         )
         .collect();
-    Table { header, rows }
-}
-
-/// The cold-start probe of a group: a column per probed server; how many
-/// connections were starved (no answer within the threshold) on each cold
-/// start, on how many starts any was, and the slowest first answer.
-pub fn cold_start_table(probe: &ColdStartResult, t: &Thresholds) -> Table {
-    let within = t.cold_start_answer_within_ms;
-    let mut header = vec![String::new()];
-    header.extend(probe.servers.iter().map(|s| s.label.clone()));
-    let row = |name: String, cell: &dyn Fn(&bench_model::ColdStartServer) -> String| {
-        let mut cells = vec![name];
-        cells.extend(probe.servers.iter().map(|s| match &s.failure {
-            Some(_) => "not probed".to_owned(),
-            None => cell(s),
-        }));
-        cells
-    };
-    let rows = vec![
-        row("Cold starts".into(), &|s| s.starts.len().to_string()),
-        row(
-            format!(
-                "Unanswered over {within:.0} ms, each start (of {})",
-                probe.connections
-            ),
-            &|s| {
-                let late: Vec<String> = s
-                    .late_per_start(within)
-                    .iter()
-                    .map(|n| n.to_string())
-                    .collect();
-                late.join(", ")
-            },
-        ),
-        row("Starts with any unanswered".into(), &|s| {
-            let late = s.late_per_start(within);
-            format!(
-                "{} of {}",
-                late.iter().filter(|&&n| n > 0).count(),
-                late.len()
-            )
-        }),
-        row("Slowest first answer (ms)".into(), &|s| {
-            let firsts = s.starts.iter().flatten();
-            let never = firsts.clone().filter(|f| f.is_none()).count();
-            if never > 0 {
-                format!(
-                    "never ({never} connection{})",
-                    if never == 1 { "" } else { "s" }
-                )
-            } else {
-                firsts
-                    .flatten()
-                    .copied()
-                    .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))))
-                    .map_or_else(|| "n/a".to_owned(), fmt_ms)
-            }
-        }),
-    ];
     Table { header, rows }
 }

@@ -119,6 +119,16 @@ pub(super) fn across(lists: &[Vec<(u32, f64)>], pick: fn(f64, f64) -> f64) -> Ve
         .collect()
 }
 
+/// The larger of two figures for [`across`], not a number when either is
+/// not (so that a round without a figure is unclear, never the other's).
+pub(super) fn larger(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.max(b)
+    }
+}
+
 /// What a finding's check gives: the interval over rounds, the verdict,
 /// the evidence, and a short evidence for a table when the whole is long.
 pub(super) struct Outcome {

@@ -187,6 +187,61 @@ const MEANINGS: &[Meaning] = &[
         held: "Carrier stalls alone find the routes that pin once their blocking lasts: timing catches what the marks do not cover.",
         not_held: "Timing alone did not separate the pinning routes from the rest here: the marks are the surer half.",
     },
+    Meaning {
+        id: "remote-db-round-trips-per-request",
+        held: "Each driver costs a request the round trips its design says: sqlx two (its ping on every connection it takes back), every other pooled driver one; with a pool, that halves or keeps what each connection serves.",
+        not_held: "The round trips the proxy counted were not the drivers' designs here: read the counts per driver before trusting a bound made from them.",
+    },
+    Meaning {
+        id: "remote-db-pool-is-the-queue",
+        held: "With the database a round trip away, every pooled driver, on any model, serves what its pool allows: pool size over the time each request holds a connection. Size the pool, or stop holding a connection per query.",
+        not_held: "Some pooled driver did not sit at its pool's bound here: something else than the pool (the cores, the threads, the load) limited it.",
+    },
+    Meaning {
+        id: "remote-db-pipelined-over-blocking",
+        held: "An event loop wins on a remote database when it keeps many queries in flight on one connection: the pipelined driver passes the bound every pool meets.",
+        not_held: "The pipelined driver did not pass the pool's bound by the factor here: the cores or Postgres, not the round trip, limited it.",
+    },
+    Meaning {
+        id: "db-async-deadpool-wins",
+        held: "The async server with tokio-postgres in a pool (one round trip per request) served more requests per second than the thread pool on a local database.",
+        not_held: "The async server with tokio-postgres in a pool (one round trip per request) did not serve more than the thread pool on a local database here.",
+    },
+    Meaning {
+        id: "db-async-pipelined-wins",
+        held: "The async server with a pipelining driver served more requests per second than the thread pool on a local database.",
+        not_held: "The async server with a pipelining driver did not serve more than the thread pool on a local database here.",
+    },
+    Meaning {
+        id: "ramp-async-deadpool-wins",
+        held: "The async server with tokio-postgres in a pool (one round trip per request) served more requests per second than the thread pool under a ramping load of database reads.",
+        not_held: "The async server with tokio-postgres in a pool (one round trip per request) did not serve more than the thread pool under a ramping load of database reads here.",
+    },
+    Meaning {
+        id: "ramp-async-pipelined-wins",
+        held: "The async server with a pipelining driver served more requests per second than the thread pool under a ramping load of database reads.",
+        not_held: "The async server with a pipelining driver did not serve more than the thread pool under a ramping load of database reads here.",
+    },
+    Meaning {
+        id: "remote-db-async-deadpool-wins",
+        held: "The async server with tokio-postgres in a pool (one round trip per request) served more requests per second than the thread pool on a database a round trip away.",
+        not_held: "The async server with tokio-postgres in a pool (one round trip per request) did not serve more than the thread pool on a database a round trip away here.",
+    },
+    Meaning {
+        id: "remote-db-async-pipelined-wins",
+        held: "The async server with a pipelining driver served more requests per second than the thread pool on a database a round trip away.",
+        not_held: "The async server with a pipelining driver did not serve more than the thread pool on a database a round trip away here.",
+    },
+    Meaning {
+        id: "remote-db-async-wins",
+        held: "With sqlx the async server served more requests per second than the thread pool on a database a round trip away.",
+        not_held: "With sqlx the async server did not serve more than the thread pool on a database a round trip away: its two round trips per request halve what each pooled connection serves.",
+    },
+    Meaning {
+        id: "pool-sweep-pipelined-needs-no-pool",
+        held: "A pooled driver is capped by its pool, whatever the model; a pipelined driver is not: two shared connections serve about what four do.",
+        not_held: "The pool sweep did not show the pool as the queue and the pipelined driver free of it here: read the sweep's columns for what limited each.",
+    },
 ];
 
 /// What a finding of `id` with `verdict` means for someone choosing a model;

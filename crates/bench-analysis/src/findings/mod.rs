@@ -16,14 +16,19 @@
 //!
 //! One module per family: the seeds' groups ([`seeds`]), the Redis clients,
 //! tiny_http, the stall detector, idle connections, the sweeps, virtual
-//! threads and their pinning detector; what they share is in [`checks`].
+//! threads and their pinning detector, the database drivers and the pool
+//! sweep; what they share is in [`checks`].
 
 mod checks;
+mod database;
+#[cfg(test)]
+mod database_tests;
 mod detector;
 #[cfg(test)]
 mod detector_tests;
 mod idle;
 mod meaning;
+mod pool_sweep;
 mod redis_clients;
 mod seeds;
 mod sweeps;
@@ -64,6 +69,8 @@ fn specs(t: &Thresholds) -> Vec<Spec> {
         .chain(sweeps::specs(t))
         .chain(virtual_threads::specs(t))
         .chain(virtual_detector::specs(t))
+        .chain(database::specs(t))
+        .chain(pool_sweep::specs(t))
         .collect()
 }
 

@@ -18,7 +18,9 @@ pub struct Workload {
     /// driver).
     pub plain: [&'static str; 2],
     /// The findings that judge the row, the one that decides it first:
-    /// a row shows the first of them the run has.
+    /// a row shows the first of them the run measured (the first it has,
+    /// when it measured none), so that a run saved before a finding
+    /// existed shows the one it was judged by.
     pub judged_by: &'static [&'static str],
     /// What decides the row, in a few words and no figure.
     pub decides: &'static str,
@@ -39,7 +41,11 @@ pub const WORKLOADS: &[Workload] = &[
         group: GroupId::Database,
         name: "Database, local",
         plain: ["sync driver", "sqlx"],
-        judged_by: &["db-async-driver-wins", "db-spawn-blocking-recovers"],
+        judged_by: &[
+            "db-async-pipelined-wins",
+            "db-async-driver-wins",
+            "db-spawn-blocking-recovers",
+        ],
         decides: "Postgres on the same cores: each wait is short",
     },
     Workload {
@@ -47,10 +53,11 @@ pub const WORKLOADS: &[Workload] = &[
         name: "Database, remote",
         plain: ["sync driver", "sqlx"],
         judged_by: &[
+            "remote-db-pipelined-over-blocking",
             "remote-db-yielding-reaches-pool",
             "remote-db-pinning-half-of-yielding",
         ],
-        decides: "the pool, not the model: pool / round trip",
+        decides: "the driver, not the model: a pool caps it, pipelining passes the cap",
     },
     Workload {
         group: GroupId::Cache,
@@ -84,7 +91,7 @@ pub const WORKLOADS: &[Workload] = &[
         group: GroupId::Ramp,
         name: "k6 ramp, database",
         plain: ["sync driver", "sqlx"],
-        judged_by: &["ramp-async-wins"],
+        judged_by: &["ramp-async-pipelined-wins", "ramp-async-wins"],
         decides: "the database under rising load: waits stay short",
     },
     Workload {

@@ -66,6 +66,7 @@ pub(crate) fn round(n: u32, rps: f64, p99: f64, threads: u64) -> RoundResult {
         not_measured: Vec::new(),
         detector: None,
         step: None,
+        postgres_proxy: None,
     }
 }
 

@@ -129,13 +129,14 @@ fn a_row_per_measured_workload_three_models_and_the_best_at_one() {
             failure: Some("no request succeeded: every connection was refused".into())
         }
     );
-    // Each row is judged by its first finding the run has.
+    // Each row is judged by its first finding the run measured: the CPU
+    // row's first, on the offloads, lacks spawn_blocking's column here.
     let verdicts: Vec<&str> = g
         .rows
         .iter()
         .map(|r| r.verdict.as_ref().unwrap().finding.as_str())
         .collect();
-    assert_eq!(verdicts, ["cpu-offload-recovers", "db-async-driver-wins"]);
+    assert_eq!(verdicts, ["cpu-inline-hurts-async", "db-async-driver-wins"]);
 }
 
 #[test]
@@ -255,4 +256,51 @@ fn calibration_columns_are_listed_below_the_main_matrix() {
         md.contains("| tomcat | CPU-bound | 0.95x the thread pool's best (inline) | 700 req/s |"),
         "{md}"
     );
+}
+
+/// On a database the event loop's cell is its pipelined driver where the
+/// run has one, even where another driver served more, and the row is
+/// judged by the pipelined driver's finding once it is measured; without
+/// it, the best of the others and the seeds' finding.
+#[test]
+fn the_event_loop_cell_is_the_pipelined_driver_where_there_is_one() {
+    let run = results(vec![group(
+        "database",
+        vec![
+            on(
+                steady("blocking-users", "blocking", 1000.0, 5.0, 210),
+                "/users/1",
+            ),
+            on(steady("async-users", "async", 800.0, 5.0, 5), "/users/1"),
+            on(
+                steady("async-users-deadpool", "async", 2600.0, 5.0, 5),
+                "/users/1",
+            ),
+            on(
+                steady("async-users-pipelined", "async", 2500.0, 5.0, 5),
+                "/users/1",
+            ),
+        ],
+    )]);
+    let event_loop = |g: &Glance| match cell(g, "Database, local", Model::EventLoop) {
+        Cell::Best { pick, .. } => (pick.column, pick.variant),
+        other => panic!("not ranked: {other:?}"),
+    };
+    let judged_by = |g: &Glance| g.rows[0].verdict.as_ref().unwrap().finding.clone();
+    let g = glance_of(&run);
+    assert_eq!(
+        event_loop(&g),
+        (ColumnId::AsyncUsersPipelined, "pipelined driver".to_owned())
+    );
+    assert_eq!(judged_by(&g), "db-async-pipelined-wins");
+    let mut without = run.clone();
+    without.groups[0]
+        .columns
+        .retain(|c| c.id != ColumnId::AsyncUsersPipelined);
+    let g = glance_of(&without);
+    assert_eq!(
+        event_loop(&g),
+        (ColumnId::AsyncUsersDeadpool, "deadpool".to_owned())
+    );
+    assert_eq!(judged_by(&g), "db-async-driver-wins");
 }

@@ -186,6 +186,17 @@ fn findings_follow_the_rounds() {
         ("idle-virtual-no-threads", NotMeasured),
         ("virtual-detector-marks-pinning-calls", NotMeasured),
         ("virtual-detector-timing-flags-pinning-routes", NotMeasured),
+        ("remote-db-round-trips-per-request", NotMeasured),
+        ("remote-db-pool-is-the-queue", NotMeasured),
+        ("remote-db-pipelined-over-blocking", NotMeasured),
+        ("db-async-deadpool-wins", NotMeasured),
+        ("db-async-pipelined-wins", NotMeasured),
+        ("ramp-async-deadpool-wins", NotMeasured),
+        ("ramp-async-pipelined-wins", NotMeasured),
+        ("remote-db-async-wins", NotMeasured),
+        ("remote-db-async-deadpool-wins", NotMeasured),
+        ("remote-db-async-pipelined-wins", NotMeasured),
+        ("pool-sweep-pipelined-needs-no-pool", NotMeasured),
     ];
     assert_eq!(v, expect.map(|(id, h)| (id.to_owned(), h)).to_vec());
 
@@ -843,4 +854,53 @@ fn common_row<'a>(text: &'a str, name: &str) -> &'a str {
     text.lines()
         .find(|l| l.starts_with(name))
         .unwrap_or_else(|| panic!("no row {name:?} in\n{text}"))
+}
+
+/// A group whose windows read the proxy in front of Postgres shows each
+/// column's round trips per request and delivered round trip, in the full
+/// table and the compact one; a group without, neither.
+#[test]
+fn the_proxys_counts_are_rows_of_a_group_that_read_it() {
+    let mut remote = group(
+        "remote-db",
+        vec![
+            steady("blocking-users-remote", "blocking", 1000.0, 5.0, 210),
+            steady("async-users-remote", "async", 500.0, 5.0, 5),
+        ],
+    );
+    for (c, per_request) in remote.columns.iter_mut().zip([1.0, 2.0]) {
+        for r in &mut c.rounds {
+            let exchanges = (r.load.ok_requests as f64 * per_request) as u64;
+            r.postgres_proxy = Some(ProxyWindow {
+                connections: 0,
+                exchanges,
+                delivered_seconds: exchanges as f64 * 0.0025,
+                setting_ms: 2.0,
+            });
+        }
+    }
+    let row = |t: &bench_report::table::Table, name: &str| -> Option<Vec<String>> {
+        t.rows.iter().find(|r| r[0] == name).cloned()
+    };
+    for t in [
+        group_table(&remote),
+        bench_report::table::compact_table(&remote),
+    ] {
+        assert_eq!(
+            row(&t, "Postgres round trips per request").unwrap()[1..],
+            ["1.00 ±0%", "2.00 ±0%"]
+        );
+        assert_eq!(
+            row(&t, "Postgres round trip delivered (ms)").unwrap()[1..],
+            ["2.50 ±0%", "2.50 ±0%"]
+        );
+    }
+    let local = group(
+        "database",
+        vec![steady("blocking-users", "blocking", 1000.0, 5.0, 210)],
+    );
+    assert_eq!(
+        row(&group_table(&local), "Postgres round trips per request"),
+        None
+    );
 }

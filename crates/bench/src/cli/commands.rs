@@ -164,7 +164,9 @@ pub fn compare(cli: &Cli, old: &Path, new: &Path) -> ExitCode {
 
 /// `bench proxy --to ADDR --round-trip-us N`: a latency proxy on a free
 /// loopback port until SIGTERM (or bench's death, by the parent-death
-/// signal); its first line on stdout says where it listens.
+/// signal); its first line on stdout says where it listens, the second
+/// where its measurements are served (`stats on ADDR`: any GET there
+/// answers them as Prometheus text, `net_tools::proxy::stats_http`).
 pub fn proxy(to: std::net::SocketAddr, round_trip_us: u64) -> ExitCode {
     if let Err(e) =
         rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::TERM))
@@ -176,7 +178,12 @@ pub fn proxy(to: std::net::SocketAddr, round_trip_us: u64) -> ExitCode {
         Err(e) => return fail("proxy", format!("cannot listen: {e}")),
     };
     proxy.set_round_trip(std::time::Duration::from_micros(round_trip_us));
+    let stats = match proxy.serve_stats() {
+        Ok(a) => a,
+        Err(e) => return fail("proxy", format!("cannot serve its measurements: {e}")),
+    };
     println!("listening on {}", proxy.addr());
+    println!("stats on {stats}");
     use std::io::Write as _;
     let _ = std::io::stdout().flush();
     loop {

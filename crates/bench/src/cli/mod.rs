@@ -17,11 +17,11 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
-    /// quick (every group scaled down, 3 rounds, under 3 min on 2 cores), seed (the seeds' own load shapes, 3 rounds, about an hour on 2 cores) or tiny (seconds: the end-to-end tests').
+    /// quick (every group but the pool sweep, scaled down, 3 rounds, under 3 min on 2 cores), seed (the seeds' own load shapes and the pool sweep, 3 rounds, over an hour) or tiny (seconds: the end-to-end tests').
     #[arg(long, global = true, default_value = "quick")]
     pub profile: String,
 
-    /// Groups to run, comma-separated: cpu, database, cache, slow, baseline, json, ramp, mixed, stalls, idle, sweep-posts, sweep-users, remote-db, remote-mixed.
+    /// Groups to run, comma-separated: cpu, database, cache, slow, baseline, json, ramp, mixed, stalls, idle, sweep-posts, sweep-users, remote-db, remote-mixed, pool-sweep (seed profile only).
     #[arg(long, global = true, value_delimiter = ',')]
     pub groups: Option<Vec<String>>,
 
@@ -76,8 +76,8 @@ pub struct Cli {
     pub async_url: Option<String>,
 
     /// The round trip the proxy in front of Postgres and Redis adds in the
-    /// remote-database groups (remote-db, remote-mixed), half each way, e.g.
-    /// 2ms (the default) or 500us.
+    /// remote-database groups (remote-db, remote-mixed, pool-sweep), half
+    /// each way, e.g. 2ms (the default) or 500us.
     #[arg(long, value_parser = loadgen::parse_duration)]
     pub db_latency: Option<Duration>,
 
@@ -178,7 +178,8 @@ pub enum Command {
         check: bool,
     },
     /// Runs a TCP proxy that adds a round trip to every exchange with `--to`,
-    /// printing where it listens (bench starts its proxies this way).
+    /// printing where it listens and where it serves what it measured
+    /// (bench starts its proxies this way).
     #[command(hide = true)]
     Proxy {
         /// Where to forward, host:port.

@@ -1,8 +1,9 @@
 //! The instruments of a measured window: the load itself ([`load`], through
 //! the `loadgen` library), where the machine's CPU went ([`cpu_account`]),
 //! a server's `/metrics` ([`remote_metrics`]) and its stall detector's
-//! figures ([`detector`]), idle keep-alive connections and what they cost
-//! a server ([`idle_connections`], [`idle_cost`]), and the machine and
+//! figures ([`detector`]), the proxy in front of Postgres
+//! ([`proxy_stats`]), idle keep-alive connections and what they cost a
+//! server ([`idle_connections`], [`idle_cost`]), and the machine and
 //! source a run is measured on ([`machine`]).
 
 pub mod cpu_account;
@@ -11,4 +12,5 @@ pub mod idle_connections;
 pub mod idle_cost;
 pub mod load;
 pub mod machine;
+pub mod proxy_stats;
 pub mod remote_metrics;

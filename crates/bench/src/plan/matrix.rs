@@ -8,6 +8,7 @@ use super::more_groups::{
     idle_group, mixed_group, remote_db_group, remote_mixed_group, stalls_group, sweep_posts_group,
     sweep_users_group,
 };
+use super::pool_sweep::pool_sweep_group;
 use super::seed_groups::{
     baseline_group, cache_group, cpu_group, database_group, json_group, ramp_group, slow_group,
 };
@@ -112,6 +113,29 @@ pub(super) fn redis_client(
     }
 }
 
+/// The async server with tokio-postgres in a deadpool-postgres pool: one
+/// round trip per request where sqlx (the default) makes two.
+pub(super) const DEADPOOL: &[&str] = &["--postgres-driver", "deadpool"];
+
+/// The async server with a few shared tokio-postgres clients, the queries
+/// of many requests pipelined on each (one client per worker), no pool.
+pub(super) const PIPELINED: &[&str] = &["--postgres-driver", "pipelined"];
+
+/// The async route `path` with another Postgres driver than sqlx: `args`
+/// choose it, `driver` names it in the label.
+pub(super) fn postgres_driver(
+    id: ColumnId,
+    driver: &'static str,
+    args: &'static [&'static str],
+    path: &'static str,
+) -> Column {
+    Column {
+        server_args: args,
+        variant: Some(driver),
+        ..col(id, Target::Async, path)
+    }
+}
+
 /// Server flags of the idle group's columns: an idle timeout (the header
 /// read timeout, which both servers also apply between keep-alive requests)
 /// long enough that no idle connection is closed while it is measured; the
@@ -163,8 +187,8 @@ pub(super) const BOTH: Needs = Needs {
 };
 
 /// The matrix of seed 000, plus seeds 001-003, the mixed group, the stall
-/// detector's group, idle connections, the concurrency sweeps and the
-/// remote-database groups, in report order. Virtual threads have a column
+/// detector's group, idle connections, the concurrency sweeps, the
+/// remote-database groups and the pool sweep, in report order. Virtual threads have a column
 /// wherever the other two servers do: one per driver where Postgres or
 /// Redis is called, one (pinning: the driver is not called) elsewhere.
 pub fn groups() -> Vec<Group> {
@@ -183,6 +207,7 @@ pub fn groups() -> Vec<Group> {
         sweep_users_group(),
         remote_db_group(),
         remote_mixed_group(),
+        pool_sweep_group(),
     ]
 }
 
@@ -215,7 +240,12 @@ mod tests {
             .flat_map(|g| g.columns)
             .map(|c| c.id)
             .collect();
-        assert_eq!(in_matrix, ColumnId::ALL);
+        assert_eq!(in_matrix, ColumnId::measured().collect::<Vec<_>>());
+        // A retired column is in no group, and still read from a saved run.
+        for id in ColumnId::RETIRED {
+            assert_eq!(group_of(*id), None);
+            assert_eq!(ColumnId::parse(id.as_str()), Some(*id));
+        }
         let groups: Vec<GroupId> = groups().into_iter().map(|g| g.id).collect();
         assert_eq!(groups, GroupId::ALL);
     }

@@ -8,6 +8,7 @@ mod columns;
 mod loads;
 mod matrix;
 mod more_groups;
+mod pool_sweep;
 mod profiles;
 mod seed_groups;
 pub mod tables;

@@ -3,7 +3,8 @@
 //! per server, virtual threads' included. Pure data.
 
 use super::matrix::{
-    col, redis_client, tiny_http, virt, Column, Group, Network, BOTH, DB, ECHO_BODY, NONE,
+    col, postgres_driver, redis_client, tiny_http, virt, Column, Group, Network, BOTH, DB,
+    DEADPOOL, ECHO_BODY, NONE, PIPELINED,
 };
 use bench_model::{ColumnId, Driver, GroupId, Target};
 
@@ -32,7 +33,8 @@ pub(super) fn cpu_group() -> Group {
     }
 }
 
-/// Seed 000, I/O-bound: the database read, with each driver and offload.
+/// Seed 000, I/O-bound: the database read, with each driver and offload
+/// (the async server's three Postgres drivers among them).
 pub(super) fn database_group() -> Group {
     use ColumnId as C;
     use Driver::{Pinning, Yielding};
@@ -46,6 +48,8 @@ pub(super) fn database_group() -> Group {
             col(C::BlockingUsers, Blocking, "/users/1"),
             tiny_http(C::BlockingUsersTinyHttp, "/users/1"),
             col(C::AsyncUsers, Async, "/users/1"),
+            postgres_driver(C::AsyncUsersDeadpool, "deadpool", DEADPOOL, "/users/1"),
+            postgres_driver(C::AsyncUsersPipelined, "pipelined", PIPELINED, "/users/1"),
             col(C::AsyncUsersBlocking, Async, "/users/1/blocking"),
             col(C::AsyncUsersSpawnBlocking, Async, "/users/1/spawn-blocking"),
             virt(C::VirtualPinningUsers, Pinning, "/users/1"),
@@ -154,25 +158,25 @@ pub(super) fn json_group() -> Group {
     }
 }
 
-/// Seed 002: the database read under k6 stages.
+/// Seed 002: the database read under k6 stages, with each async driver.
+/// The pinning driver is not here: the database group shows it (it was
+/// [`ColumnId::VirtualPinningUsersRamp`]).
 pub(super) fn ramp_group() -> Group {
     use ColumnId as C;
-    use Driver::{Pinning, Yielding};
+    use Driver::Yielding;
     use Target::{Async, Blocking};
+    const USERS: &str = "/users/{rand:1-10000}";
     Group {
         id: GroupId::Ramp,
         title: "Ramping load on the database (seed 002)",
         needs: DB,
         network: Network::Local,
         columns: vec![
-            col(C::BlockingUsersRamp, Blocking, "/users/{rand:1-10000}"),
-            col(C::AsyncUsersRamp, Async, "/users/{rand:1-10000}"),
-            virt(C::VirtualPinningUsersRamp, Pinning, "/users/{rand:1-10000}"),
-            virt(
-                C::VirtualYieldingUsersRamp,
-                Yielding,
-                "/users/{rand:1-10000}",
-            ),
+            col(C::BlockingUsersRamp, Blocking, USERS),
+            col(C::AsyncUsersRamp, Async, USERS),
+            postgres_driver(C::AsyncUsersDeadpoolRamp, "deadpool", DEADPOOL, USERS),
+            postgres_driver(C::AsyncUsersPipelinedRamp, "pipelined", PIPELINED, USERS),
+            virt(C::VirtualYieldingUsersRamp, Yielding, USERS),
         ],
         cold_start_probe: vec![],
     }

@@ -145,7 +145,7 @@ fn loads() -> String {
             &mut out,
             &format!("`{}`", group.as_str()),
             all.iter()
-                .map(|p| p.load(*group).map_or("-".to_owned(), brief)),
+                .map(|p| p.load(*group).map_or("not run".to_owned(), brief)),
         );
     }
     out

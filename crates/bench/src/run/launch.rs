@@ -35,6 +35,9 @@ pub(super) struct Launch {
     /// The proxies in front of Postgres and Redis, if this launch's servers
     /// reach them through any: their CPU is accounted on its own line.
     pub(super) proxy_pids: Vec<u32>,
+    /// Where the proxy in front of Postgres serves what it measured, if
+    /// this launch's servers reach Postgres through one.
+    pub(super) postgres_proxy_stats: Option<SocketAddr>,
     /// Whether this kernel keeps softirq and irq time out of process times
     /// (the run's [`bench_model::CpuAccounting`]).
     pub(super) irq_apart: bool,
@@ -75,12 +78,15 @@ impl RoundServer {
 
 impl Launch {
     /// The same launch, its servers reaching Postgres and Redis at
-    /// `database_url` and `redis_url` (proxies, whose pids are `proxy_pids`).
+    /// `database_url` and `redis_url` (proxies, whose pids are
+    /// `proxy_pids`, the Postgres one's measurements served at
+    /// `postgres_proxy_stats`).
     pub(super) fn through(
         &self,
         database_url: &str,
         redis_url: &str,
         proxy_pids: Vec<u32>,
+        postgres_proxy_stats: Option<SocketAddr>,
     ) -> Launch {
         let rewrite = |args: &[String]| -> Vec<String> {
             let mut out = args.to_vec();
@@ -102,6 +108,7 @@ impl Launch {
             logs: self.logs.clone(),
             set_up: Rc::clone(&self.set_up),
             proxy_pids,
+            postgres_proxy_stats,
             irq_apart: self.irq_apart,
         }
     }

@@ -1,9 +1,13 @@
 //! The proxies of a group whose servers reach Postgres and Redis over a
 //! simulated network ([`Network::RoundTrip`]): one `bench proxy` child
 //! process in front of each, so their CPU is their own line in a window's
-//! accounting, not bench's and not "everything else".
+//! accounting, not bench's and not "everything else". Each says where it
+//! serves what it measured; the Postgres proxy's address goes with the
+//! launch, so that every window of the group reads its exchanges and
+//! delivered round trips ([`crate::measure::proxy_stats`]).
 
 use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
@@ -17,6 +21,8 @@ struct ProxyProcess {
     child: Child,
     /// Where it listens, as `host:port`.
     listen: String,
+    /// Where it serves its measurements, if it said.
+    stats: Option<SocketAddr>,
 }
 
 impl Drop for ProxyProcess {
@@ -51,6 +57,7 @@ pub(super) fn for_group(launch: &Launch, network: Network) -> anyhow::Result<Opt
         &via(database_url, &db.listen)?,
         &via(redis_url, &redis.listen)?,
         vec![db.child.id(), redis.child.id()],
+        db.stats,
     );
     Ok(Some(GroupNetwork {
         _proxies: vec![db, redis],
@@ -66,8 +73,8 @@ fn via(url: &str, listen: &str) -> anyhow::Result<String> {
     Ok(net_tools::proxy::url_with_addr(url, addr))
 }
 
-/// `bench proxy --to <url's host:port> --round-trip-ms N`, once it says
-/// where it listens.
+/// `bench proxy --to <url's host:port> --round-trip-us N`, once it says
+/// where it listens and where it serves its measurements.
 fn start(url: &str, round_trip: Duration) -> anyhow::Result<ProxyProcess> {
     let target = net_tools::proxy::url_addr(url).with_context(|| format!("no address in {url}"))?;
     let exe = std::env::current_exe().context("cannot find bench's own executable")?;
@@ -79,13 +86,23 @@ fn start(url: &str, round_trip: Duration) -> anyhow::Result<ProxyProcess> {
         .stderr(Stdio::inherit())
         .spawn()
         .context("cannot start bench proxy")?;
-    let mut line = String::new();
+    let (mut line, mut stats_line) = (String::new(), String::new());
     if let Some(out) = child.stdout.take() {
-        BufReader::new(out).read_line(&mut line)?;
+        let mut out = BufReader::new(out);
+        out.read_line(&mut line)?;
+        out.read_line(&mut stats_line)?;
     }
     let listen = line.trim().strip_prefix("listening on ").map(str::to_owned);
+    let stats = stats_line
+        .trim()
+        .strip_prefix("stats on ")
+        .and_then(|a| a.parse().ok());
     match listen {
-        Some(listen) => Ok(ProxyProcess { child, listen }),
+        Some(listen) => Ok(ProxyProcess {
+            child,
+            listen,
+            stats,
+        }),
         None => {
             let _ = child.kill();
             let _ = child.wait();

@@ -186,6 +186,7 @@ fn measure_step(
         // Not read: see server_counted_requests above.
         detector: None,
         step: Some(step),
+        postgres_proxy: None,
     })
 }
 

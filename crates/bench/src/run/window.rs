@@ -1,7 +1,8 @@
 //! One round of one column of a load group: a fresh server, its idle
 //! figures, the warm-up, then the measured window with the server sampled
-//! and the machine's CPU accounted, the server's `/metrics` read around it;
-//! the server is stopped before the next column starts.
+//! and the machine's CPU accounted, the server's `/metrics` (and the proxy
+//! in front of Postgres, in a remote group) read around it; the server is
+//! stopped before the next column starts.
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -13,10 +14,10 @@ use super::launch::{Launch, RoundServer};
 use crate::measure::cpu_account::{account, Parts};
 use crate::measure::detector;
 use crate::measure::load::{run_column, run_warm_up, ColumnError, LoadOptions};
-use crate::measure::remote_metrics;
+use crate::measure::{proxy_stats, remote_metrics};
 use crate::plan::{Column, Load};
 use crate::servers::{http_get, requests_total};
-use bench_model::{CpuUse, LoadStats, RoundResult, ServerStats};
+use bench_model::{CpuUse, LoadStats, ProxyWindow, RoundResult, ServerStats};
 
 /// How often the server's threads and RSS are sampled within a window.
 pub(super) const SAMPLE_EVERY: Duration = Duration::from_millis(10);
@@ -57,6 +58,8 @@ struct Window {
     metrics_after: Option<String>,
     /// `/metrics` reads the server counted inside the window.
     reads_inside: u64,
+    /// What the proxy in front of Postgres carried over the window.
+    postgres_proxy: Option<ProxyWindow>,
 }
 
 /// One round of `column` under `load`, after `warm_up`.
@@ -106,6 +109,7 @@ pub(super) fn measure_column(
         not_measured: Vec::new(),
         detector,
         step: None,
+        postgres_proxy: window.postgres_proxy,
     };
     match (idle, window.peaks, window.remote_readings) {
         (Idle { proc: Some(i), .. }, Some(p), _) => r.server_process = server_stats(&i, &p),
@@ -145,6 +149,12 @@ fn measure_window(
     // the mixed group one taken when the probe starts (after the lead), on a
     // thread so that a blocked event loop cannot delay the probe.
     let mut detector_reader = None;
+    // The proxy in front of Postgres, around the window; not in the mixed
+    // groups, whose background runs a lead before the probe's window.
+    let proxy = launch
+        .postgres_proxy_stats
+        .filter(|_| column.background.is_none());
+    let proxy_before = proxy.and_then(|a| proxy_stats::read(a).ok());
     let started = Instant::now();
     let measured = run_column(addr, column, load, options, &mut || {
         if column.background.is_some() {
@@ -155,6 +165,10 @@ fn measure_window(
         }
     });
     let window_seconds = started.elapsed().as_secs_f64();
+    let postgres_proxy = match (proxy_before, proxy.and_then(|a| proxy_stats::read(a).ok())) {
+        (Some(before), Some(after)) => Some(proxy_stats::window(&before, &after)),
+        _ => None,
+    };
     let peaks = sampler.map(PeakSampler::stop);
     let remote_readings = remote_sampler.and_then(|s| s.stop().ok());
     let cpu_after = CpuSnapshot::take().context("cannot read /proc for CPU accounting")?;
@@ -183,6 +197,7 @@ fn measure_window(
         metrics_before,
         metrics_after: metrics_text(addr),
         reads_inside,
+        postgres_proxy,
     })
 }
 

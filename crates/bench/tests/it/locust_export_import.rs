@@ -69,8 +69,9 @@ fn export_names_every_test_after_its_column_with_the_profiles_load() {
     let count = std::fs::read_dir(out.path().join("locust"))
         .unwrap()
         .count();
-    // Each group's columns, virtual threads' included (2 + 1 + 2 of them).
-    assert_eq!(count, 7 + 5 + 4);
+    // Each group's columns, virtual threads' (2 + 1 + 1 of them) and the
+    // async server's other Postgres drivers (2 + 2) included.
+    assert_eq!(count, 9 + 5 + 5);
     let readme = std::fs::read_to_string(out.path().join("README.md")).unwrap();
     assert!(readme.contains("--master") && readme.contains("--worker"));
     // A column on a server variant says which flags its server needs.

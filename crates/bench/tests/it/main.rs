@@ -19,6 +19,7 @@ mod cold_start_fairness;
 mod common;
 mod compare_command;
 mod cpu_accounting;
+mod database_groups;
 mod doc_tables_command;
 mod end_to_end;
 mod glance_in_browser;

@@ -1,11 +1,13 @@
 //! The seed profile measures every finding: a run of every group and
 //! column its matrix loads, each with plausible rounds (from bench-report's
-//! builders), leaves no finding NOT MEASURED. The matrix and the findings
-//! must name the same columns.
+//! builders; behind a proxy, the proxy's reading of each window too),
+//! leaves no finding NOT MEASURED. The matrix and the findings must name
+//! the same columns.
 
-use bench::plan::{groups, seed, Load};
+use bench::plan::{groups, seed, Load, Network};
 use bench_analysis::findings::check;
-use bench_model::{ColdStartResult, ColumnResult, GroupId, GroupResult, Verdict, THRESHOLDS};
+use bench_model::{ColdStartResult, ColumnResult, GroupId, GroupResult, ProxyWindow};
+use bench_model::{Verdict, THRESHOLDS};
 
 use crate::build::{group, idle_result, probed, results, steady, sweep_group};
 
@@ -27,6 +29,17 @@ fn the_seed_profile_measures_every_finding() {
                 })
                 .collect();
             let mut result = group(g.id.as_str(), columns);
+            if g.network != Network::Local {
+                // A round trip of 2 ms per request, as the proxy counts.
+                for r in result.columns.iter_mut().flat_map(|c| &mut c.rounds) {
+                    r.postgres_proxy = Some(ProxyWindow {
+                        connections: 0,
+                        exchanges: r.load.ok_requests,
+                        delivered_seconds: r.load.ok_requests as f64 * 0.002,
+                        setting_ms: 2.0,
+                    });
+                }
+            }
             if g.id == GroupId::Idle {
                 result.columns.clear();
                 result.idle = Some(idle_result(
@@ -79,5 +92,5 @@ fn the_seed_profile_measures_every_finding() {
         .map(|f| f.id.as_str())
         .collect();
     assert!(unmeasured.is_empty(), "not measured: {unmeasured:?}");
-    assert_eq!(findings.len(), 35);
+    assert_eq!(findings.len(), 46);
 }

@@ -200,5 +200,6 @@ fn round(n: u32, i: &Imported) -> RoundResult {
         // `bench watch` keeps the process figures only, not the detector's.
         detector: None,
         step: None,
+        postgres_proxy: None,
     }
 }
