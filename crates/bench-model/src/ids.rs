@@ -68,6 +68,9 @@ ids! {
         SweepUsers = "sweep-users",
         RemoteDb = "remote-db",
         RemoteMixed = "remote-mixed",
+        CalibrationHealth = "calibration-health",
+        CalibrationPosts = "calibration-posts",
+        CalibrationUsers = "calibration-users",
     }
 }
 
@@ -158,7 +161,49 @@ ids! {
         AsyncHealthNextToUsersRemote = "async-health-next-to-users-remote",
         VirtualPinningHealthNextToUsersRemote = "virtual-pinning-health-next-to-users-remote",
         VirtualYieldingHealthNextToUsersRemote = "virtual-yielding-health-next-to-users-remote",
+        BlockingHealthCalibration = "blocking-health-calibration",
+        TomcatHealth = "tomcat-health",
+        TomcatVirtualHealth = "tomcat-virtual-health",
+        AsyncHealthCalibration = "async-health-calibration",
+        NettyHealth = "netty-health",
+        BlockingPostsCalibration = "blocking-posts-calibration",
+        TomcatPosts = "tomcat-posts",
+        TomcatVirtualPosts = "tomcat-virtual-posts",
+        AsyncPostsCalibration = "async-posts-calibration",
+        NettyPosts = "netty-posts",
+        BlockingUsersCalibration = "blocking-users-calibration",
+        TomcatUsers = "tomcat-users",
+        TomcatVirtualUsers = "tomcat-virtual-users",
     }
+}
+
+impl GroupId {
+    /// The calibration groups: our servers beside Tomcat and Netty.
+    pub const CALIBRATION: [GroupId; 3] = [
+        GroupId::CalibrationHealth,
+        GroupId::CalibrationPosts,
+        GroupId::CalibrationUsers,
+    ];
+
+    /// Whether it is one of [`GroupId::CALIBRATION`].
+    pub fn is_calibration(self) -> bool {
+        GroupId::CALIBRATION.contains(&self)
+    }
+}
+
+/// A calibration server: the real Java thing beside one of our twins
+/// (`calibration/` in the repository).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum JavaServer {
+    /// Embedded Tomcat 10.1, NIO, 200 handler threads: the blocking
+    /// server's twin (Spring MVC's container).
+    Tomcat,
+    /// The same Tomcat with a virtual thread per request (`--virtual`,
+    /// Java 21 or later).
+    TomcatVirtual,
+    /// Netty 4.1, an event loop per core: the async server's twin
+    /// (WebFlux's server).
+    Netty,
 }
 
 /// Which driver the virtual-thread server's handlers call (`--driver`).
@@ -181,8 +226,9 @@ impl Driver {
 }
 
 /// Which server a column targets; results.json spells it "blocking",
-/// "async", "virtual-pinning" or "virtual-yielding" (a runs saved before
-/// virtual threads existed has only the first two, and reads as it was).
+/// "async", "virtual-pinning", "virtual-yielding" or a calibration server's
+/// "tomcat", "tomcat-virtual", "netty" (a run saved before virtual threads
+/// existed has only the first two, and reads as it was).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Target {
     /// The blocking server on platform threads (Spring MVC on Tomcat).
@@ -192,6 +238,8 @@ pub enum Target {
     /// The blocking server's same handlers on virtual threads
     /// (`--threads virtual`), with this driver.
     Virtual(Driver),
+    /// A calibration server, none of ours.
+    Java(JavaServer),
 }
 
 impl Target {
@@ -201,6 +249,9 @@ impl Target {
         Target::Async,
         Target::Virtual(Driver::Pinning),
         Target::Virtual(Driver::Yielding),
+        Target::Java(JavaServer::Tomcat),
+        Target::Java(JavaServer::TomcatVirtual),
+        Target::Java(JavaServer::Netty),
     ];
 
     /// As results.json, labels and log names spell it.
@@ -210,12 +261,23 @@ impl Target {
             Target::Async => "async",
             Target::Virtual(Driver::Pinning) => "virtual-pinning",
             Target::Virtual(Driver::Yielding) => "virtual-yielding",
+            Target::Java(JavaServer::Tomcat) => "tomcat",
+            Target::Java(JavaServer::TomcatVirtual) => "tomcat-virtual",
+            Target::Java(JavaServer::Netty) => "netty",
         }
     }
 
     /// The target spelled `text`, if there is one.
     pub fn parse(text: &str) -> Option<Target> {
         Target::ALL.iter().copied().find(|t| t.name() == text)
+    }
+
+    /// The calibration server it is, if it is one.
+    pub fn java(self) -> Option<JavaServer> {
+        match self {
+            Target::Java(j) => Some(j),
+            _ => None,
+        }
     }
 
     /// Its driver, on virtual threads.

@@ -92,6 +92,11 @@ pub struct Thresholds {
     /// request; one that parks stalls only when the OS takes its carrier's
     /// core mid-run. 1%, like the slow-poll line, chosen before a run.
     pub detector_carrier_stalls_per_request: f64,
+    /// A calibration: our blocking server's successful throughput at each
+    /// step of the /posts/1 sweep "matches Tomcat's" within this fraction
+    /// (5%), and its errors exceed Tomcat's by at most this share of the
+    /// step's requests.
+    pub calibration_within: f64,
 }
 
 impl Default for Thresholds {
@@ -120,6 +125,7 @@ pub const THRESHOLDS: Thresholds = Thresholds {
     pinning_share_of_yielding: 0.5,
     detector_blocking_calls_per_request: 0.01,
     detector_carrier_stalls_per_request: 0.01,
+    calibration_within: 0.05,
 };
 
 #[cfg(test)]

@@ -52,7 +52,7 @@ pub fn verdict(f: &Finding) -> &'static str {
 /// The thresholds in one sentence.
 pub fn thresholds_line(t: &Thresholds) -> String {
     format!(
-        "Thresholds: a claim HELD when every round clears its line by more than {:.0}%, NOT HELD when every round misses it by more than {:.0}%, INCONCLUSIVE otherwise; \"beats\" means a ratio above 1; an offload is \"close\" within {:.0}% of blocking's throughput; \"far fewer threads\" is at most {:.0}% of blocking's; a mixed-load stall is a /health p99 at least {}x higher; a window is quiet when other programs use at most {:.0}% of one core; a cold-start probe's connection is starved without an answer within {:.0} ms, and {} clean cold starts refute a starving server; the stall detector flags a route in a window when at least {}% of its polls were slow or it made at least {} blocking calls on an event-loop worker per poll; \"a thread per idle connection\" is at least {} threads above idle per connection, \"no threads\" at most {:.0} above idle; a sweep's plateau is the median throughput at its {} highest steps, and \"at the cap\" means within {:.0}% of Little's law's prediction; virtual threads \"pass the cap\" at {}x it, the yielding driver \"reaches the pool\" at {}x pool size / round trip, the pinning driver \"caps at the carriers\" within {:.0}% of carriers / query time and at most {}x the yielding driver's throughput, and the virtual-thread detector flags a route at {} blocking calls on a carrier or {}% carrier stalls per request.",
+        "Thresholds: a claim HELD when every round clears its line by more than {:.0}%, NOT HELD when every round misses it by more than {:.0}%, INCONCLUSIVE otherwise; \"beats\" means a ratio above 1; an offload is \"close\" within {:.0}% of blocking's throughput; \"far fewer threads\" is at most {:.0}% of blocking's; a mixed-load stall is a /health p99 at least {}x higher; a window is quiet when other programs use at most {:.0}% of one core; a cold-start probe's connection is starved without an answer within {:.0} ms, and {} clean cold starts refute a starving server; the stall detector flags a route in a window when at least {}% of its polls were slow or it made at least {} blocking calls on an event-loop worker per poll; \"a thread per idle connection\" is at least {} threads above idle per connection, \"no threads\" at most {:.0} above idle; a sweep's plateau is the median throughput at its {} highest steps, and \"at the cap\" means within {:.0}% of Little's law's prediction; virtual threads \"pass the cap\" at {}x it, the yielding driver \"reaches the pool\" at {}x pool size / round trip, the pinning driver \"caps at the carriers\" within {:.0}% of carriers / query time and at most {}x the yielding driver's throughput, and the virtual-thread detector flags a route at {} blocking calls on a carrier or {}% carrier stalls per request; a calibration \"matches\" a Java server within {:.0}% of its throughput, with errors above its by at most that share of the requests.",
         t.margin * 100.0,
         t.margin * 100.0,
         t.offload_within * 100.0,
@@ -72,7 +72,8 @@ pub fn thresholds_line(t: &Thresholds) -> String {
         t.carrier_cap_within * 100.0,
         t.pinning_share_of_yielding,
         t.detector_blocking_calls_per_request,
-        t.detector_carrier_stalls_per_request * 100.0
+        t.detector_carrier_stalls_per_request * 100.0,
+        t.calibration_within * 100.0
     )
 }
 

@@ -211,6 +211,7 @@ pub(crate) fn results(groups: Vec<GroupResult>) -> RunResults {
             async_url: None,
             measured_by: None,
             server_figures_from: None,
+            jvm: None,
         },
         groups,
         skipped: vec![],
