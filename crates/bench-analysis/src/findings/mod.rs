@@ -16,8 +16,10 @@
 //!
 //! One module per family: the seeds' groups ([`seeds`]), the Redis clients,
 //! tiny_http, the stall detector, idle connections, the sweeps, virtual
-//! threads and their pinning detector; what they share is in [`checks`].
+//! threads and their pinning detector, the calibration against Tomcat and
+//! Netty; what they share is in [`checks`].
 
+mod calibration;
 mod checks;
 mod detector;
 #[cfg(test)]
@@ -64,6 +66,7 @@ fn specs(t: &Thresholds) -> Vec<Spec> {
         .chain(sweeps::specs(t))
         .chain(virtual_threads::specs(t))
         .chain(virtual_detector::specs(t))
+        .chain(calibration::specs(t))
         .collect()
 }
 
