@@ -39,8 +39,17 @@ pub struct Profile {
     pub warm_up: Duration,
     /// The cold-start probe of the groups that have one (the baseline's).
     pub cold_start: ColdStartProbe,
+    /// Whether the calibration groups run when `--groups` does not name
+    /// them (seed: yes; quick and tiny keep to our own servers unless asked).
+    pub calibration_by_default: bool,
+    /// The JVM's own warm-up on each fresh Java server before the column's
+    /// warm-up: its column's route, at [`JVM_WARM_UP_CONNECTIONS`], for this long.
+    pub jvm_warm_up: Duration,
     loads: Vec<(GroupId, Load)>,
 }
+
+/// The connections of the JVM's own warm-up ([`Profile::jvm_warm_up`]).
+pub const JVM_WARM_UP_CONNECTIONS: usize = 64;
 
 /// The values a column's path may name: `{cpu_n}` and `{stall_cpu_n}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,6 +130,20 @@ fn remote_db(
     ]
 }
 
+/// The calibration groups' loads: /health and /users/1 in a closed loop of
+/// `connections` for `duration`, and the /posts/1 sweep.
+fn calibration(connections: usize, duration: Duration, sweep: Sweep) -> [(GroupId, Load); 3] {
+    let closed = Load::Closed {
+        connections,
+        duration,
+    };
+    [
+        (GroupId::CalibrationHealth, closed.clone()),
+        (GroupId::CalibrationPosts, Load::Sweep(sweep)),
+        (GroupId::CalibrationUsers, closed),
+    ]
+}
+
 /// `quick`: every group, scaled down, 3 rounds: CI's smoke test and a first
 /// look (under 3 minutes on 2 cores after the build).
 pub fn quick() -> Profile {
@@ -149,6 +172,8 @@ pub fn quick() -> Profile {
             cold_starts: 4,
             run_for: ms(1500),
         },
+        calibration_by_default: false,
+        jvm_warm_up: ms(300),
         loads: vec![
             (G::Cpu, counted(16, 200)),
             // Windows of 0.3 s (sweeps: one 300-ms period of /posts/1, see
@@ -217,6 +242,17 @@ pub fn quick() -> Profile {
         ]
         .into_iter()
         .chain(remote_db(32, (16, 100.0), ms(300)))
+        .chain(calibration(
+            32,
+            ms(300),
+            Sweep {
+                steps: vec![50, 400],
+                window: ms(300),
+                warm_up: ms(120),
+                settle: ms(700),
+                rounds: Some(1),
+            },
+        ))
         .collect(),
     }
 }
@@ -245,6 +281,10 @@ pub fn seed() -> Profile {
             cold_starts: 8,
             run_for: ms(1500),
         },
+        // Tomcat and Netty beside our twins when a JDK and Debian's jars
+        // are found (else skipped, with the line that installs them).
+        calibration_by_default: true,
+        jvm_warm_up: secs(2),
         loads: vec![
             // Seed 000: 10,000 requests at once, per column.
             (G::Cpu, Load::Burst { requests: 10_000 }),
@@ -313,6 +353,20 @@ pub fn seed() -> Profile {
         .into_iter()
         // Seed 001's 200 threads, against a pool of 10 a round trip away.
         .chain(remote_db(200, (64, 50.0), secs(10)))
+        // Seed 001's 200 connections in 5-s windows, and three steps of the
+        // /posts/1 sweep (below the 200-thread cap, past it, and at 3200
+        // where Tomcat's connection limits could matter): about 6 minutes.
+        .chain(calibration(
+            200,
+            secs(5),
+            Sweep {
+                steps: vec![100, 400, 3200],
+                window: ms(2100),
+                warm_up: secs(1),
+                settle: secs(3),
+                rounds: None,
+            },
+        ))
         .collect(),
     }
 }
@@ -338,6 +392,8 @@ pub fn tiny() -> Profile {
             cold_starts: 1,
             run_for: ms(1500),
         },
+        calibration_by_default: false,
+        jvm_warm_up: ms(200),
         loads: vec![
             (
                 G::Cpu,
@@ -394,6 +450,17 @@ pub fn tiny() -> Profile {
         ]
         .into_iter()
         .chain(remote_db(4, (4, 40.0), ms(200)))
+        .chain(calibration(
+            4,
+            ms(200),
+            Sweep {
+                steps: vec![4, 8],
+                window: ms(600),
+                warm_up: ms(100),
+                settle: secs(1),
+                rounds: None,
+            },
+        ))
         .collect(),
     }
 }

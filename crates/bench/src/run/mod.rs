@@ -5,6 +5,7 @@
 //! ([`sweep`]), the idle group ([`idle`]) and the cold-start probe
 //! ([`cold_starts`]); then tear down. Progress goes to stderr on a terminal.
 
+mod calibration;
 mod cold_starts;
 mod idle;
 mod interrupt;
@@ -43,8 +44,8 @@ pub fn run(
     let started = Instant::now();
     let machine = crate::measure::machine::describe();
     let started_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    let prepared = prepare(cli, profile, selected, dir)?;
     let options = load_options(cli, profile);
+    let prepared = prepare(cli, (profile, &options), selected, dir)?;
     let heartbeat = cli.heartbeat.unwrap_or(progress::HEARTBEAT);
     let progress = Progress::new(plan(&prepared.matrix, cli, profile), heartbeat);
     let snapshot = Snapshot::new(
@@ -141,7 +142,7 @@ struct Prepared {
 /// finds Postgres and Redis when a server bench starts needs them.
 fn prepare(
     cli: &Cli,
-    profile: &Profile,
+    (profile, options): (&Profile, &LoadOptions),
     selected: &[GroupId],
     dir: &Path,
 ) -> anyhow::Result<Prepared> {
@@ -151,6 +152,7 @@ fn prepare(
         .into_iter()
         .filter(|g| selected.contains(&g.id))
         .collect();
+    let (java, java_skipped) = calibration::prepare_java(cli, &mut matrix);
     let db_round_trip = remote_db_round_trip(cli, &mut matrix);
     let needs_ours = matrix
         .iter()
@@ -159,6 +161,7 @@ fn prepare(
             Target::Blocking => blocking_external.is_none(),
             Target::Async => async_external.is_none(),
             Target::Virtual(_) => blocking_external.is_none(),
+            Target::Java(_) => true,
         });
     let variants_skipped =
         launch::drop_variants_of_external(&mut matrix, blocking_external, async_external);
@@ -168,10 +171,15 @@ fn prepare(
         (Vec::new(), Vec::new())
     };
     skipped.extend(variants_skipped);
+    skipped.extend(java_skipped);
     let args = launch::server_args_for(cli, &service_args);
     let mut settings =
         launch::effective_settings(cli, profile, &args, blocking_external, async_external)?;
     settings.remote_db_round_trip_ms = db_round_trip.map(|d| d.as_secs_f64() * 1000.0);
+    settings.jvm = java
+        .as_ref()
+        .map(|servers| calibration::jvm_settings(servers, options));
+    let java_args = calibration::java_args(java.as_ref(), &settings, &service_args);
     let logs = dir.join("logs");
     std::fs::create_dir_all(&logs).with_context(|| format!("cannot create {}", logs.display()))?;
     let cpu_accounting = crate::measure::machine::cpu_accounting();
@@ -179,6 +187,7 @@ fn prepare(
         blocking_args: args.blocking,
         async_args: args.asynchronous,
         virtual_args: args.virtual_threads,
+        java_args,
         blocking_external,
         async_external,
         logs,
@@ -226,6 +235,11 @@ fn load_options(cli: &Cli, profile: &Profile) -> LoadOptions {
             LoadOptions::MIN_MIXED_LEAD
         } else {
             warm_up_length.max(LoadOptions::MIN_MIXED_LEAD)
+        },
+        jvm_warm_up: if cli.cold {
+            Duration::ZERO
+        } else {
+            profile.jvm_warm_up
         },
     }
 }
