@@ -118,10 +118,14 @@ fn plan(matrix: &[Group], cli: &Cli, profile: &Profile) -> Vec<PlannedGroup> {
                 Load::Sweep(sweep) => sweep.rounds.unwrap_or(profile.rounds),
                 _ => profile.rounds,
             };
+            // A JVM starts in about a second, then gets a warm-up of its own.
+            let java = g.columns.iter().filter(|c| c.target.java().is_some()).count();
+            let jvm = (Duration::from_secs(1) + profile.jvm_warm_up)
+                .mul_f64(java as f64 / g.columns.len().max(1) as f64);
             Some(PlannedGroup {
                 title: g.title.to_owned(),
                 column_rounds: rounds * g.columns.len() as u32,
-                per_round: load.planned_round(warm_up) + overhead,
+                per_round: load.planned_round(warm_up) + overhead + jvm,
             })
         })
         .collect()
@@ -337,4 +341,41 @@ fn measure_load_group(
         cold_start,
         ..result(columns)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser as _;
+
+    /// The seed profile's estimate (the progress estimate's own figures),
+    /// in minutes, of `groups`.
+    fn seed_minutes(groups: &[Group]) -> f64 {
+        let cli = Cli::try_parse_from(["bench", "--profile", "seed"]).unwrap();
+        let (profile, _) = cli.resolve().unwrap();
+        plan(groups, &cli, &profile)
+            .iter()
+            .map(|g| g.per_round.as_secs_f64() * f64::from(g.column_rounds))
+            .sum::<f64>()
+            / 60.0
+    }
+
+    #[test]
+    fn the_calibration_groups_add_minutes_not_tens_to_the_seed_profile() {
+        let all = groups();
+        // On a JDK 17 Tomcat's virtual-thread columns are skipped.
+        let calibration: Vec<Group> = all
+            .iter()
+            .filter(|g| g.id.is_calibration())
+            .cloned()
+            .map(|mut g| {
+                g.columns.retain(|c| c.target != Target::Java(crate::plan::JavaServer::TomcatVirtual));
+                g
+            })
+            .collect();
+        let ours: Vec<Group> = all.iter().filter(|g| !g.id.is_calibration()).cloned().collect();
+        let (before, added) = (seed_minutes(&ours), seed_minutes(&calibration));
+        eprintln!("seed estimate: {before:.1} min without the calibration groups, {added:.1} min added");
+        assert!(added < 7.0, "the calibration groups add {added:.1} min to the seed profile");
+    }
 }
