@@ -162,7 +162,10 @@ mod tests {
         assert_eq!(again.results, old.results);
         // A run without calibration servers has no JVM, and writes none.
         assert_eq!(old.results.settings.jvm, None);
-        assert!(!written.contains("\"jvm\""), "an old run written back has a jvm key");
+        assert!(
+            !written.contains("\"jvm\""),
+            "an old run written back has a jvm key"
+        );
         assert_eq!(again.findings, old.findings);
         assert_eq!(again.thresholds, old.thresholds);
         // A run of shape 3 reads too, its findings' meanings kept, their

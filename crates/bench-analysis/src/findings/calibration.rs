@@ -38,9 +38,18 @@ fn step_gap(ours: &RoundResult, theirs: &RoundResult) -> f64 {
     } else {
         0.0
     };
-    let requests = ours.load.total_requests.max(theirs.load.total_requests).max(1);
+    let requests = ours
+        .load
+        .total_requests
+        .max(theirs.load.total_requests)
+        .max(1);
     let extra_errors = ours.load.errors.saturating_sub(theirs.load.errors);
     throughput.max(extra_errors as f64 / requests as f64)
+}
+
+/// The round of `c` at `step` connections in column round `round`.
+fn at_round(c: &ColumnResult, step: usize, round: u32) -> Option<&RoundResult> {
+    sw::at_step(c, step).find(|r| r.round == round)
 }
 
 /// Per round, the worst step's gap ([`step_gap`]); a round that lacks a
@@ -54,13 +63,12 @@ fn worst_gap_per_round(ours: &ColumnResult, theirs: &ColumnResult, info: &SweepI
         .map(|round| {
             info.steps
                 .iter()
-                .map(|&n| {
-                    let at = |c: &ColumnResult| sw::at_step(c, n).find(|r| r.round == round);
-                    match (at(ours), at(theirs)) {
+                .map(
+                    |&n| match (at_round(ours, n, round), at_round(theirs, n, round)) {
                         (Some(a), Some(b)) => step_gap(a, b),
                         _ => f64::NAN,
-                    }
-                })
+                    },
+                )
                 .fold(0.0, |worst: f64, gap| {
                     if worst.is_nan() || gap.is_nan() {
                         f64::NAN
@@ -82,7 +90,8 @@ fn per_step_words(ours: &ColumnResult, theirs: &ColumnResult, info: &SweepInfo) 
             let ratio = sw::step_ratio(ours, theirs, n, successful_rps)
                 .map_or("n/a".to_owned(), |s| format!("{:.2}x", s.median));
             let e = |c: &ColumnResult| {
-                sw::step_spread(c, n, errors).map_or("n/a".to_owned(), |s| format!("{:.0}", s.median))
+                sw::step_spread(c, n, errors)
+                    .map_or("n/a".to_owned(), |s| format!("{:.0}", s.median))
             };
             format!("{n}: {ratio} (errors {} vs {})", e(ours), e(theirs))
         })
@@ -268,8 +277,18 @@ mod tests {
             cap: None,
             cap_note: String::new(),
         };
-        let ours = column(&[(1, 100, 330.0, 0), (1, 400, 660.0, 0), (2, 100, 330.0, 0), (2, 400, 600.0, 0)]);
-        let tomcat = column(&[(1, 100, 333.0, 0), (1, 400, 660.0, 0), (2, 100, 330.0, 0), (2, 400, 660.0, 0)]);
+        let ours = column(&[
+            (1, 100, 330.0, 0),
+            (1, 400, 660.0, 0),
+            (2, 100, 330.0, 0),
+            (2, 400, 600.0, 0),
+        ]);
+        let tomcat = column(&[
+            (1, 100, 333.0, 0),
+            (1, 400, 660.0, 0),
+            (2, 100, 330.0, 0),
+            (2, 400, 660.0, 0),
+        ]);
         let worst = worst_gap_per_round(&ours, &tomcat, &info);
         assert!((worst[0] - (1.0 - 330.0 / 333.0)).abs() < 1e-9, "{worst:?}");
         assert!((worst[1] - (1.0 - 600.0 / 660.0)).abs() < 1e-9, "{worst:?}");

@@ -208,7 +208,11 @@ mod tests {
             Some(Model::EventLoop)
         );
         assert_eq!(Model::twin_of(Target::Async), None);
-        assert!(!blocks_by_design(Target::Java(JavaServer::Netty), "/cpu?n=5", None));
+        assert!(!blocks_by_design(
+            Target::Java(JavaServer::Netty),
+            "/cpu?n=5",
+            None
+        ));
         assert!(blocks_by_design(Target::Async, "/cpu?n=5", None));
         assert!(!blocks_by_design(Target::Async, "/cpu/rayon?n=5", None));
         assert!(!blocks_by_design(Target::Blocking, "/cpu?n=5", None));

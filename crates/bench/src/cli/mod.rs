@@ -431,7 +431,12 @@ mod tests {
         assert!(calibration(&["--profile", "quick"]).is_empty());
         assert!(calibration(&["--profile", "tiny"]).is_empty());
         assert_eq!(
-            calibration(&["--profile", "tiny", "--groups", "calibration,calibration-posts"]),
+            calibration(&[
+                "--profile",
+                "tiny",
+                "--groups",
+                "calibration,calibration-posts"
+            ]),
             GroupId::CALIBRATION
         );
     }

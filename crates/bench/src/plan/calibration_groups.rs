@@ -38,7 +38,8 @@ pub(super) fn calibration_posts_group() -> Group {
     use ColumnId as C;
     Group {
         id: GroupId::CalibrationPosts,
-        title: "Calibration, concurrency sweep on /posts/1 (300 ms): Tomcat and Netty beside our twins",
+        title:
+            "Calibration, concurrency sweep on /posts/1 (300 ms): Tomcat and Netty beside our twins",
         needs: NONE,
         network: Network::Local,
         columns: vec![

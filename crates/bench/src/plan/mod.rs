@@ -20,8 +20,8 @@ pub use matrix::{
     group_of, groups, Column, Group, Needs, Network, REMOTE_DB_ROUND_TRIP, STALLS_ROUND_TRIP,
 };
 pub use profiles::{
-    doubling, profile, quick, seed, tiny, ColdStartProbe, PathValues, Profile, JVM_WARM_UP_CONNECTIONS,
-    PROFILE_NAMES,
+    doubling, profile, quick, seed, tiny, ColdStartProbe, PathValues, Profile,
+    JVM_WARM_UP_CONNECTIONS, PROFILE_NAMES,
 };
 
 /// The order of a group's `n` columns in round `round` (1-based): rotated by

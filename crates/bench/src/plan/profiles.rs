@@ -130,9 +130,47 @@ fn remote_db(
     ]
 }
 
-/// The calibration groups' loads: /health and /users/1 in a closed loop of
-/// `connections` for `duration`, and the /posts/1 sweep.
-fn calibration(connections: usize, duration: Duration, sweep: Sweep) -> [(GroupId, Load); 3] {
+/// The calibration groups' loads in the profile `name`: /health and
+/// /users/1 in a closed loop, and the /posts/1 sweep. The seed profile's:
+/// seed 001's 200 connections in 5-s windows, and three steps of the sweep
+/// (below the 200-thread cap, past it, and at 3200, where Tomcat's
+/// connection limits could matter): about 6 minutes in all.
+fn calibration_loads(name: &str) -> [(GroupId, Load); 3] {
+    let (connections, duration, sweep) = match name {
+        "seed" => (
+            200,
+            secs(5),
+            Sweep {
+                steps: vec![100, 400, 3200],
+                window: ms(2100),
+                warm_up: secs(1),
+                settle: secs(3),
+                rounds: None,
+            },
+        ),
+        "quick" => (
+            32,
+            ms(300),
+            Sweep {
+                steps: vec![50, 400],
+                window: ms(300),
+                warm_up: ms(120),
+                settle: ms(700),
+                rounds: Some(1),
+            },
+        ),
+        _ => (
+            4,
+            ms(200),
+            Sweep {
+                steps: vec![4, 8],
+                window: ms(600),
+                warm_up: ms(100),
+                settle: secs(1),
+                rounds: None,
+            },
+        ),
+    };
     let closed = Load::Closed {
         connections,
         duration,
@@ -146,6 +184,10 @@ fn calibration(connections: usize, duration: Duration, sweep: Sweep) -> [(GroupI
 
 /// `quick`: every group, scaled down, 3 rounds: CI's smoke test and a first
 /// look (under 3 minutes on 2 cores after the build).
+#[allow(
+    clippy::too_many_lines,
+    reason = "a table: every group's load in this profile"
+)]
 pub fn quick() -> Profile {
     use GroupId as G;
     let closed = |connections, duration| Load::Closed {
@@ -242,17 +284,7 @@ pub fn quick() -> Profile {
         ]
         .into_iter()
         .chain(remote_db(32, (16, 100.0), ms(300)))
-        .chain(calibration(
-            32,
-            ms(300),
-            Sweep {
-                steps: vec![50, 400],
-                window: ms(300),
-                warm_up: ms(120),
-                settle: ms(700),
-                rounds: Some(1),
-            },
-        ))
+        .chain(calibration_loads("quick"))
         .collect(),
     }
 }
@@ -353,20 +385,7 @@ pub fn seed() -> Profile {
         .into_iter()
         // Seed 001's 200 threads, against a pool of 10 a round trip away.
         .chain(remote_db(200, (64, 50.0), secs(10)))
-        // Seed 001's 200 connections in 5-s windows, and three steps of the
-        // /posts/1 sweep (below the 200-thread cap, past it, and at 3200
-        // where Tomcat's connection limits could matter): about 6 minutes.
-        .chain(calibration(
-            200,
-            secs(5),
-            Sweep {
-                steps: vec![100, 400, 3200],
-                window: ms(2100),
-                warm_up: secs(1),
-                settle: secs(3),
-                rounds: None,
-            },
-        ))
+        .chain(calibration_loads("seed"))
         .collect(),
     }
 }
@@ -450,17 +469,7 @@ pub fn tiny() -> Profile {
         ]
         .into_iter()
         .chain(remote_db(4, (4, 40.0), ms(200)))
-        .chain(calibration(
-            4,
-            ms(200),
-            Sweep {
-                steps: vec![4, 8],
-                window: ms(600),
-                warm_up: ms(100),
-                settle: secs(1),
-                rounds: None,
-            },
-        ))
+        .chain(calibration_loads("tiny"))
         .collect(),
     }
 }

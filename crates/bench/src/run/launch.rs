@@ -144,7 +144,8 @@ impl Launch {
             return Ok(RoundServer::External(addr));
         }
         let log = self.logs.join(format!("{}-server.log", target.name()));
-        if target.java().is_some() && !self.set_up.get() && self.url_of("--database-url").is_some() {
+        if target.java().is_some() && !self.set_up.get() && self.url_of("--database-url").is_some()
+        {
             // A Java server applies no migrations: ours does, once.
             let log = self.logs.join("blocking-server.log");
             OwnedServer::start(Target::Blocking, self.blocking_args.clone(), &log)?.stop();

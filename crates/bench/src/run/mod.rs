@@ -119,7 +119,11 @@ fn plan(matrix: &[Group], cli: &Cli, profile: &Profile) -> Vec<PlannedGroup> {
                 _ => profile.rounds,
             };
             // A JVM starts in about a second, then gets a warm-up of its own.
-            let java = g.columns.iter().filter(|c| c.target.java().is_some()).count();
+            let java = g
+                .columns
+                .iter()
+                .filter(|c| c.target.java().is_some())
+                .count();
             let jvm = (Duration::from_secs(1) + profile.jvm_warm_up)
                 .mul_f64(java as f64 / g.columns.len().max(1) as f64);
             Some(PlannedGroup {
@@ -369,13 +373,23 @@ mod tests {
             .filter(|g| g.id.is_calibration())
             .cloned()
             .map(|mut g| {
-                g.columns.retain(|c| c.target != Target::Java(crate::plan::JavaServer::TomcatVirtual));
+                g.columns
+                    .retain(|c| c.target != Target::Java(crate::plan::JavaServer::TomcatVirtual));
                 g
             })
             .collect();
-        let ours: Vec<Group> = all.iter().filter(|g| !g.id.is_calibration()).cloned().collect();
+        let ours: Vec<Group> = all
+            .iter()
+            .filter(|g| !g.id.is_calibration())
+            .cloned()
+            .collect();
         let (before, added) = (seed_minutes(&ours), seed_minutes(&calibration));
-        eprintln!("seed estimate: {before:.1} min without the calibration groups, {added:.1} min added");
-        assert!(added < 7.0, "the calibration groups add {added:.1} min to the seed profile");
+        eprintln!(
+            "seed estimate: {before:.1} min without the calibration groups, {added:.1} min added"
+        );
+        assert!(
+            added < 7.0,
+            "the calibration groups add {added:.1} min to the seed profile"
+        );
     }
 }

@@ -221,7 +221,12 @@ fn build(jdk: &Jdk, jar_path: &str) -> Result<PathBuf, String> {
     let work = cache.join(format!("{key:016x}.{}", std::process::id()));
     let sources = work.join("src");
     let classes = work.join("classes");
-    let io = |e: std::io::Error| format!("cannot write the Java sources under {}: {e}", work.display());
+    let io = |e: std::io::Error| {
+        format!(
+            "cannot write the Java sources under {}: {e}",
+            work.display()
+        )
+    };
     std::fs::create_dir_all(&sources).map_err(io)?;
     std::fs::create_dir_all(&classes).map_err(io)?;
     let mut files = Vec::new();
@@ -231,7 +236,16 @@ fn build(jdk: &Jdk, jar_path: &str) -> Result<PathBuf, String> {
         files.push(file);
     }
     let out = Command::new(&jdk.javac)
-        .args(["--release", "17", "-nowarn", "-encoding", "UTF-8", "-cp", jar_path, "-d"])
+        .args([
+            "--release",
+            "17",
+            "-nowarn",
+            "-encoding",
+            "UTF-8",
+            "-cp",
+            jar_path,
+            "-d",
+        ])
         .arg(&classes)
         .args(&files)
         .output()
@@ -248,7 +262,10 @@ fn build(jdk: &Jdk, jar_path: &str) -> Result<PathBuf, String> {
     }
     // Another run may have put the same build in place meanwhile: either is good.
     if std::fs::rename(&classes, &done).is_err() && !done.join("TomcatServer.class").is_file() {
-        return Err(format!("cannot move the built classes to {}", done.display()));
+        return Err(format!(
+            "cannot move the built classes to {}",
+            done.display()
+        ));
     }
     let _ = std::fs::remove_dir_all(&work);
     Ok(done)

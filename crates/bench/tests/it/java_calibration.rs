@@ -28,7 +28,8 @@ const TOMCAT_ROUTES: &[&str] = &["/health", "/cpu", "/users/{id}", "/posts/{id}"
 const NETTY_ROUTES: &[&str] = &["/health", "/cpu", "/cpu/rayon", "/posts/{id}", "/metrics"];
 
 fn built() -> JavaServers {
-    java::prepare(None, None).unwrap_or_else(|e| panic!("cannot build the calibration servers: {e}"))
+    java::prepare(None, None)
+        .unwrap_or_else(|e| panic!("cannot build the calibration servers: {e}"))
 }
 
 /// `bench serve <which> --bind ...` as its own process, killed on drop.
@@ -38,7 +39,12 @@ struct JavaChild {
 }
 
 impl JavaChild {
-    fn start(which: &str, servers: &JavaServers, database_url: Option<&str>, log: &Path) -> JavaChild {
+    fn start(
+        which: &str,
+        servers: &JavaServers,
+        database_url: Option<&str>,
+        log: &Path,
+    ) -> JavaChild {
         let port = crate::common::free_port();
         let addr: SocketAddr = ([127, 0, 0, 1], port).into();
         let file = std::fs::File::create(log).unwrap();
@@ -62,7 +68,10 @@ impl JavaChild {
             if matches!(bench::servers::http_get(addr, "/health"), Ok((200, _))) {
                 return server;
             }
-            assert!(Instant::now() < deadline, "{which} did not answer /health in 60 s");
+            assert!(
+                Instant::now() < deadline,
+                "{which} did not answer /health in 60 s"
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
     }
@@ -110,7 +119,11 @@ fn the_calibration_servers_answer_the_contracts_cases_byte_for_byte() {
             .filter(|c| c.headers.is_empty())
             .filter(|c| contract::routes::label_of(&c.path).is_none_or(|l| routes.contains(&l)))
             .collect();
-        assert!(theirs.len() >= at_least, "{name}: only {} cases", theirs.len());
+        assert!(
+            theirs.len() >= at_least,
+            "{name}: only {} cases",
+            theirs.len()
+        );
         for case in &theirs {
             let got = run_case_at(server.addr, name, case);
             if let Err(e) = check(name, case, &got) {
@@ -129,16 +142,17 @@ fn the_calibration_servers_answer_the_contracts_cases_byte_for_byte() {
             if same(&got) != same(&want) {
                 failures.push(format!(
                     "case {:?}: {name} {} {:?} / blocking {} {:?}",
-                    case.name,
-                    got.status,
-                    got.headers,
-                    want.status,
-                    want.headers
+                    case.name, got.status, got.headers, want.status, want.headers
                 ));
             }
         }
     }
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 /// A column of results.json by id.
@@ -174,14 +188,25 @@ fn bench_runs_the_calibration_groups_at_the_tiny_size() {
     let jdk = built().jdk;
     let out = tempfile::tempdir().unwrap();
     let run = Command::new(env!("CARGO_BIN_EXE_bench"))
-        .args(["--profile", "tiny", "--groups", "calibration", "--rounds", "1"])
+        .args([
+            "--profile",
+            "tiny",
+            "--groups",
+            "calibration",
+            "--rounds",
+            "1",
+        ])
         .arg("--out")
         .arg(out.path())
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(run.status.success(), "bench failed:\n{stderr}");
-    assert!(calibration_jvms().is_empty(), "JVMs left running: {:?}", calibration_jvms());
+    assert!(
+        calibration_jvms().is_empty(),
+        "JVMs left running: {:?}",
+        calibration_jvms()
+    );
     let (dir, json) = crate::common::run_folder(out.path(), &stderr);
     let ids: Vec<&str> = json["groups"]
         .as_array()
@@ -189,15 +214,36 @@ fn bench_runs_the_calibration_groups_at_the_tiny_size() {
         .iter()
         .map(|g| g["id"].as_str().unwrap())
         .collect();
-    assert_eq!(ids, ["calibration-health", "calibration-posts", "calibration-users"]);
-    let mut java = vec!["tomcat-health", "netty-health", "tomcat-posts", "netty-posts", "tomcat-users"];
-    let virtual_ids = ["tomcat-virtual-health", "tomcat-virtual-posts", "tomcat-virtual-users"];
+    assert_eq!(
+        ids,
+        [
+            "calibration-health",
+            "calibration-posts",
+            "calibration-users"
+        ]
+    );
+    let mut java = vec![
+        "tomcat-health",
+        "netty-health",
+        "tomcat-posts",
+        "netty-posts",
+        "tomcat-users",
+    ];
+    let virtual_ids = [
+        "tomcat-virtual-health",
+        "tomcat-virtual-posts",
+        "tomcat-virtual-users",
+    ];
     let skipped = json["skipped"].to_string();
     if jdk.has_virtual_threads() {
         java.extend(virtual_ids);
     } else {
         for id in virtual_ids {
-            assert!(skipped.contains(id), "{id} not skipped on Java {}: {skipped}", jdk.version);
+            assert!(
+                skipped.contains(id),
+                "{id} not skipped on Java {}: {skipped}",
+                jdk.version
+            );
         }
     }
     for id in java {
@@ -208,9 +254,18 @@ fn bench_runs_the_calibration_groups_at_the_tiny_size() {
         for r in rounds {
             assert!(r["load"]["ok_requests"].as_u64().unwrap() > 0, "{id}: {r}");
             // The JVM was sampled like our servers: its threads and RSS.
-            assert!(r["server_process"]["samples"].as_u64().unwrap() > 0, "{id}: {r}");
-            assert!(r["server_process"]["peak_threads"].as_u64().unwrap() > 2, "{id}: {r}");
-            assert!(r["server_process"]["peak_rss_bytes"].as_u64().unwrap() > 10 << 20, "{id}: {r}");
+            assert!(
+                r["server_process"]["samples"].as_u64().unwrap() > 0,
+                "{id}: {r}"
+            );
+            assert!(
+                r["server_process"]["peak_threads"].as_u64().unwrap() > 2,
+                "{id}: {r}"
+            );
+            assert!(
+                r["server_process"]["peak_rss_bytes"].as_u64().unwrap() > 10 << 20,
+                "{id}: {r}"
+            );
         }
     }
     let flags: Vec<&str> = json["settings"]["jvm"]["flags"]
@@ -234,8 +289,14 @@ fn bench_runs_the_calibration_groups_at_the_tiny_size() {
         assert_ne!(f["verdict"], "NOT MEASURED", "{id}: {f}");
     }
     let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
-    assert!(report.contains("-Xms512m -Xmx512m -XX:+UseParallelGC"), "no JVM flags in the report");
-    assert!(report.contains("Other implementations, for calibration"), "no calibration matrix");
+    assert!(
+        report.contains("-Xms512m -Xmx512m -XX:+UseParallelGC"),
+        "no JVM flags in the report"
+    );
+    assert!(
+        report.contains("Other implementations, for calibration"),
+        "no calibration matrix"
+    );
 }
 
 #[test]
@@ -245,7 +306,14 @@ fn a_jvm_dies_with_a_bench_killed_mid_run() {
     built();
     let out = tempfile::tempdir().unwrap();
     let mut bench = Command::new(env!("CARGO_BIN_EXE_bench"))
-        .args(["--profile", "tiny", "--groups", "calibration-health", "--rounds", "1"])
+        .args([
+            "--profile",
+            "tiny",
+            "--groups",
+            "calibration-health",
+            "--rounds",
+            "1",
+        ])
         .args(["--duration", "5s"])
         .arg("--out")
         .arg(out.path())
@@ -259,7 +327,10 @@ fn a_jvm_dies_with_a_bench_killed_mid_run() {
         if let Some(pid) = calibration_jvms().first() {
             break *pid;
         }
-        assert!(bench.try_wait().unwrap().is_none(), "bench ended before a JVM started");
+        assert!(
+            bench.try_wait().unwrap().is_none(),
+            "bench ended before a JVM started"
+        );
         assert!(Instant::now() < deadline, "no JVM started in 120 s");
         std::thread::sleep(Duration::from_millis(50));
     };
@@ -272,7 +343,10 @@ fn a_jvm_dies_with_a_bench_killed_mid_run() {
         if state.split_whitespace().nth(2) == Some("Z") {
             break;
         }
-        assert!(Instant::now() < deadline, "the JVM {jvm} outlived bench by 10 s");
+        assert!(
+            Instant::now() < deadline,
+            "the JVM {jvm} outlived bench by 10 s"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }
@@ -282,7 +356,12 @@ fn run_without_a_jdk(env: &[(&str, &str)], remove: &[&str]) -> (String, serde_js
     let out = tempfile::tempdir().unwrap();
     let mut command = Command::new(env!("CARGO_BIN_EXE_bench"));
     command
-        .args(["--profile", "tiny", "--groups", "calibration-health,calibration-posts"])
+        .args([
+            "--profile",
+            "tiny",
+            "--groups",
+            "calibration-health,calibration-posts",
+        ])
         .args(["--rounds", "1"])
         .arg("--out")
         .arg(out.path())
@@ -292,7 +371,10 @@ fn run_without_a_jdk(env: &[(&str, &str)], remove: &[&str]) -> (String, serde_js
     }
     let run = command.output().unwrap();
     let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
-    assert!(run.status.success(), "bench failed without a JDK:\n{stderr}");
+    assert!(
+        run.status.success(),
+        "bench failed without a JDK:\n{stderr}"
+    );
     let (_, json) = crate::common::run_folder(out.path(), &stderr);
     (stderr, json)
 }
@@ -302,7 +384,11 @@ fn without_a_jdk_bench_skips_the_calibration_groups_with_a_clear_line() {
     let nowhere = "/nonexistent/jdk-for-this-test";
     let no_javac = tempfile::tempdir().unwrap();
     let cases = [
-        (vec![("JAVA_HOME", nowhere)], vec![], "no JDK at /nonexistent/jdk-for-this-test"),
+        (
+            vec![("JAVA_HOME", nowhere)],
+            vec![],
+            "no JDK at /nonexistent/jdk-for-this-test",
+        ),
         (
             vec![("PATH", no_javac.path().to_str().unwrap())],
             vec!["JAVA_HOME"],
@@ -317,7 +403,11 @@ fn without_a_jdk_bench_skips_the_calibration_groups_with_a_clear_line() {
             .unwrap_or_else(|| panic!("no skip line in:\n{stderr}"));
         assert!(line.contains(why), "{line}");
         assert!(line.contains(java::APT_INSTALL), "{line}");
-        assert!(json["groups"].as_array().unwrap().is_empty(), "{}", json["groups"]);
+        assert!(
+            json["groups"].as_array().unwrap().is_empty(),
+            "{}",
+            json["groups"]
+        );
         let skipped: Vec<&str> = json["skipped"]
             .as_array()
             .unwrap()
