@@ -186,6 +186,9 @@ fn findings_follow_the_rounds() {
         ("idle-virtual-no-threads", NotMeasured),
         ("virtual-detector-marks-pinning-calls", NotMeasured),
         ("virtual-detector-timing-flags-pinning-routes", NotMeasured),
+        ("calibration-blocking-matches-tomcat", NotMeasured),
+        ("calibration-netty-past-cap", NotMeasured),
+        ("calibration-health-cpu-not-above-tomcat", NotMeasured),
     ];
     assert_eq!(v, expect.map(|(id, h)| (id.to_owned(), h)).to_vec());
 

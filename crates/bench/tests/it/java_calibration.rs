@@ -293,10 +293,18 @@ fn bench_runs_the_calibration_groups_at_the_tiny_size() {
         report.contains("-Xms512m -Xmx512m -XX:+UseParallelGC"),
         "no JVM flags in the report"
     );
-    assert!(
-        report.contains("Other implementations, for calibration"),
-        "no calibration matrix"
-    );
+    // The page's calibration matrix: each Java server against its twin.
+    let page = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    for (id, twin) in [
+        ("tomcat-health", "the thread pool's best"),
+        ("netty-health", "the event loop's best"),
+    ] {
+        let at = page
+            .find(&format!("<tr class=\"calibration\" data-column=\"{id}\">"))
+            .unwrap_or_else(|| panic!("no calibration row for {id}"));
+        let row = &page[at..at + page[at..].find("</tr>").unwrap()];
+        assert!(row.contains(twin), "{row}");
+    }
 }
 
 #[test]
