@@ -181,6 +181,62 @@ fn calibration_jvms() -> Vec<u32> {
         .collect()
 }
 
+/// The calibration findings have a verdict, whatever it is.
+fn calibration_findings_were_judged(json: &serde_json::Value) {
+    for id in [
+        "calibration-blocking-matches-tomcat",
+        "calibration-netty-past-cap",
+        "calibration-health-cpu-not-above-tomcat",
+    ] {
+        let f = json["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["id"] == id)
+            .unwrap_or_else(|| panic!("no finding {id}"));
+        assert_ne!(f["verdict"], "NOT MEASURED", "{id}: {f}");
+    }
+}
+
+/// A Java column's rounds: each answered, its JVM sampled like our servers.
+fn java_column_was_measured(json: &serde_json::Value, id: &str) {
+    let c = column(json, id);
+    assert!(c["failure"].is_null(), "{id}: {}", c["failure"]);
+    let rounds = c["rounds"].as_array().unwrap();
+    assert!(!rounds.is_empty(), "{id} has no round");
+    for r in rounds {
+        assert!(r["load"]["ok_requests"].as_u64().unwrap() > 0, "{id}: {r}");
+        // The JVM was sampled like our servers: its threads and RSS.
+        assert!(
+            r["server_process"]["samples"].as_u64().unwrap() > 0,
+            "{id}: {r}"
+        );
+        assert!(
+            r["server_process"]["peak_threads"].as_u64().unwrap() > 2,
+            "{id}: {r}"
+        );
+        assert!(
+            r["server_process"]["peak_rss_bytes"].as_u64().unwrap() > 10 << 20,
+            "{id}: {r}"
+        );
+    }
+}
+
+/// The page's calibration matrix: each Java server against its twin.
+fn calibration_rows_name_their_twins(dir: &Path) {
+    let page = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    for (id, twin) in [
+        ("tomcat-health", "the thread pool's best"),
+        ("netty-health", "the event loop's best"),
+    ] {
+        let at = page
+            .find(&format!("<tr class=\"calibration\" data-column=\"{id}\">"))
+            .unwrap_or_else(|| panic!("no calibration row for {id}"));
+        let row = &page[at..at + page[at..].find("</tr>").unwrap()];
+        assert!(row.contains(twin), "{row}");
+    }
+}
+
 #[test]
 #[ignore = "needs a JDK and Debian's Tomcat/Netty jars: apt-get install default-jdk-headless libtomcat10-embed-java libjakarta-annotation-api-java libnetty-java libpostgresql-jdbc-java libhikaricp-java"]
 fn bench_runs_the_calibration_groups_at_the_tiny_size() {
@@ -247,26 +303,7 @@ fn bench_runs_the_calibration_groups_at_the_tiny_size() {
         }
     }
     for id in java {
-        let c = column(&json, id);
-        assert!(c["failure"].is_null(), "{id}: {}", c["failure"]);
-        let rounds = c["rounds"].as_array().unwrap();
-        assert!(!rounds.is_empty(), "{id} has no round");
-        for r in rounds {
-            assert!(r["load"]["ok_requests"].as_u64().unwrap() > 0, "{id}: {r}");
-            // The JVM was sampled like our servers: its threads and RSS.
-            assert!(
-                r["server_process"]["samples"].as_u64().unwrap() > 0,
-                "{id}: {r}"
-            );
-            assert!(
-                r["server_process"]["peak_threads"].as_u64().unwrap() > 2,
-                "{id}: {r}"
-            );
-            assert!(
-                r["server_process"]["peak_rss_bytes"].as_u64().unwrap() > 10 << 20,
-                "{id}: {r}"
-            );
-        }
+        java_column_was_measured(&json, id);
     }
     let flags: Vec<&str> = json["settings"]["jvm"]["flags"]
         .as_array()
@@ -275,36 +312,13 @@ fn bench_runs_the_calibration_groups_at_the_tiny_size() {
         .map(|f| f.as_str().unwrap())
         .collect();
     assert_eq!(flags, java::JVM_FLAGS);
-    for id in [
-        "calibration-blocking-matches-tomcat",
-        "calibration-netty-past-cap",
-        "calibration-health-cpu-not-above-tomcat",
-    ] {
-        let f = json["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|f| f["id"] == id)
-            .unwrap_or_else(|| panic!("no finding {id}"));
-        assert_ne!(f["verdict"], "NOT MEASURED", "{id}: {f}");
-    }
+    calibration_findings_were_judged(&json);
     let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
     assert!(
         report.contains("-Xms512m -Xmx512m -XX:+UseParallelGC"),
         "no JVM flags in the report"
     );
-    // The page's calibration matrix: each Java server against its twin.
-    let page = std::fs::read_to_string(dir.join("report.html")).unwrap();
-    for (id, twin) in [
-        ("tomcat-health", "the thread pool's best"),
-        ("netty-health", "the event loop's best"),
-    ] {
-        let at = page
-            .find(&format!("<tr class=\"calibration\" data-column=\"{id}\">"))
-            .unwrap_or_else(|| panic!("no calibration row for {id}"));
-        let row = &page[at..at + page[at..].find("</tr>").unwrap()];
-        assert!(row.contains(twin), "{row}");
-    }
+    calibration_rows_name_their_twins(&dir);
 }
 
 #[test]
