@@ -8,7 +8,9 @@
 //!
 //! `http` is the one raw HTTP client (one-shot or keep-alive), `drip` a
 //! client that sends its body a byte at a time, `log_capture` the servers'
-//! log lines kept for a test to read. The TCP proxy that breaks
+//! log lines kept for a test to read, `contract_cases` the contract suite's
+//! table of requests and their exact answers (bench runs it against the
+//! calibration servers too). The TCP proxy that breaks
 //! or slows a dependency on purpose is `net_tools::proxy`, shared with bench;
 //! `spawn_app` puts one in front of Postgres and Redis when asked.
 //!
@@ -59,6 +61,7 @@
 pub mod app;
 mod at_once;
 mod carriers;
+pub mod contract_cases;
 mod cpu_work;
 pub mod drip;
 pub mod http;

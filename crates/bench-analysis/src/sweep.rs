@@ -95,7 +95,9 @@ pub fn littles_law_cap(handler_threads: u32, latency: Duration) -> LittleCap {
 /// drawn, and the users sweep is judged on the crossover alone.
 pub fn cap_for(group: GroupId, settings: &RunSettings) -> (Option<LittleCap>, String) {
     match group {
-        GroupId::SweepPosts => {
+        // The calibration sweep's Tomcat has as many handler threads (bench
+        // gives it the blocking server's), so the same cap is both's.
+        GroupId::SweepPosts | GroupId::CalibrationPosts => {
             let cap = littles_law_cap(
                 settings.blocking_handler_threads,
                 contract::posts::POST_DELAY,

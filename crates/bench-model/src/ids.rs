@@ -69,6 +69,9 @@ ids! {
         RemoteDb = "remote-db",
         RemoteMixed = "remote-mixed",
         PoolSweep = "pool-sweep",
+        CalibrationHealth = "calibration-health",
+        CalibrationPosts = "calibration-posts",
+        CalibrationUsers = "calibration-users",
     }
 }
 
@@ -188,6 +191,19 @@ ids! {
         AsyncUsersPipelinedClients1 = "async-users-pipelined-clients-1",
         AsyncUsersPipelinedClients2 = "async-users-pipelined-clients-2",
         AsyncUsersPipelinedClients4 = "async-users-pipelined-clients-4",
+        BlockingHealthCalibration = "blocking-health-calibration",
+        TomcatHealth = "tomcat-health",
+        TomcatVirtualHealth = "tomcat-virtual-health",
+        AsyncHealthCalibration = "async-health-calibration",
+        NettyHealth = "netty-health",
+        BlockingPostsCalibration = "blocking-posts-calibration",
+        TomcatPosts = "tomcat-posts",
+        TomcatVirtualPosts = "tomcat-virtual-posts",
+        AsyncPostsCalibration = "async-posts-calibration",
+        NettyPosts = "netty-posts",
+        BlockingUsersCalibration = "blocking-users-calibration",
+        TomcatUsers = "tomcat-users",
+        TomcatVirtualUsers = "tomcat-virtual-users",
     }
 }
 
@@ -200,12 +216,16 @@ impl ColumnId {
     /// coroutine); the thread pool's and the event loop's /health next to
     /// the remote read repeat the mixed group's (a handler that does not
     /// block delays nobody), where the remote-mixed group's lesson is the
-    /// pinning driver's.
+    /// pinning driver's; and that lesson, both virtual-thread drivers'
+    /// /health next to /users/1, is the remote-mixed group's, where a
+    /// pinned carrier waits a real round trip, not the mixed group's.
     pub const RETIRED: &'static [ColumnId] = &[
         ColumnId::VirtualPinningUsersRamp,
         ColumnId::VirtualHealthNextToPosts,
         ColumnId::BlockingHealthNextToUsersRemote,
         ColumnId::AsyncHealthNextToUsersRemote,
+        ColumnId::VirtualPinningHealthNextToUsers,
+        ColumnId::VirtualYieldingHealthNextToUsers,
     ];
 
     /// Every column the matrix measures, in report order.
@@ -215,6 +235,35 @@ impl ColumnId {
             .copied()
             .filter(|id| !ColumnId::RETIRED.contains(id))
     }
+}
+
+impl GroupId {
+    /// The calibration groups: our servers beside Tomcat and Netty.
+    pub const CALIBRATION: [GroupId; 3] = [
+        GroupId::CalibrationHealth,
+        GroupId::CalibrationPosts,
+        GroupId::CalibrationUsers,
+    ];
+
+    /// Whether it is one of [`GroupId::CALIBRATION`].
+    pub fn is_calibration(self) -> bool {
+        GroupId::CALIBRATION.contains(&self)
+    }
+}
+
+/// A calibration server: the real Java thing beside one of our twins
+/// (`calibration/` in the repository).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum JavaServer {
+    /// Embedded Tomcat 10.1, NIO, 200 handler threads: the blocking
+    /// server's twin (Spring MVC's container).
+    Tomcat,
+    /// The same Tomcat with a virtual thread per request (`--virtual`,
+    /// Java 21 or later).
+    TomcatVirtual,
+    /// Netty 4.1, an event loop per core: the async server's twin
+    /// (WebFlux's server).
+    Netty,
 }
 
 /// Which driver the virtual-thread server's handlers call (`--driver`).
@@ -237,8 +286,9 @@ impl Driver {
 }
 
 /// Which server a column targets; results.json spells it "blocking",
-/// "async", "virtual-pinning" or "virtual-yielding" (a runs saved before
-/// virtual threads existed has only the first two, and reads as it was).
+/// "async", "virtual-pinning", "virtual-yielding" or a calibration server's
+/// "tomcat", "tomcat-virtual", "netty" (a run saved before virtual threads
+/// existed has only the first two, and reads as it was).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Target {
     /// The blocking server on platform threads (Spring MVC on Tomcat).
@@ -248,6 +298,8 @@ pub enum Target {
     /// The blocking server's same handlers on virtual threads
     /// (`--threads virtual`), with this driver.
     Virtual(Driver),
+    /// A calibration server, none of ours.
+    Java(JavaServer),
 }
 
 impl Target {
@@ -257,6 +309,9 @@ impl Target {
         Target::Async,
         Target::Virtual(Driver::Pinning),
         Target::Virtual(Driver::Yielding),
+        Target::Java(JavaServer::Tomcat),
+        Target::Java(JavaServer::TomcatVirtual),
+        Target::Java(JavaServer::Netty),
     ];
 
     /// As results.json, labels and log names spell it.
@@ -266,12 +321,23 @@ impl Target {
             Target::Async => "async",
             Target::Virtual(Driver::Pinning) => "virtual-pinning",
             Target::Virtual(Driver::Yielding) => "virtual-yielding",
+            Target::Java(JavaServer::Tomcat) => "tomcat",
+            Target::Java(JavaServer::TomcatVirtual) => "tomcat-virtual",
+            Target::Java(JavaServer::Netty) => "netty",
         }
     }
 
     /// The target spelled `text`, if there is one.
     pub fn parse(text: &str) -> Option<Target> {
         Target::ALL.iter().copied().find(|t| t.name() == text)
+    }
+
+    /// The calibration server it is, if it is one.
+    pub fn java(self) -> Option<JavaServer> {
+        match self {
+            Target::Java(j) => Some(j),
+            _ => None,
+        }
     }
 
     /// Its driver, on virtual threads.

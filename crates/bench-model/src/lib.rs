@@ -37,12 +37,13 @@ pub use idle::{
     IdleCell, IdleResult, IdleRound, IdleServer, IdleStep, ProbeStats, ProcessFigures,
     IDLE_FDS_SLACK,
 };
-pub use ids::{ColumnId, Driver, GroupId, Target};
+pub use ids::{ColumnId, Driver, GroupId, JavaServer, Target};
 pub use proxy::ProxyWindow;
 pub use results_file::{SavedRun, READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION};
 pub use round::{CpuUse, Latency, LoadStats, RoundResult, Second, ServerStats, WindowTicks};
 pub use run::{
-    CpuAccounting, IrqTime, Machine, RunResults, RunSettings, Skipped, SkippedGroup, Source,
+    CpuAccounting, IrqTime, JvmSettings, Machine, RunResults, RunSettings, Skipped, SkippedGroup,
+    Source,
 };
 pub use spread::Spread;
 pub use sweep::{LittleCap, SweepInfo, SweepStep};

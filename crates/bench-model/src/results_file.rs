@@ -160,6 +160,12 @@ mod tests {
         let written = to_json(&old.results, &old.thresholds, &old.findings).unwrap();
         let again = SavedRun::from_json(&written, "again").unwrap();
         assert_eq!(again.results, old.results);
+        // A run without calibration servers has no JVM, and writes none.
+        assert_eq!(old.results.settings.jvm, None);
+        assert!(
+            !written.contains("\"jvm\""),
+            "an old run written back has a jvm key"
+        );
         assert_eq!(again.findings, old.findings);
         assert_eq!(again.thresholds, old.thresholds);
         // A run of shape 3 reads too, its findings' meanings kept, their

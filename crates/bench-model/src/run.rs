@@ -159,6 +159,40 @@ pub struct RunSettings {
     /// for servers bench did not start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_figures_from: Option<String>,
+    /// The JVM the calibration servers ran on, when the run had any;
+    /// absent in runs saved before them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jvm: Option<JvmSettings>,
+}
+
+/// The JVM of the calibration servers (Tomcat, Netty): fixed flags, so that
+/// two runs' Java columns are comparable.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JvmSettings {
+    /// The JDK's `JAVA_VERSION`, e.g. "17.0.15".
+    pub version: String,
+    /// The `java` it ran.
+    pub java: String,
+    /// Every flag given to the JVM before its main class (heap, GC).
+    pub flags: Vec<String>,
+    /// The JVM's own warm-up on each fresh process, before a column's
+    /// warm-up and window: its route, at these connections, for this long.
+    pub warm_up_seconds: f64,
+    pub warm_up_connections: usize,
+}
+
+impl JvmSettings {
+    /// "Java 17.0.15 (/usr/bin/java) with -Xms512m ..., 2 s of its own route at 64 connections first".
+    pub fn words(&self) -> String {
+        format!(
+            "Java {} ({}) with {}; each fresh JVM first gets {} s of its column's route at {} connections (the JIT's warm-up), then the column's own warm-up",
+            self.version,
+            self.java,
+            self.flags.join(" "),
+            self.warm_up_seconds,
+            self.warm_up_connections
+        )
+    }
 }
 
 /// A group, or one column of it, that was not run, and why.

@@ -109,6 +109,11 @@ pub struct Thresholds {
     /// ... while each pooled driver at pool 2 serves below this fraction of
     /// its best pool size (half).
     pub pool_sweep_small_pool_share: f64,
+    /// A calibration: our blocking server's successful throughput at each
+    /// step of the /posts/1 sweep "matches Tomcat's" within this fraction
+    /// (5%), and its errors exceed Tomcat's by at most this share of the
+    /// step's requests.
+    pub calibration_within: f64,
 }
 
 impl Default for Thresholds {
@@ -142,6 +147,7 @@ pub const THRESHOLDS: Thresholds = Thresholds {
     pipelined_over_blocking: 2.0,
     pool_sweep_pipelined_within: 0.2,
     pool_sweep_small_pool_share: 0.5,
+    calibration_within: 0.05,
 };
 
 #[cfg(test)]

@@ -76,7 +76,8 @@ pub fn settings_line(results: &RunResults) -> String {
 }
 
 /// "; load sent and measured by locust 2.47.0; server rows from /metrics",
-/// or nothing for a native run on servers bench started.
+/// the JVM of the calibration servers when the run had any, or nothing for
+/// a native run on servers bench started.
 fn provenance(s: &bench_model::RunSettings) -> String {
     let mut out = String::new();
     if let Some(tool) = &s.measured_by {
@@ -84,6 +85,9 @@ fn provenance(s: &bench_model::RunSettings) -> String {
     }
     if let Some(from) = &s.server_figures_from {
         out.push_str(&format!("; server rows from {from}"));
+    }
+    if let Some(jvm) = &s.jvm {
+        out.push_str(&format!("; calibration servers on {}", jvm.words()));
     }
     out
 }

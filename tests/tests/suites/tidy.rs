@@ -275,7 +275,7 @@ fn prose_and_code_files() -> Vec<PathBuf> {
         ]
         .map(|f| root.join(f)),
     );
-    for dir in ["docs", "scripts", "observe"] {
+    for dir in ["docs", "scripts", "observe", "calibration"] {
         collect_files(&root.join(dir), &mut files);
     }
     files.retain(|f| f.is_file() && !is_dated_record(&relative(f)));
@@ -302,6 +302,7 @@ fn collect_files(path: &Path, out: &mut Vec<PathBuf>) {
             [
                 "md",
                 "rs",
+                "java",
                 "sh",
                 "py",
                 "yml",

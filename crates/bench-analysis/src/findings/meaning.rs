@@ -242,6 +242,21 @@ const MEANINGS: &[Meaning] = &[
         held: "A pooled driver is capped by its pool, whatever the model; a pipelined driver is not: two shared connections serve about what four do.",
         not_held: "The pool sweep did not show the pool as the queue and the pipelined driver free of it here: read the sweep's columns for what limited each.",
     },
+    Meaning {
+        id: "calibration-blocking-matches-tomcat",
+        held: "Our blocking server serves waits as Tomcat does, to within a few percent at every concurrency: what this project says of the thread pool holds for Tomcat and Spring MVC.",
+        not_held: "Our blocking server and Tomcat parted at some concurrency here: read the steps before carrying a thread-pool lesson over to Tomcat.",
+    },
+    Meaning {
+        id: "calibration-netty-past-cap",
+        held: "Netty, like our event loop, is not capped by a thread count: the async server's lesson is WebFlux's too.",
+        not_held: "Netty did not get past the thread pool's cap here: something else (the cores, the connections, the load generator) stopped it first.",
+    },
+    Meaning {
+        id: "calibration-health-cpu-not-above-tomcat",
+        held: "A request costs our blocking server no more CPU than it costs Tomcat: where this project finds the thread pool slower, the model is to blame, not an implementation heavier than Java's.",
+        not_held: "Our blocking server spent more CPU per request than Tomcat here: its per-request cost, not the model, is what to look at.",
+    },
 ];
 
 /// What a finding of `id` with `verdict` means for someone choosing a model;

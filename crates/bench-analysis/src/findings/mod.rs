@@ -17,8 +17,10 @@
 //! One module per family: the seeds' groups ([`seeds`]), the Redis clients,
 //! tiny_http, the stall detector, idle connections, the sweeps, virtual
 //! threads and their pinning detector, the database drivers and the pool
-//! sweep; what they share is in [`checks`].
+//! sweep, the calibration against Tomcat and Netty; what they share is in
+//! [`checks`].
 
+mod calibration;
 mod checks;
 mod database;
 #[cfg(test)]
@@ -71,6 +73,7 @@ fn specs(t: &Thresholds) -> Vec<Spec> {
         .chain(virtual_detector::specs(t))
         .chain(database::specs(t))
         .chain(pool_sweep::specs(t))
+        .chain(calibration::specs(t))
         .collect()
 }
 

@@ -4,7 +4,7 @@
 //! and whether it blocks by design (the contract's route table), so that a
 //! column added to a group later takes its place without a change here.
 
-use bench_model::{ColumnResult, Driver, IdleServer, Target};
+use bench_model::{ColumnResult, Driver, IdleServer, JavaServer, Target};
 use contract::routes::{self, NonBlocking};
 
 /// A way of serving requests the matrix compares, one column each.
@@ -35,6 +35,17 @@ impl Model {
             Some(Model::VirtualThreads)
         } else {
             None
+        }
+    }
+
+    /// The model a calibration server is the real thing of: Tomcat the
+    /// thread pool's, Tomcat on virtual threads virtual threads', Netty the
+    /// event loop's; `None` for our own servers.
+    pub fn twin_of(target: Target) -> Option<Model> {
+        match target.java()? {
+            JavaServer::Tomcat => Some(Model::ThreadPool),
+            JavaServer::TomcatVirtual => Some(Model::VirtualThreads),
+            JavaServer::Netty => Some(Model::EventLoop),
         }
     }
 
@@ -188,6 +199,20 @@ mod tests {
             Model::of(Target::Virtual(Driver::Yielding)),
             Some(Model::VirtualThreads)
         );
+        // A calibration server is none of our models, and its twin's.
+        let tomcat = Target::Java(JavaServer::Tomcat);
+        assert_eq!(Model::of(tomcat), None);
+        assert_eq!(Model::twin_of(tomcat), Some(Model::ThreadPool));
+        assert_eq!(
+            Model::twin_of(Target::Java(JavaServer::Netty)),
+            Some(Model::EventLoop)
+        );
+        assert_eq!(Model::twin_of(Target::Async), None);
+        assert!(!blocks_by_design(
+            Target::Java(JavaServer::Netty),
+            "/cpu?n=5",
+            None
+        ));
         assert!(blocks_by_design(Target::Async, "/cpu?n=5", None));
         assert!(!blocks_by_design(Target::Async, "/cpu/rayon?n=5", None));
         assert!(!blocks_by_design(Target::Blocking, "/cpu?n=5", None));

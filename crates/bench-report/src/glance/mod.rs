@@ -43,7 +43,7 @@ pub struct Glance {
     /// What goes wrong: each deliberately wrong variant the run measured.
     pub wrongs: Vec<Wrong>,
     /// Columns of other implementations (calibration servers), each against
-    /// the best of our models in its group.
+    /// its twin model's best in its group (else the best of ours).
     pub calibration: Vec<Calibration>,
 }
 
@@ -126,7 +126,8 @@ pub struct Calibration {
     pub workload: String,
     pub figure: Figure,
     pub pick: Pick,
-    /// Its figure relative to the best of our models in the group, and
+    /// Its figure relative to its twin model's best in the group (Tomcat:
+    /// the thread pool; Netty: the event loop), else the best of ours, and
     /// which that is; `None` where none of ours was measured there.
     pub against: Option<(Spread, Model, String)>,
 }
@@ -372,20 +373,34 @@ fn cell(figure: Figure, mine: &[&Entry], best_figure: Option<f64>, plain: [&str;
     }
 }
 
-/// The columns of other implementations in a group, each against the
-/// best of ours there.
+/// The best right variant of `model` among `entries`: its figure and variant.
+fn model_best(figure: Figure, entries: &[Entry], model: Model) -> Option<(Measure, Model, String)> {
+    let (e, m) = best(
+        figure,
+        entries
+            .iter()
+            .filter(|e| !e.by_design && Model::of(e.target) == Some(model)),
+    )?;
+    Some((m, model, variant_name(e, None)))
+}
+
+/// The columns of other implementations in a group, each against its
+/// twin's best there (Tomcat against the thread pool, Netty against the
+/// event loop), or the best of ours where its twin was not measured.
 fn calibrations(
     group: GroupId,
     workload: &str,
     figure: Figure,
     entries: &[Entry],
 ) -> Vec<Calibration> {
-    let ours = ours_best(figure, entries, None);
     entries
         .iter()
         .filter(|e| Model::of(e.target).is_none())
         .filter_map(|e| {
             let m = e.measure?;
+            let ours = Model::twin_of(e.target)
+                .and_then(|twin| model_best(figure, entries, twin))
+                .or_else(|| ours_best(figure, entries, None));
             let against = ours.as_ref().and_then(|(best, model, variant)| {
                 Some((
                     measure::relative(&m.main, best.main.median)?,

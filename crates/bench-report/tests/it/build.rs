@@ -212,6 +212,7 @@ pub(crate) fn results(groups: Vec<GroupResult>) -> RunResults {
             async_url: None,
             measured_by: None,
             server_figures_from: None,
+            jvm: None,
         },
         groups,
         skipped: vec![],
@@ -263,7 +264,7 @@ pub(crate) fn sweep_group(
         rounds: 3,
         window_seconds: 2.1,
         warm_up_seconds: 1.0,
-        cap: (id == "sweep-posts").then_some(cap),
+        cap: (id == "sweep-posts" || id == "calibration-posts").then_some(cap),
         cap_note: "test".into(),
     });
     g

@@ -197,6 +197,9 @@ fn findings_follow_the_rounds() {
         ("remote-db-async-deadpool-wins", NotMeasured),
         ("remote-db-async-pipelined-wins", NotMeasured),
         ("pool-sweep-pipelined-needs-no-pool", NotMeasured),
+        ("calibration-blocking-matches-tomcat", NotMeasured),
+        ("calibration-netty-past-cap", NotMeasured),
+        ("calibration-health-cpu-not-above-tomcat", NotMeasured),
     ];
     assert_eq!(v, expect.map(|(id, h)| (id.to_owned(), h)).to_vec());
 

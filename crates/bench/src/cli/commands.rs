@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use crate::cli::{Cli, ServerKind};
 use crate::output::Echo;
-use crate::plan::ColumnId;
+use crate::plan::{ColumnId, JavaServer};
 use crate::tools::export::{self, Targets, Tool};
 use bench_analysis::findings::check;
 use bench_model::THRESHOLDS;
@@ -191,8 +191,9 @@ pub fn proxy(to: std::net::SocketAddr, round_trip_us: u64) -> ExitCode {
     }
 }
 
-/// Runs one server in this process until SIGTERM. The kernel sends SIGTERM
-/// here when bench dies, so no server outlives the run.
+/// Runs one server in this process until SIGTERM, or for a calibration
+/// server becomes its JVM. The kernel sends SIGTERM here when bench dies
+/// (and to the JVM, which keeps the setting), so no server outlives the run.
 pub fn serve(server: ServerKind, args: Vec<String>) -> ExitCode {
     if let Err(e) =
         rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::TERM))
@@ -206,6 +207,9 @@ pub fn serve(server: ServerKind, args: Vec<String>) -> ExitCode {
         ServerKind::Async => {
             async_server::main_with_args(std::iter::once("async-server".to_owned()).chain(args))
         }
+        // Tomcat's virtual-thread mode is its `--virtual`, among the args.
+        ServerKind::Tomcat => crate::servers::java::exec(JavaServer::Tomcat, &args),
+        ServerKind::Netty => crate::servers::java::exec(JavaServer::Netty, &args),
     }
 }
 
@@ -301,6 +305,12 @@ pub fn watch(cli: &Cli, column: &str, command: &[String]) -> ExitCode {
     let url = match target {
         crate::plan::Target::Blocking | crate::plan::Target::Virtual(_) => &cli.blocking_url,
         crate::plan::Target::Async => &cli.async_url,
+        crate::plan::Target::Java(_) => {
+            return fail(
+                "watch",
+                format!("column {column} is on a calibration server, which only bench runs"),
+            )
+        }
     };
     let Some(url) = url else {
         return fail(

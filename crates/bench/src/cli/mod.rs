@@ -17,11 +17,11 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
-    /// quick (every group but the pool sweep, scaled down, 3 rounds, under 3 min on 2 cores), seed (the seeds' own load shapes and the pool sweep, 3 rounds, over an hour) or tiny (seconds: the end-to-end tests').
+    /// quick (every group but the pool sweep and the calibration groups, scaled down, 3 rounds, under 3 min on 2 cores), seed (the seeds' own load shapes, the pool sweep and the calibration groups, 3 rounds, over an hour on 2 cores) or tiny (seconds: the end-to-end tests').
     #[arg(long, global = true, default_value = "quick")]
     pub profile: String,
 
-    /// Groups to run, comma-separated: cpu, database, cache, slow, baseline, json, ramp, mixed, stalls, idle, sweep-posts, sweep-users, remote-db, remote-mixed, pool-sweep (seed profile only).
+    /// Groups to run, comma-separated: cpu, database, cache, slow, baseline, json, ramp, mixed, stalls, idle, sweep-posts, sweep-users, remote-db, remote-mixed, pool-sweep, and the calibration groups calibration-health, calibration-posts, calibration-users (`calibration`: all three; without --groups, only the seed profile runs the pool sweep and the calibration groups).
     #[arg(long, global = true, value_delimiter = ',')]
     pub groups: Option<Vec<String>>,
 
@@ -106,6 +106,16 @@ pub struct Cli {
     /// it says what it is measuring (default 5s); tests shorten it.
     #[arg(long, hide = true, value_parser = loadgen::parse_duration)]
     pub heartbeat: Option<Duration>,
+
+    /// The JDK of the calibration groups' Java servers (default: $JAVA_HOME,
+    /// else the javac on PATH).
+    #[arg(long, global = true)]
+    pub java_home: Option<PathBuf>,
+
+    /// The folder of Debian's jars the Java servers are built against
+    /// (Tomcat, Netty, pgjdbc, HikariCP; default /usr/share/java).
+    #[arg(long, global = true)]
+    pub java_jars: Option<PathBuf>,
 
     /// Where files go (default: results): for a run, a new folder
     /// <out>/<timestamp>/; for export, import and watch, the folder itself;
@@ -200,11 +210,14 @@ pub enum Command {
     },
 }
 
-/// The servers `bench serve` runs.
+/// The servers `bench serve` runs: ours in this process, the calibration
+/// servers by replacing it with a JVM (`crate::servers::java`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ServerKind {
     Blocking,
     Async,
+    Tomcat,
+    Netty,
 }
 
 impl Cli {
@@ -222,7 +235,7 @@ impl Cli {
                 PROFILE_NAMES.join(", ")
             )
         })?;
-        let groups = self.selected_groups()?;
+        let groups = self.selected_groups(&profile)?;
         if let Some(r) = self.rounds {
             profile.rounds = r;
         }
@@ -244,19 +257,30 @@ impl Cli {
         Ok((profile, groups))
     }
 
-    /// `--groups`, each once, in the order given; every group without it.
-    fn selected_groups(&self) -> Result<Vec<GroupId>, String> {
+    /// `--groups`, each once, in the order given (`calibration` is the
+    /// three calibration groups); without it every group, the calibration
+    /// groups only where the profile runs them by default.
+    fn selected_groups(&self, profile: &Profile) -> Result<Vec<GroupId>, String> {
         let Some(names) = &self.groups else {
-            return Ok(GroupId::ALL.to_vec());
+            return Ok(GroupId::ALL
+                .iter()
+                .copied()
+                .filter(|g| !g.is_calibration() || profile.calibration_by_default)
+                .collect());
         };
         let mut out = Vec::new();
         for name in names {
-            let id = GroupId::parse(name.trim()).ok_or_else(|| {
-                let all: Vec<&str> = GroupId::ALL.iter().map(|g| g.as_str()).collect();
-                format!("unknown group {name:?}; expected one of {}", all.join(", "))
-            })?;
-            if !out.contains(&id) {
-                out.push(id);
+            let ids = match name.trim() {
+                "calibration" => GroupId::CALIBRATION.to_vec(),
+                one => vec![GroupId::parse(one).ok_or_else(|| {
+                    let all: Vec<&str> = GroupId::ALL.iter().map(|g| g.as_str()).collect();
+                    format!("unknown group {name:?}; expected one of {}", all.join(", "))
+                })?],
+            };
+            for id in ids {
+                if !out.contains(&id) {
+                    out.push(id);
+                }
             }
         }
         Ok(out)
@@ -395,6 +419,26 @@ mod tests {
                 connections: 3,
                 duration: Duration::from_secs(2)
             })
+        );
+    }
+
+    #[test]
+    fn only_the_seed_profile_runs_the_calibration_groups_unless_asked() {
+        let calibration = |args: &[&str]| -> Vec<GroupId> {
+            let (_, groups) = cli(args).resolve().unwrap();
+            groups.into_iter().filter(|g| g.is_calibration()).collect()
+        };
+        assert_eq!(calibration(&["--profile", "seed"]), GroupId::CALIBRATION);
+        assert!(calibration(&["--profile", "quick"]).is_empty());
+        assert!(calibration(&["--profile", "tiny"]).is_empty());
+        assert_eq!(
+            calibration(&[
+                "--profile",
+                "tiny",
+                "--groups",
+                "calibration,calibration-posts"
+            ]),
+            GroupId::CALIBRATION
         );
     }
 

@@ -21,6 +21,9 @@ pub struct LoadOptions {
     /// Mixed group: how long the background load runs alone before the
     /// /health probe starts (the group's warm-up, [`crate::plan::Load::warm_up`]).
     pub mixed_lead: Duration,
+    /// The JVM's own warm-up on each fresh Java server (the profile's
+    /// [`crate::plan::Profile::jvm_warm_up`]; zero with `--cold`).
+    pub jvm_warm_up: Duration,
 }
 
 impl LoadOptions {

@@ -4,6 +4,9 @@
 
 use std::time::Duration;
 
+use super::calibration_groups::{
+    calibration_health_group, calibration_posts_group, calibration_users_group,
+};
 use super::more_groups::{
     idle_group, mixed_group, remote_db_group, remote_mixed_group, stalls_group, sweep_posts_group,
     sweep_users_group,
@@ -188,7 +191,8 @@ pub(super) const BOTH: Needs = Needs {
 
 /// The matrix of seed 000, plus seeds 001-003, the mixed group, the stall
 /// detector's group, idle connections, the concurrency sweeps, the
-/// remote-database groups and the pool sweep, in report order. Virtual threads have a column
+/// remote-database groups and the pool sweep, then the calibration groups
+/// (Tomcat and Netty beside our twins), in report order. Virtual threads have a column
 /// wherever the other two servers do: one per driver where Postgres or
 /// Redis is called, one (pinning: the driver is not called) elsewhere.
 pub fn groups() -> Vec<Group> {
@@ -208,6 +212,9 @@ pub fn groups() -> Vec<Group> {
         remote_db_group(),
         remote_mixed_group(),
         pool_sweep_group(),
+        calibration_health_group(),
+        calibration_posts_group(),
+        calibration_users_group(),
     ]
 }
 

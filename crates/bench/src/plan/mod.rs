@@ -1,9 +1,11 @@
-//! The matrix and its loads, as data: groups of columns ([`matrix`]) with
+//! The matrix and its loads, as data: groups of columns ([`matrix`], the
+//! calibration groups' Java columns among them) with
 //! the stable ids of bench-model, the load shapes ([`loads`]), the profiles
 //! that give each group its load ([`profiles`]), a column as the results
 //! name it ([`columns`]) and the profiles as the docs' tables ([`tables`]).
 //! Nothing here starts a server or sends a request.
 
+mod calibration_groups;
 mod columns;
 mod loads;
 mod matrix;
@@ -13,13 +15,14 @@ mod profiles;
 mod seed_groups;
 pub mod tables;
 
-pub use bench_model::{ColumnId, Driver, GroupId, Target};
+pub use bench_model::{ColumnId, Driver, GroupId, JavaServer, Target};
 pub use loads::{IdleLoad, Load, Sweep};
 pub use matrix::{
     group_of, groups, Column, Group, Needs, Network, REMOTE_DB_ROUND_TRIP, STALLS_ROUND_TRIP,
 };
 pub use profiles::{
-    doubling, profile, quick, seed, tiny, ColdStartProbe, PathValues, Profile, PROFILE_NAMES,
+    doubling, profile, quick, seed, tiny, ColdStartProbe, PathValues, Profile,
+    JVM_WARM_UP_CONNECTIONS, PROFILE_NAMES,
 };
 
 /// The order of a group's `n` columns in round `round` (1-based): rotated by

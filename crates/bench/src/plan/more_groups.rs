@@ -11,10 +11,14 @@ use bench_model::{ColumnId, Driver, GroupId, Target};
 /// /health next to each background load: does a blocked event loop delay
 /// everyone? (Virtual threads next to the slow downstream are not here: a
 /// sleep parks a coroutine, as the sweep shows; it was
-/// [`ColumnId::VirtualHealthNextToPosts`].)
+/// [`ColumnId::VirtualHealthNextToPosts`]. Nor are both drivers next to a
+/// local /users/1: the remote-mixed group shows what a pinned carrier does
+/// to /health with the query a round trip away; they were
+/// [`ColumnId::VirtualPinningHealthNextToUsers`] and
+/// [`ColumnId::VirtualYieldingHealthNextToUsers`].)
 pub(super) fn mixed_group() -> Group {
     use ColumnId as C;
-    use Driver::{Pinning, Yielding};
+    use Driver::Pinning;
     use Target::{Async, Blocking, Virtual as V};
     Group {
         id: GroupId::Mixed,
@@ -39,8 +43,6 @@ pub(super) fn mixed_group() -> Group {
             ),
             mixed(C::AsyncHealthNextToUsers, Async, "/users/1"),
             mixed(C::VirtualHealthNextToCpu, V(Pinning), "/cpu?n={cpu_n}"),
-            mixed(C::VirtualPinningHealthNextToUsers, V(Pinning), "/users/1"),
-            mixed(C::VirtualYieldingHealthNextToUsers, V(Yielding), "/users/1"),
         ],
         cold_start_probe: vec![],
     }

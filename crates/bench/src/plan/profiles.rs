@@ -41,10 +41,19 @@ pub struct Profile {
     pub warm_up: Duration,
     /// The cold-start probe of the groups that have one (the baseline's).
     pub cold_start: ColdStartProbe,
+    /// Whether the calibration groups run when `--groups` does not name
+    /// them (seed: yes; quick and tiny keep to our own servers unless asked).
+    pub calibration_by_default: bool,
+    /// The JVM's own warm-up on each fresh Java server before the column's
+    /// warm-up: its column's route, at [`JVM_WARM_UP_CONNECTIONS`], for this long.
+    pub jvm_warm_up: Duration,
     loads: Vec<(GroupId, Load)>,
     /// Groups whose timed loads warm up for less than `warm_up`.
     shorter_warm_ups: Vec<(GroupId, Duration)>,
 }
+
+/// The connections of the JVM's own warm-up ([`Profile::jvm_warm_up`]).
+pub const JVM_WARM_UP_CONNECTIONS: usize = 64;
 
 /// The values a column's path may name: `{cpu_n}` and `{stall_cpu_n}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,8 +144,61 @@ fn remote_db(
     ]
 }
 
-/// `quick`: every group but the pool sweep, scaled down, 3 rounds: CI's
-/// smoke test and a first look (under 3 minutes on 2 cores after the build).
+/// The calibration groups' loads in the profile `name`: /health and
+/// /users/1 in a closed loop, and the /posts/1 sweep. The seed profile's:
+/// seed 001's 200 connections in 5-s windows, and three steps of the sweep
+/// (below the 200-thread cap, past it, and at 3200, where Tomcat's
+/// connection limits could matter): about 6 minutes in all.
+fn calibration_loads(name: &str) -> [(GroupId, Load); 3] {
+    let (connections, duration, sweep) = match name {
+        "seed" => (
+            200,
+            secs(5),
+            Sweep {
+                steps: vec![100, 400, 3200],
+                window: ms(2100),
+                warm_up: secs(1),
+                settle: secs(3),
+                rounds: None,
+            },
+        ),
+        "quick" => (
+            32,
+            ms(300),
+            Sweep {
+                steps: vec![50, 400],
+                window: ms(300),
+                warm_up: ms(120),
+                settle: ms(700),
+                rounds: Some(1),
+            },
+        ),
+        _ => (
+            4,
+            ms(200),
+            Sweep {
+                steps: vec![4, 8],
+                window: ms(600),
+                warm_up: ms(100),
+                settle: secs(1),
+                rounds: None,
+            },
+        ),
+    };
+    let closed = Load::Closed {
+        connections,
+        duration,
+    };
+    [
+        (GroupId::CalibrationHealth, closed.clone()),
+        (GroupId::CalibrationPosts, Load::Sweep(sweep)),
+        (GroupId::CalibrationUsers, closed),
+    ]
+}
+
+/// `quick`: every group but the pool sweep and the calibration groups,
+/// scaled down, 3 rounds: CI's smoke test and a first look (under 3 minutes
+/// on 2 cores after the build).
 #[allow(
     clippy::too_many_lines,
     reason = "a table: every group's load, one entry each"
@@ -167,6 +229,8 @@ pub fn quick() -> Profile {
             cold_starts: 4,
             run_for: ms(1500),
         },
+        calibration_by_default: false,
+        jvm_warm_up: ms(300),
         loads: vec![
             (G::Cpu, counted(16, 200)),
             // Windows of 0.3 s (sweeps: one 300-ms period of /posts/1, see
@@ -235,16 +299,22 @@ pub fn quick() -> Profile {
         ]
         .into_iter()
         .chain(remote_db(32, (16, 100.0), ms(300)))
+        .chain(calibration_loads("quick"))
         .collect(),
         shorter_warm_ups: Vec::new(),
     }
 }
 
-/// `seed`: the seeds' own load shapes, 3 rounds each. Two changes make the
-/// rounds fit in about half an hour on 2 cores, both printed with the report:
+/// `seed`: the seeds' own load shapes, 3 rounds each, then the pool sweep
+/// and the calibration groups. Two changes keep it near an hour on 2 cores,
+/// both printed with the report:
 /// timed windows are 10 s instead of one 30 s run, and the CPU group's
 /// 10,000-request burst computes n = 1,000,000 square roots per request
 /// (seed 000's 10,000,000 took 164 s per burst here, 4.5 s on its 12 cores).
+#[allow(
+    clippy::too_many_lines,
+    reason = "a table: every group's load, one entry each"
+)]
 pub fn seed() -> Profile {
     use GroupId as G;
     let closed = |connections, duration| Load::Closed {
@@ -264,6 +334,10 @@ pub fn seed() -> Profile {
             cold_starts: 8,
             run_for: ms(1500),
         },
+        // Tomcat and Netty beside our twins when a JDK and Debian's jars
+        // are found (else skipped, with the line that installs them).
+        calibration_by_default: true,
+        jvm_warm_up: secs(2),
         loads: vec![
             // Seed 000: 10,000 requests at once, per column.
             (G::Cpu, Load::Burst { requests: 10_000 }),
@@ -274,14 +348,14 @@ pub fn seed() -> Profile {
             (G::Baseline, closed(200, secs(10))),
             // Seed 003: k6 with 16 VUs.
             (G::Json, closed(16, secs(10))),
-            // Seed 002: k6 stages, each stage half as long.
+            // Seed 002: k6 stages, each stage a third as long.
             (
                 G::Ramp,
                 Load::Stages(vec![
-                    (ms(7_500), 50),
-                    (secs(15), 100),
-                    (ms(7_500), 150),
-                    (secs(15), 0),
+                    (secs(5), 50),
+                    (secs(10), 100),
+                    (secs(5), 150),
+                    (secs(10), 0),
                 ]),
             ),
             (
@@ -335,6 +409,7 @@ pub fn seed() -> Profile {
         // 64 connections, more than the largest pool (40): each pooled
         // driver keeps its pool full. 2-s windows: 23 columns.
         .chain([(G::PoolSweep, closed(64, secs(2)))])
+        .chain(calibration_loads("seed"))
         .collect(),
         shorter_warm_ups: vec![(G::PoolSweep, secs(1))],
     }
@@ -361,6 +436,8 @@ pub fn tiny() -> Profile {
             cold_starts: 1,
             run_for: ms(1500),
         },
+        calibration_by_default: false,
+        jvm_warm_up: ms(200),
         loads: vec![
             (
                 G::Cpu,
@@ -417,6 +494,7 @@ pub fn tiny() -> Profile {
         ]
         .into_iter()
         .chain(remote_db(4, (4, 40.0), ms(200)))
+        .chain(calibration_loads("tiny"))
         .collect(),
         shorter_warm_ups: Vec::new(),
     }

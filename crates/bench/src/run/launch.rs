@@ -24,6 +24,10 @@ pub(super) struct Launch {
     /// The blocking server's arguments plus `--carriers`; each virtual
     /// column adds its target's `--threads virtual --driver ...`.
     pub(super) virtual_args: Vec<String>,
+    /// `bench serve tomcat|netty`'s: the JVM, the class path and the
+    /// servers' flags ([`crate::servers::java::serve_args`]); empty when
+    /// the run has no Java column.
+    pub(super) java_args: Vec<String>,
     pub(super) blocking_external: Option<SocketAddr>,
     pub(super) async_external: Option<SocketAddr>,
     pub(super) logs: PathBuf,
@@ -103,6 +107,7 @@ impl Launch {
             blocking_args: rewrite(&self.blocking_args),
             async_args: rewrite(&self.async_args),
             virtual_args: rewrite(&self.virtual_args),
+            java_args: rewrite(&self.java_args),
             blocking_external: self.blocking_external,
             async_external: self.async_external,
             logs: self.logs.clone(),
@@ -126,7 +131,7 @@ impl Launch {
         match target {
             Target::Blocking => self.blocking_external,
             Target::Async => self.async_external,
-            Target::Virtual(_) => None,
+            Target::Virtual(_) | Target::Java(_) => None,
         }
     }
 
@@ -140,11 +145,19 @@ impl Launch {
             Target::Blocking => &self.blocking_args,
             Target::Async => &self.async_args,
             Target::Virtual(_) => &self.virtual_args,
+            Target::Java(_) => &self.java_args,
         };
         if let Some(addr) = self.external(target) {
             return Ok(RoundServer::External(addr));
         }
         let log = self.logs.join(format!("{}-server.log", target.name()));
+        if target.java().is_some() && !self.set_up.get() && self.url_of("--database-url").is_some()
+        {
+            // A Java server applies no migrations: ours does, once.
+            let log = self.logs.join("blocking-server.log");
+            OwnedServer::start(Target::Blocking, self.blocking_args.clone(), &log)?.stop();
+            self.set_up.set(true);
+        }
         let mut args = args.clone();
         args.extend(
             crate::servers::mode_args(target)
@@ -153,11 +166,14 @@ impl Launch {
         );
         args.extend(column_args.iter().map(|a| (*a).to_owned()));
         let skip = "--skip-setup".to_owned();
-        if self.set_up.get() && !args.contains(&skip) {
+        if self.set_up.get() && !args.contains(&skip) && target.java().is_none() {
             args.push(skip);
         }
         let server = OwnedServer::start(target, args, &log)?;
-        self.set_up.set(true);
+        // Our servers apply the migrations and seed at start-up; a Java one does not.
+        if target.java().is_none() {
+            self.set_up.set(true);
+        }
         Ok(RoundServer::Owned(server))
     }
 }
@@ -198,6 +214,7 @@ pub(super) fn drop_variants_of_external(
             let external = match c.target {
                 Target::Blocking | Target::Virtual(_) => blocking_external.is_some(),
                 Target::Async => async_external.is_some(),
+                Target::Java(_) => false,
             };
             let flags: Vec<&str> = crate::servers::mode_args(c.target)
                 .iter()
@@ -338,5 +355,6 @@ pub(super) fn effective_settings(
         blocking_url: blocking_external.map(|a| format!("http://{a}")),
         async_url: async_external.map(|a| format!("http://{a}")),
         measured_by: None,
+        jvm: None,
     })
 }

@@ -107,6 +107,7 @@ fn measure_sweep_column(
 ) -> Result<Vec<RoundResult>, ColumnError> {
     let (launch, options) = (cx.launch, cx.options);
     let mut server = launch.start_column(column.target, column.server_args)?;
+    super::calibration::warm_up_jvm(&server, column, options)?;
     let mut out = Vec::new();
     for (k, &connections) in sweep.steps.iter().enumerate() {
         let mut fresh_server = false;
@@ -114,6 +115,7 @@ fn measure_sweep_column(
         {
             server.kill();
             server = launch.start_column(column.target, column.server_args)?;
+            super::calibration::warm_up_jvm(&server, column, options)?;
             fresh_server = true;
         }
         let mut r = measure_step(launch, &server, (column, connections), sweep, options)?;

@@ -71,6 +71,7 @@ pub(super) fn measure_column(
 ) -> Result<RoundResult, ColumnError> {
     let server = launch.start_column(column.target, column.server_args)?;
     let idle = Idle::read(&server);
+    super::calibration::warm_up_jvm(&server, column, options)?;
     if let Some(w) = warm_up {
         run_warm_up(server.addr(), column, w, options)?;
     }

@@ -1,9 +1,13 @@
-//! The two servers as child processes of bench's own executable.
+//! The servers as child processes of bench's own executable.
 //!
 //! `cargo run -p bench` builds only bench, so bench links both server
 //! libraries and starts each as `bench serve blocking|async ...` (a hidden
-//! subcommand); virtual threads are `bench serve blocking --threads virtual`. The child asks the kernel to send it SIGTERM when bench dies,
-//! so Ctrl-C or a crash of bench never leaves a server running.
+//! subcommand); virtual threads are `bench serve blocking --threads virtual`,
+//! and the calibration servers `bench serve tomcat|netty`, which becomes
+//! their JVM ([`java`]). The child asks the kernel to send it SIGTERM when
+//! bench dies, so Ctrl-C or a crash of bench never leaves a server running.
+
+pub mod java;
 
 use std::fs::File;
 use std::io::{Read, Write};
@@ -14,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 
-use crate::plan::Target;
+use crate::plan::{JavaServer, Target};
 
 /// How long a server may take to apply migrations, seed and answer /health.
 const READY_WITHIN: Duration = Duration::from_secs(120);
@@ -219,11 +223,13 @@ pub fn parse_base_url(url: &str) -> Result<SocketAddr, String> {
 }
 
 /// The server binary that runs it (`bench serve <binary>`): virtual
-/// threads are a mode of the blocking server.
+/// threads are a mode of the blocking server, Tomcat's of Tomcat.
 pub fn binary(target: Target) -> &'static str {
     match target {
         Target::Blocking | Target::Virtual(_) => "blocking",
         Target::Async => "async",
+        Target::Java(JavaServer::Tomcat | JavaServer::TomcatVirtual) => "tomcat",
+        Target::Java(JavaServer::Netty) => "netty",
     }
 }
 
@@ -232,6 +238,8 @@ pub fn binary(target: Target) -> &'static str {
 pub fn mode_args(target: Target) -> &'static [&'static str] {
     match target {
         Target::Blocking | Target::Async => &[],
+        Target::Java(JavaServer::TomcatVirtual) => &["--virtual"],
+        Target::Java(JavaServer::Tomcat | JavaServer::Netty) => &[],
         Target::Virtual(crate::plan::Driver::Pinning) => {
             &["--threads", "virtual", "--driver", "pinning"]
         }

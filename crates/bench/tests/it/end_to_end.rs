@@ -90,11 +90,13 @@ fn tiny_profile_measures_every_column_on_fresh_servers() {
         _out: _keep_the_folder,
         ..
     } = run_bench(&args, &[]);
-    // Every group the tiny profile loads: all but the seed profile's pool sweep.
+    // Every group the tiny profile loads: all but the seed profile's pool
+    // sweep, and the calibration groups, which only the seed profile runs
+    // unless asked (java_calibration.rs runs them).
     let tiny: Vec<bench_model::GroupId> = bench_model::GroupId::ALL
         .iter()
         .copied()
-        .filter(|g| *g != bench_model::GroupId::PoolSweep)
+        .filter(|g| *g != bench_model::GroupId::PoolSweep && !g.is_calibration())
         .collect();
     every_column_was_measured(&json, &tiny, rounds);
     assert_eq!(

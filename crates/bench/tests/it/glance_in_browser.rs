@@ -221,8 +221,13 @@ fn every_saved_runs_matrix_fits_the_first_screen() {
     runs.sort();
     assert!(runs.iter().any(|r| r.ends_with(LATEST)));
     for run in runs {
-        let out = tempfile::tempdir().unwrap();
         let results = run.join("results.json");
+        // A run of the calibration groups alone has no workload row: its
+        // Java columns are the calibration table below the matrix.
+        if expected_rows(&results).is_empty() {
+            continue;
+        }
+        let out = tempfile::tempdir().unwrap();
         let report = render(&results, out.path());
         let name = run.file_name().unwrap().to_string_lossy().into_owned();
         let keep = target_dir()

@@ -44,6 +44,7 @@ fn one_round(column: ColumnId) -> (IdleRound, crate::common::ServerProcess) {
             stall_cpu_n: 1,
         },
         mixed_lead: LoadOptions::MIN_MIXED_LEAD,
+        jvm_warm_up: Duration::ZERO,
     };
     let round = measure_round(
         server.addr(),

@@ -7,7 +7,7 @@
 //! Tests that need a tool a machine with Rust, Postgres and Redis may lack
 //! are `#[ignore = "needs ..."]`, and fail when run without it
 //! (`cargo test -p bench -- --include-ignored`): Chromium, Python with
-//! venv (Locust), Python 3 alone, node.
+//! venv (Locust), Python 3 alone, node, a JDK with Debian's Tomcat and Netty jars.
 
 // bench-report's builders of fixed runs, for the seed profile's test.
 #[path = "../../../bench-report/tests/it/build.rs"]
@@ -24,6 +24,7 @@ mod doc_tables_command;
 mod end_to_end;
 mod glance_in_browser;
 mod idle_connections;
+mod java_calibration;
 mod jmeter_export_import;
 mod k6_export_import;
 mod locust_end_to_end;

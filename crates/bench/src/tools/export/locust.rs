@@ -41,6 +41,7 @@ pub fn url_var(t: Target) -> &'static str {
         Target::Async => "ASYNC_URL",
         Target::Virtual(crate::plan::Driver::Pinning) => "VIRTUAL_PINNING_URL",
         Target::Virtual(crate::plan::Driver::Yielding) => "VIRTUAL_YIELDING_URL",
+        Target::Java(_) => "CALIBRATION_URL",
     }
 }
 

@@ -87,6 +87,8 @@ impl Targets {
             Target::Async => &self.asynchronous,
             Target::Virtual(Driver::Pinning) => &self.virtual_pinning,
             Target::Virtual(Driver::Yielding) => &self.virtual_yielding,
+            // Never exported ([`not_exported`]): bench builds and starts them.
+            Target::Java(_) => "",
         }
     }
 }
@@ -187,6 +189,11 @@ fn not_exported_section(profile: &Profile, selected: &[GroupId]) -> String {
 
 /// Why a group is bench's own and not a load tool's, if it is.
 fn not_exported(group: &crate::plan::Group, load: &Load) -> Option<&'static str> {
+    if group.id.is_calibration() {
+        return Some(
+            "its Java servers (Tomcat, Netty) are built and started by bench itself, with a fixed JVM",
+        );
+    }
     match (load, group.network) {
         (Load::Idle(_), _) => Some(
             "it holds thousands of idle connections open while it reads the server's threads and memory from /proc, which only bench itself does",

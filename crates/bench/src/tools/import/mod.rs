@@ -132,6 +132,7 @@ pub fn results(tool: Tool, profile: &Profile, imported: &[Imported]) -> anyhow::
             async_url: None,
             measured_by: Some(tool_name(tool).to_owned()),
             server_figures_from: any_watch.then(|| "/metrics, sampled by bench watch".to_owned()),
+            jvm: None,
         },
         groups: out_groups,
         skipped: Vec::new(),
