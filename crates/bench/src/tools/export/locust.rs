@@ -7,7 +7,9 @@
 //! stats (sent every 3 s) before it writes the CSV, so the counts come up
 //! short. The shape instead ends the load by going to zero users (each user
 //! finishing its request in flight, `stop_timeout`), waits [`DRAIN_SECONDS`]
-//! so every worker reports, and only then quits.
+//! so every worker reports, and only then quits. Its clock starts once the
+//! workers report users running, not when the master sends the spawn: a
+//! worker on a busy machine can take longer than a short stage to start.
 
 use crate::plan::{Load, Profile, Target};
 use crate::tools::export::{ExportColumn, Targets};
@@ -136,6 +138,8 @@ DRAIN_SECONDS = {drain:?}
 # How long a user may finish its request in flight when stopped: a killed
 # request is answered and counted by the server, but never by Locust.
 STOP_TIMEOUT = 30
+# How long the master waits for the workers' first users before it gives up.
+USERS_UP_WITHIN = 60
 
 
 @events.init.add_listener
@@ -168,6 +172,7 @@ class ColumnShape(LoadTestShape):
     def __init__(self):
         super().__init__()
         self.seen_users = False
+        self.up_at = None
         self.drain_from = None
 
     def load_at(self, t):
@@ -188,6 +193,21 @@ class ColumnShape(LoadTestShape):
 
     def tick(self):
         t = self.get_run_time()
+        if self.up_at is None:
+            # The load's clock starts once the workers report users running
+            # (or requests sent), as bench times a window once its
+            # connections are open. Locust's own clock starts when the
+            # master sends the spawn, and looks again a second later: a
+            # worker slower than a short stage to start its users would
+            # otherwise be stopped before it sent anything.
+            if self.runner.user_count > 0 or self.runner.stats.total.num_requests > 0:
+                self.up_at = t
+            elif t < USERS_UP_WITHIN:
+                _, users, rate = STAGES[0]
+                return (users, rate)
+            else:
+                return None
+        t -= self.up_at
         if self.drain_from is None:
             load = self.load_at(t)
             if load is not None:
