@@ -327,7 +327,10 @@ pub fn seed() -> Profile {
         stall_cpu_n: 20_000_000,
         timeout: secs(300),
         rounds: 3,
-        warm_up: secs(3),
+        // 2 s on the connections the window then uses: our servers have no
+        // JIT to wait for, their pools fill in the first milliseconds, and
+        // the Java servers get their own warm-up first (`jvm_warm_up`).
+        warm_up: secs(2),
         // 8 cold starts of 64 connections, as in docs/results/tiny-http-2026-12-01/.
         cold_start: ColdStartProbe {
             connections: 64,
