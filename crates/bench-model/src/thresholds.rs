@@ -111,8 +111,9 @@ pub struct Thresholds {
     pub pool_sweep_small_pool_share: f64,
     /// A calibration: our blocking server's successful throughput at each
     /// step of the /posts/1 sweep "matches Tomcat's" within this fraction
-    /// (5%), and its errors exceed Tomcat's by at most this share of the
-    /// step's requests.
+    /// (5%), and its failed requests (errors less those cut off in flight at
+    /// the window's end) exceed Tomcat's by at most this share of the step's
+    /// requests.
     pub calibration_within: f64,
 }
 
