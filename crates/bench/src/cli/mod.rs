@@ -32,7 +32,7 @@ pub struct Cli {
     pub rounds: Option<u32>,
 
     /// Length of the warm-up window of timed loads (default: the profile's,
-    /// 250ms quick, 3s seed). Counted loads and bursts warm up with the same load.
+    /// 120ms quick, 2s seed). Counted loads and bursts warm up with the same load.
     #[arg(long, value_parser = loadgen::parse_duration)]
     pub warm_up: Option<Duration>,
 
