@@ -41,8 +41,9 @@ where
 }
 
 fn serve(settings: Settings) -> anyhow::Result<()> {
-    // One file descriptor per connection: a burst of thousands of clients
-    // needs more than the usual soft limit of 1024.
+    // A file descriptor or two per connection (two on virtual threads):
+    // a burst of thousands of clients needs more than the usual soft limit
+    // of 1024.
     match rlimit::increase_nofile_limit(u64::MAX) {
         Ok(limit) => tracing::info!(limit, "open-file limit raised"),
         Err(e) => tracing::warn!(error = %e, "could not raise the open-file limit"),

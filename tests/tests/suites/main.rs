@@ -30,6 +30,7 @@ mod fuzz_inputs;
 mod handler_queue_wait;
 mod log_format;
 mod metrics_exposition;
+mod open_file_limit;
 mod outage_under_load;
 mod pinning_detector;
 mod pool_exhaustion;

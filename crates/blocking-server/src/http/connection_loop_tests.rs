@@ -37,6 +37,7 @@ fn config() -> ServeConfig {
         coroutine_stack_kib: crate::settings::DEFAULT_COROUTINE_STACK_KIB,
         report_stack_use: false,
         max_connections: 100,
+        reserved_fds: 0,
     }
 }
 

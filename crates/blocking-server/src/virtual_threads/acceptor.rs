@@ -49,6 +49,21 @@ impl Shared {
     }
 }
 
+/// File descriptors an open connection holds: its socket, and the second
+/// handle the drain keeps ([`OpenConnection::stream`]).
+const FDS_PER_CONNECTION: u64 = 2;
+
+/// The most connections the open-file limit allows beside `reserved`
+/// descriptors, at most `max_connections`, at least one. Past the limit
+/// every `accept` fails, and so does every new pool connection: a pool that
+/// cannot connect answers no request, while the acceptor takes each
+/// descriptor a closing connection frees. At the cap, clients wait in the
+/// backlog instead.
+fn connection_cap(max_connections: usize, open_files: u64, reserved: u64) -> usize {
+    let room = open_files.saturating_sub(reserved) / FDS_PER_CONNECTION;
+    usize::try_from(room).map_or(max_connections, |room| room.clamp(1, max_connections))
+}
+
 /// Serves `listener` on virtual threads until `shutdown` receives a message
 /// (or its sender is dropped); then drains as the platform-thread connector
 /// does: no new connections, idle ones closed, requests in progress
@@ -69,7 +84,18 @@ pub(crate) fn serve_connections(
     });
     // The connection cap: a permit per open connection. At the cap the
     // acceptor parks until one closes, and new clients wait in the backlog.
-    let permits = Arc::new(may::sync::Semphore::new(config.max_connections));
+    let open_files = rlimit::getrlimit(rlimit::Resource::NOFILE).map_or(u64::MAX, |(soft, _)| soft);
+    let cap = connection_cap(config.max_connections, open_files, config.reserved_fds);
+    if cap < config.max_connections {
+        tracing::warn!(
+            open_files,
+            max_connections = config.max_connections,
+            cap,
+            "the open-file limit caps the connections: each holds {FDS_PER_CONNECTION} descriptors, and {} are kept for the pools and the rest",
+            config.reserved_fds
+        );
+    }
+    let permits = Arc::new(may::sync::Semphore::new(cap));
     let acceptor = {
         let (shared, permits) = (Arc::clone(&shared), Arc::clone(&permits));
         spawn::go("acceptor", move || {
@@ -80,7 +106,7 @@ pub(crate) fn serve_connections(
     tracing::info!(
         carriers = config.carriers,
         coroutine_stack_kib = config.coroutine_stack_kib,
-        max_connections = config.max_connections,
+        max_connections = cap,
         "serving on virtual threads: a coroutine per connection on {} carrier threads",
         config.carriers
     );
@@ -230,5 +256,20 @@ fn drain(shared: &Shared, deadline: Instant, drain_timeout: Duration) {
             reason = "the drain polls from the caller's thread, in no request"
         )]
         std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::connection_cap;
+
+    #[test]
+    fn the_open_file_limit_caps_the_connections_beside_the_reserve() {
+        // Room for all: the setting decides.
+        assert_eq!(connection_cap(10_000, 1_048_576, 208), 10_000);
+        // 20,000 descriptors, 208 kept: 9,896 connections of two each.
+        assert_eq!(connection_cap(10_000, 20_000, 208), 9_896);
+        // A limit below the reserve still lets one connection in.
+        assert_eq!(connection_cap(10_000, 100, 208), 1);
     }
 }

@@ -1,0 +1,57 @@
+//! Virtual threads under a low open-file limit: each open connection holds
+//! two descriptors (its socket and the drain's handle), so more idle
+//! clients than the limit allows must wait in the backlog, not take the
+//! descriptors the pools need. Without the cap, `accept` used them all, every
+//! new pool connection failed with EMFILE, and each request waited out the
+//! acquire timeout for a 503 (how a seed run's 10,000-connection burst
+//! stalled on the pinning driver).
+
+use std::net::TcpStream;
+use std::time::Duration;
+
+use harness::process::ChildServer;
+use harness::{Conn, Server};
+
+/// The child's open-file limit, soft and hard, so it cannot raise it.
+const OPEN_FILES: &str = "--nofile=1000:1000";
+/// Idle clients: 1,200 descriptors at two each, more than the limit.
+const IDLE_CLIENTS: usize = 600;
+
+fn a_query_is_answered_with_more_idle_clients_than_descriptors(server: Server) {
+    let name = server.name();
+    let binary = std::env::var(harness::process::binary_override_var(server))
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_test-blocking-server").to_owned());
+    let child = ChildServer::start_program(server, "prlimit", &[OPEN_FILES, &binary], &[]);
+    // The first connection is accepted first; the others are idle clients.
+    let mut first = Conn::open(child.addr()).expect("connect");
+    let idle: Vec<TcpStream> = (0..IDLE_CLIENTS)
+        .map(|i| TcpStream::connect(child.addr()).unwrap_or_else(|e| panic!("client {i}: {e}")))
+        .collect();
+    // Let the acceptor take every connection it will.
+    std::thread::sleep(Duration::from_millis(500));
+    let r = first
+        .exchange(
+            b"GET /users/1 HTTP/1.1\r\nHost: t\r\n\r\n",
+            Duration::from_secs(20),
+        )
+        .unwrap_or_else(|e| panic!("{name}: /users/1: {e}\n{}", child.log_text()));
+    assert_eq!(r.status, 200, "{name}: {}\n{}", r.text(), child.log_text());
+    assert!(
+        child
+            .log_text()
+            .contains("the open-file limit caps the connections"),
+        "{name}: no cap in the log:\n{}",
+        child.log_text()
+    );
+    drop(idle);
+}
+
+#[test]
+fn virtual_threads_keep_descriptors_for_the_pool_pinning() {
+    a_query_is_answered_with_more_idle_clients_than_descriptors(Server::Virtual);
+}
+
+#[test]
+fn virtual_threads_keep_descriptors_for_the_pool_yielding() {
+    a_query_is_answered_with_more_idle_clients_than_descriptors(Server::VirtualYielding);
+}
