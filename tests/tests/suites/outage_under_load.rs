@@ -30,7 +30,7 @@
 //! `--nocapture` to see it:
 //! `cargo test -p harness --test suites -- outage_under_load --nocapture`.
 //!
-//! In `cargo test` each outage lasts 3 s; `RELIABILITY_FULL=1` makes it 15 s.
+//! In `cargo test` each outage lasts 6 s; `RELIABILITY_FULL=1` makes it 15 s.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -136,7 +136,10 @@ fn outage_under_load(server: Server, mode: Mode) {
     let (outage_for, up_for) = if harness::reliability_full() {
         (Duration::from_secs(15), Duration::from_secs(8))
     } else {
-        (Duration::from_secs(3), Duration::from_secs(6))
+        // Longer than the slowest answer may take (ANSWER_WITHIN): on two
+        // carriers pinned by stalled calls a request can wait 3 s for its
+        // 503, so a 3-s outage could end before any 503 came.
+        (Duration::from_secs(6), Duration::from_secs(6))
     };
     let app = spawn_app_with(
         server,
