@@ -13,7 +13,7 @@ pub mod checks;
 pub mod child_server;
 
 pub use checks::{ProcessProfile, CONTRACT_ROUTES};
-pub use child_server::{binary_override_var, ChildServer};
+pub use child_server::{binary, ChildServer};
 
 /// Writes the four process-level `#[test]`s for one server, each named after
 /// the function in [`checks`] it calls with `$profile` (a [`ProcessProfile`]).

@@ -28,6 +28,12 @@ pub fn binary_override_var(server: Server) -> &'static str {
     }
 }
 
+/// The binary to run for `server`: the build `binary_override_var` names,
+/// else `built_binary`.
+pub fn binary(server: Server, built_binary: &str) -> String {
+    std::env::var(binary_override_var(server)).unwrap_or_else(|_| built_binary.to_owned())
+}
+
 /// The server as a child process; killed and its log removed on drop.
 pub struct ChildServer {
     server: Server,
@@ -43,9 +49,7 @@ impl ChildServer {
     /// `extra_args` after the harness's own flags, and waits until it is
     /// healthy. Panics with the server's log if it is not.
     pub fn start(server: Server, built_binary: &str, extra_args: &[&str]) -> ChildServer {
-        let bin =
-            std::env::var(binary_override_var(server)).unwrap_or_else(|_| built_binary.to_owned());
-        ChildServer::start_program(server, &bin, &[], extra_args)
+        ChildServer::start_program(server, &binary(server, built_binary), &[], extra_args)
     }
 
     /// Starts `program` with `leading_args` before the harness's own flags

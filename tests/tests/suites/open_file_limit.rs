@@ -19,8 +19,7 @@ const IDLE_CLIENTS: usize = 600;
 
 fn a_query_is_answered_with_more_idle_clients_than_descriptors(server: Server) {
     let name = server.name();
-    let binary = std::env::var(harness::process::binary_override_var(server))
-        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_test-blocking-server").to_owned());
+    let binary = harness::process::binary(server, env!("CARGO_BIN_EXE_test-blocking-server"));
     let child = ChildServer::start_program(server, "prlimit", &[OPEN_FILES, &binary], &[]);
     // The first connection is accepted first; the others are idle clients.
     let mut first = Conn::open(child.addr()).expect("connect");
