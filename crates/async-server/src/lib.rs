@@ -75,6 +75,23 @@ pub fn build_runtime(settings: &Settings) -> std::io::Result<tokio::runtime::Run
         .build()
 }
 
+/// The most connections open at once: what the open-file limit leaves
+/// beside the pools (contract::open_files) and the pipelined driver's
+/// clients, a descriptor per connection.
+fn max_connections(settings: &Settings) -> usize {
+    let open_files = rlimit::getrlimit(rlimit::Resource::NOFILE).map_or(u64::MAX, |(soft, _)| soft);
+    let reserved =
+        contract::open_files::reserved_fds(&settings.common) + settings.postgres_clients() as u64;
+    let cap = contract::open_files::connection_cap(usize::MAX, open_files, reserved, 1);
+    tracing::info!(
+        max_connections = cap,
+        open_files,
+        reserved_fds = reserved,
+        "connections capped by the open-file limit, less what the pools need"
+    );
+    cap
+}
+
 /// Start-up (migrations, cache seed), then serving `listener` until `shutdown`
 /// resolves, then the drain (bounded by the drain timeout).
 ///
@@ -143,12 +160,14 @@ pub async fn run(
         lag_probe::spawn(probe.clone());
     }
     let counters = state.counters;
+    let max_connections = max_connections(&state.settings);
     serve::serve(
         listener,
         app(state),
         counters,
         header_read_timeout,
         drain_timeout,
+        max_connections,
         shutdown,
     )
     .await;

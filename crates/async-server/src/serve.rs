@@ -33,7 +33,7 @@ use hyper::server::conn::http1;
 use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 
 use crate::drain_signal::{self, DrainSignal};
 use crate::first_head::{head_buffer, read_first_head, FirstHead};
@@ -61,13 +61,15 @@ struct ConnectionContext {
 /// Serves `router` on `listener` until `shutdown` resolves, then stops
 /// accepting, lets in-flight requests finish (each answered with
 /// `Connection: close`), closes idle keep-alive connections, and returns when
-/// all are done or `drain_timeout` has passed.
+/// all are done or `drain_timeout` has passed. At most `max_connections` are
+/// open at once; past it new clients wait in the listen backlog.
 pub(crate) async fn serve(
     listener: TcpListener,
     router: Router,
     counters: &'static RequestCounters,
     header_read_timeout: Duration,
     drain_timeout: Duration,
+    max_connections: usize,
     mut shutdown: Pin<Box<dyn Future<Output = ()> + Send>>,
 ) {
     let mut http = http1::Builder::new();
@@ -97,8 +99,24 @@ pub(crate) async fn serve(
     // once every task is done.
     let (stop, stop_rx) = drain_signal::channel();
     let (still_open, mut all_closed) = mpsc::channel::<()>(1);
+    // The connection cap, mini-redis style: a permit per open connection,
+    // taken before `accept` and held by the connection's task. At the cap
+    // the loop waits for one to close (contract::open_files says why).
+    let permits = Arc::new(Semaphore::new(
+        max_connections.clamp(1, Semaphore::MAX_PERMITS),
+    ));
 
     loop {
+        let permit = tokio::select! {
+            biased;
+            () = &mut shutdown => break,
+            permit = Arc::clone(&permits).acquire_owned() => match permit {
+                Ok(permit) => permit,
+                // Nothing closes it; were it closed, no connection could
+                // be counted.
+                Err(_closed) => break,
+            },
+        };
         let accepted = tokio::select! {
             biased;
             () = &mut shutdown => break,
@@ -116,7 +134,7 @@ pub(crate) async fn serve(
             stream,
             context.clone(),
             stop_rx.clone(),
-            still_open.clone(),
+            (still_open.clone(), permit),
         ));
     }
 
@@ -139,12 +157,13 @@ pub(crate) async fn serve(
     }
 }
 
-/// One connection, from accept to close.
+/// One connection, from accept to close. It holds `_open` until it ends:
+/// the drain's count of open connections and its place under the cap.
 async fn serve_connection(
     mut stream: TcpStream,
     context: Arc<ConnectionContext>,
     mut stop: DrainSignal,
-    _still_open: mpsc::Sender<()>,
+    _open: (mpsc::Sender<()>, OwnedSemaphorePermit),
 ) {
     // Small JSON answers: send them now rather than wait for Nagle.
     if let Err(e) = stream.set_nodelay(true) {

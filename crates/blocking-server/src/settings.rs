@@ -140,20 +140,10 @@ impl Settings {
             coroutine_stack_kib: self.coroutine_stack_kib,
             report_stack_use: self.report_stack_use,
             max_connections: self.max_connections as usize,
-            reserved_fds: RESERVED_FDS
-                + FDS_PER_POOLED_CONNECTION
-                    * u64::from(common.db_pool_size + common.redis_pool_size),
+            reserved_fds: contract::open_files::reserved_fds(common),
         }
     }
 }
-
-/// File descriptors the server holds apart from its connections and pools:
-/// the listener, epoll and event fds, the log, std's and may's own.
-const RESERVED_FDS: u64 = 128;
-
-/// File descriptors a pooled connection may hold: the sync Postgres
-/// driver's is a socket and its own runtime's epoll and event fds.
-const FDS_PER_POOLED_CONNECTION: u64 = 4;
 
 /// What serving needs from the settings, read once at start-up as durations
 /// and counts: the ONE configuration of both executors' start-up
@@ -183,9 +173,9 @@ pub(crate) struct ServeConfig {
     pub(crate) report_stack_use: bool,
     /// Virtual threads: the most connections open at once.
     pub(crate) max_connections: usize,
-    /// Virtual threads: the file descriptors to leave for everything but the
-    /// connections (the pools above all), when the open-file limit caps
-    /// the connections below `max_connections`.
+    /// `nio` and virtual threads: the file descriptors to leave for
+    /// everything but the connections (the pools above all), which caps
+    /// the connections under the open-file limit (contract::open_files).
     pub(crate) reserved_fds: u64,
 }
 

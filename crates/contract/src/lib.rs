@@ -20,6 +20,7 @@ pub mod lag;
 pub mod logging;
 pub mod metrics;
 pub mod model;
+pub mod open_files;
 pub mod params;
 pub mod pool;
 pub mod posts;

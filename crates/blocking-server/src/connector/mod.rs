@@ -43,25 +43,47 @@
 
 mod acceptor;
 pub(crate) mod busy_threads;
+mod limit_latch;
 mod poller;
 mod worker;
 
 use std::net::{TcpListener, TcpStream};
+use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
+use contract::open_files::connection_cap;
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 
 use crate::http::{Connection, Handler};
 use crate::settings::ServeConfig;
 use busy_threads::BusyThreads;
+use limit_latch::{Counted, LimitLatch};
 use poller::Poller;
 
-/// A client connection of this connector: a std socket, whose reads block.
-type Conn = Connection<TcpStream>;
+/// A client connection of this connector: a std socket, whose reads block,
+/// and its place under the connection cap, given back when it is dropped.
+struct Conn {
+    connection: Connection<TcpStream>,
+    _counted: Counted,
+}
+
+impl Deref for Conn {
+    type Target = Connection<TcpStream>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.connection
+    }
+}
+
+impl DerefMut for Conn {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.connection
+    }
+}
 
 /// What every connector thread reads.
 struct Shared {
@@ -125,16 +147,24 @@ pub(crate) fn serve(
             .spawn(move || poller.run(&queue_tx, &shared))
             .context("spawning the poller thread")?
     };
+    // The connection cap: what the open-file limit leaves beside the
+    // pools, a descriptor per connection (crate::connector::limit_latch).
+    let open_files = rlimit::getrlimit(rlimit::Resource::NOFILE).map_or(u64::MAX, |(soft, _)| soft);
+    let max_connections = connection_cap(usize::MAX, open_files, config.reserved_fds, 1);
+    let latch = LimitLatch::new(max_connections);
     let wake_acceptor = listener.try_clone().context("cloning the listener")?;
     let acceptor_thread = {
         let (poller, shared) = (Arc::clone(&poller), Arc::clone(&shared));
         thread::Builder::new()
             .name("acceptor".into())
-            .spawn(move || acceptor::run(listener, &poller, &shared))
+            .spawn(move || acceptor::run(listener, &poller, &shared, &latch))
             .context("spawning the acceptor thread")?
     };
     tracing::info!(
         handler_threads = config.handler_threads,
+        max_connections,
+        open_files,
+        reserved_fds = config.reserved_fds,
         "serving: 1 acceptor, 1 poller, {} handler threads",
         config.handler_threads
     );

@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
+use contract::open_files::connection_cap;
 use crossbeam_channel::Receiver;
 
 use crate::accept_policy::{ready_accepted, AcceptErrors};
@@ -53,17 +54,6 @@ impl Shared {
 /// handle the drain keeps ([`OpenConnection::stream`]).
 const FDS_PER_CONNECTION: u64 = 2;
 
-/// The most connections the open-file limit allows beside `reserved`
-/// descriptors, at most `max_connections`, at least one. Past the limit
-/// every `accept` fails, and so does every new pool connection: a pool that
-/// cannot connect answers no request, while the acceptor takes each
-/// descriptor a closing connection frees. At the cap, clients wait in the
-/// backlog instead.
-fn connection_cap(max_connections: usize, open_files: u64, reserved: u64) -> usize {
-    let room = open_files.saturating_sub(reserved) / FDS_PER_CONNECTION;
-    usize::try_from(room).map_or(max_connections, |room| room.clamp(1, max_connections))
-}
-
 /// Serves `listener` on virtual threads until `shutdown` receives a message
 /// (or its sender is dropped); then drains as the platform-thread connector
 /// does: no new connections, idle ones closed, requests in progress
@@ -85,7 +75,12 @@ pub(crate) fn serve_connections(
     // The connection cap: a permit per open connection. At the cap the
     // acceptor parks until one closes, and new clients wait in the backlog.
     let open_files = rlimit::getrlimit(rlimit::Resource::NOFILE).map_or(u64::MAX, |(soft, _)| soft);
-    let cap = connection_cap(config.max_connections, open_files, config.reserved_fds);
+    let cap = connection_cap(
+        config.max_connections,
+        open_files,
+        config.reserved_fds,
+        FDS_PER_CONNECTION,
+    );
     if cap < config.max_connections {
         tracing::warn!(
             open_files,
@@ -256,20 +251,5 @@ fn drain(shared: &Shared, deadline: Instant, drain_timeout: Duration) {
             reason = "the drain polls from the caller's thread, in no request"
         )]
         std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::connection_cap;
-
-    #[test]
-    fn the_open_file_limit_caps_the_connections_beside_the_reserve() {
-        // Room for all: the setting decides.
-        assert_eq!(connection_cap(10_000, 1_048_576, 208), 10_000);
-        // 20,000 descriptors, 208 kept: 9,896 connections of two each.
-        assert_eq!(connection_cap(10_000, 20_000, 208), 9_896);
-        // A limit below the reserve still lets one connection in.
-        assert_eq!(connection_cap(10_000, 100, 208), 1);
     }
 }
