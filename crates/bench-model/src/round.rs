@@ -162,7 +162,7 @@ pub struct ServerStats {
 /// The named parts (server, load generator, Postgres, Redis, proxies,
 /// stolen, and softirq where the kernel keeps it out of process times) are
 /// each counted once, and "everything else" is the machine's busy time less
-/// them. Runs saved before [`CpuUse::ticks`] counted softirq as a part of
+/// them (a lower bound where steal fell in idle time). Runs saved before [`CpuUse::ticks`] counted softirq as a part of
 /// its own on kernels whose process times already held most of it: their
 /// parts can sum to more than the machine had.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -246,7 +246,8 @@ pub struct WindowTicks {
     pub postgres: u64,
     pub redis: u64,
     pub proxies: u64,
-    /// /proc/stat's steal: in no process's time, always a part.
+    /// /proc/stat's steal: in no process's time, always a part; it can lie
+    /// in the guest's idle time too ([`WindowTicks::in_busy`]).
     pub stolen: u64,
     /// /proc/stat's softirq and irq: parts of their own only when
     /// `irq_apart`.
@@ -283,22 +284,32 @@ impl WindowTicks {
         self.parts().iter().map(|p| p.1).sum()
     }
 
-    /// What the sum may exceed the busy time by: two ticks per part, for
-    /// the instants at which each was read.
-    pub fn allowance(&self) -> u64 {
-        2 * self.parts().len() as u64
+    /// The named parts that must lie inside the busy time: all but steal.
+    /// Steal can overlap the guest's idle time: a core the guest halted
+    /// and an interrupt woke stays idle in the guest's clock until the host
+    /// runs it again, and the host counts that wait as steal. So on a busy
+    /// host steal and the processes' times together can exceed the busy
+    /// time with nothing counted twice, and only the rest is held to it.
+    pub fn in_busy(&self) -> u64 {
+        self.named() - self.stolen
     }
 
-    /// By how many ticks the named parts exceed the busy time plus the
+    /// What [`WindowTicks::in_busy`] may exceed the busy time by: two ticks
+    /// per part in it, for the instants at which each was read.
+    pub fn allowance(&self) -> u64 {
+        2 * (self.parts().len() as u64 - 1)
+    }
+
+    /// By how many ticks the parts inside the busy time exceed it plus the
     /// allowance, when they do: a part counted twice, or a kernel whose
     /// accounting is not what bench took it for.
     pub fn excess(&self) -> Option<u64> {
-        let over = self.named().saturating_sub(self.busy + self.allowance());
+        let over = self.in_busy().saturating_sub(self.busy + self.allowance());
         (over > 0).then_some(over)
     }
 
     /// "Everything else": the busy time less the named parts, 0 when they
-    /// reach it.
+    /// reach it. Where steal overlapped idle time, it is a lower bound.
     pub fn other(&self) -> u64 {
         self.busy.saturating_sub(self.named())
     }

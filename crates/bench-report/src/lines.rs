@@ -176,22 +176,22 @@ pub fn cpu_split_sentence(results: &RunResults) -> String {
                 format!(", {} connections", s.connections)
             });
             Some(format!(
-                "{} (round {}{step}: {} named ticks of {} busy, {by} beyond the allowance)",
+                "{} (round {}{step}: {} ticks in the parts but steal, of {} busy, {by} beyond the allowance)",
                 c.id,
                 r.round,
-                t.named(),
+                t.in_busy(),
                 t.busy
             ))
         })
         .collect();
     if over.is_empty() {
         split + &format!(
-            " In every one of the {} windows the named parts summed to at most the machine's busy time (two ticks per part allowed).",
+            " In every one of the {} windows the named parts but steal (which can fall in idle time) summed to at most the machine's busy time (two ticks per part allowed).",
             with_ticks.len()
         )
     } else {
         split + &format!(
-            " WARNING: in {} of {} windows the named parts summed to more than the machine's busy time (two ticks per part allowed): {}.",
+            " WARNING: in {} of {} windows the named parts but steal summed to more than the machine's busy time (two ticks per part allowed): {}.",
             over.len(),
             with_ticks.len(),
             over.join(", ")

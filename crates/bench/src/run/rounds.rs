@@ -99,14 +99,14 @@ pub(super) fn every_column_round<T: Rounds>(
     Ok(())
 }
 
-/// One column round's progress line; a window whose named CPU parts sum
-/// to more than the machine's busy time (a tick counted twice, or a kernel
-/// whose accounting is not what bench took it for) says so.
+/// One column round's progress line; a window whose CPU parts (all but
+/// steal) sum to more than the machine's busy time (a tick counted twice,
+/// or a kernel whose accounting is not what bench took it for) says so.
 pub(super) fn round_line(label: &str, round: u32, rounds: u32, r: &RoundResult) -> String {
     let adds_up = match r.cpu.ticks.and_then(|t| t.excess().map(|over| (over, t))) {
         Some((over, t)) => format!(
-            "; WARNING: the named CPU parts sum to {} ticks, over the machine's busy {} by {over} beyond {} allowed",
-            t.named(),
+            "; WARNING: the CPU parts but steal sum to {} ticks, over the machine's busy {} by {over} beyond {} allowed",
+            t.in_busy(),
             t.busy,
             t.allowance()
         ),

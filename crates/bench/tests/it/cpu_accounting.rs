@@ -3,8 +3,9 @@
 //! `/health` over loopback, the baseline group's) from the load generator
 //! in this process, its windows split as bench splits them.
 //!
-//! - In every window the named parts sum to at most the machine's busy
-//!   time plus two ticks per part: no tick is counted twice. (Counting the
+//! - In every window the named parts but steal (which can fall in idle
+//!   time) sum to at most the machine's busy time plus two ticks per part:
+//!   no tick is counted twice. (Counting the
 //!   kernel's softirq time as a part of its own, on a kernel whose process
 //!   times already hold it, failed this.)
 //! - A hog of about a third of a core (a child spinning 10 ms in every 30)
@@ -129,7 +130,7 @@ fn named_parts_add_up_to_at_most_the_busy_time_under_a_real_load() {
         assert_eq!(
             t.excess(),
             None,
-            "the named parts sum to more than the busy time plus {} ticks: {t:?}",
+            "the named parts but steal sum to more than the busy time plus {} ticks: {t:?}",
             t.allowance()
         );
         softirq += t.softirq;

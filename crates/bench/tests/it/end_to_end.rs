@@ -303,8 +303,8 @@ fn round_was_measured(id: &str, r: &serde_json::Value, cores: f64) -> f64 {
         "{id}: {}",
         r["cpu"]
     );
-    // Every window keeps its ticks, and its named parts add up to at most
-    // the machine's busy time (two ticks per part allowed).
+    // Every window keeps its ticks, and its named parts but steal add up
+    // to at most the machine's busy time (two ticks per part allowed).
     let ticks: bench_model::WindowTicks =
         serde_json::from_value(r["cpu"]["ticks"].clone()).unwrap();
     assert_eq!(ticks.excess(), None, "{id}: {ticks:?}");
