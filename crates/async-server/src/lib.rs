@@ -79,17 +79,16 @@ pub fn build_runtime(settings: &Settings) -> std::io::Result<tokio::runtime::Run
 /// beside the pools (contract::open_files) and the pipelined driver's
 /// clients, a descriptor per connection.
 fn max_connections(settings: &Settings) -> usize {
-    let open_files = rlimit::getrlimit(rlimit::Resource::NOFILE).map_or(u64::MAX, |(soft, _)| soft);
     let reserved =
         contract::open_files::reserved_fds(&settings.common) + settings.postgres_clients() as u64;
-    let cap = contract::open_files::connection_cap(usize::MAX, open_files, reserved, 1);
+    let cap = server_support::open_files::connection_cap(usize::MAX, reserved, 1);
     tracing::info!(
-        max_connections = cap,
-        open_files,
+        max_connections = cap.connections,
+        open_files = cap.open_files,
         reserved_fds = reserved,
         "connections capped by the open-file limit, less what the pools need"
     );
-    cap
+    cap.connections
 }
 
 /// Start-up (migrations, cache seed), then serving `listener` until `shutdown`

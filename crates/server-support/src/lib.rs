@@ -3,6 +3,7 @@
 //!
 //! - [`process_gauges`]: the standard process figures of `/metrics`, read
 //!   from `/proc`;
+//! - [`open_files`]: the connection cap under the open-file limit;
 //! - [`sync_postgres`]: the sync driver (JDBC's analogue), an r2d2 pool of
 //!   Postgres connections that block the calling thread, with a deadline on
 //!   every call;
@@ -22,6 +23,7 @@
 //! it stays in each server, side by side. Rules without I/O belong in
 //! `contract`, not here.
 
+pub mod open_files;
 mod pool_errors;
 pub mod process_gauges;
 pub mod sync_postgres;

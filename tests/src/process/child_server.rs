@@ -69,7 +69,8 @@ impl ChildServer {
         let redis = local_services::redis().expect("redis for tests");
         let prefix = redis.fresh_prefix();
         // A free port: bind, read, release. The window before the child binds
-        // it again is tiny, and nothing else here binds ephemeral ports at will.
+        // it again is tiny, but not closed: a server this process starts on
+        // port 0 in that window could take it (unlikely; not ruled out).
         let addr = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .expect("a free port");

@@ -55,8 +55,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use contract::open_files::connection_cap;
 use crossbeam_channel::{Receiver, RecvTimeoutError};
+use server_support::open_files::connection_cap;
 
 use crate::http::{Connection, Handler};
 use crate::settings::ServeConfig;
@@ -149,9 +149,8 @@ pub(crate) fn serve(
     };
     // The connection cap: what the open-file limit leaves beside the
     // pools, a descriptor per connection (crate::connector::limit_latch).
-    let open_files = rlimit::getrlimit(rlimit::Resource::NOFILE).map_or(u64::MAX, |(soft, _)| soft);
-    let max_connections = connection_cap(usize::MAX, open_files, config.reserved_fds, 1);
-    let latch = LimitLatch::new(max_connections);
+    let cap = connection_cap(usize::MAX, config.reserved_fds, 1);
+    let latch = LimitLatch::new(cap.connections);
     let wake_acceptor = listener.try_clone().context("cloning the listener")?;
     let acceptor_thread = {
         let (poller, shared) = (Arc::clone(&poller), Arc::clone(&shared));
@@ -162,8 +161,8 @@ pub(crate) fn serve(
     };
     tracing::info!(
         handler_threads = config.handler_threads,
-        max_connections,
-        open_files,
+        max_connections = cap.connections,
+        open_files = cap.open_files,
         reserved_fds = config.reserved_fds,
         "serving: 1 acceptor, 1 poller, {} handler threads",
         config.handler_threads

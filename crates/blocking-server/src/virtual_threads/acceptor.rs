@@ -11,8 +11,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use contract::open_files::connection_cap;
 use crossbeam_channel::Receiver;
+use server_support::open_files::{connection_cap, ConnectionCap};
 
 use crate::accept_policy::{ready_accepted, AcceptErrors};
 use crate::http::Handler;
@@ -74,10 +74,11 @@ pub(crate) fn serve_connections(
     });
     // The connection cap: a permit per open connection. At the cap the
     // acceptor parks until one closes, and new clients wait in the backlog.
-    let open_files = rlimit::getrlimit(rlimit::Resource::NOFILE).map_or(u64::MAX, |(soft, _)| soft);
-    let cap = connection_cap(
-        config.max_connections,
+    let ConnectionCap {
+        connections: cap,
         open_files,
+    } = connection_cap(
+        config.max_connections,
         config.reserved_fds,
         FDS_PER_CONNECTION,
     );
