@@ -1,12 +1,19 @@
 //! A lean HTTP/1.1 client connection: write prepared request bytes, read one
-//! response head with `httparse`, skip the body by its framing
-//! (`Content-Length`, chunked, or until close) and say whether the
-//! connection can carry the next request; count the bytes both ways.
+//! response head, skip the body by its framing (`Content-Length`, chunked,
+//! or until close) and say whether the connection can carry the next
+//! request; count the bytes both ways.
 //!
 //! Why not hyper's client: the load generator must cost less CPU per request
 //! than the server it measures, on the same two cores. This path does one
 //! `write` and usually one `read` per request, allocates nothing per request
 //! once the buffer exists, and never copies the body.
+//!
+//! The rules of an answer (where its head ends, how its body ends, chunked
+//! framing) are the workspace's one reader's, `net_tools::http_answer`,
+//! which does no I/O of its own. The I/O loop stays here, not in that
+//! reader's blocking loop: this one is async (tokio), reads into one buffer
+//! reused for the connection's life, and drops the body where that one keeps
+//! it, a copy and an allocation per request the hot path must not pay.
 
 use std::io;
 use std::net::SocketAddr;
@@ -14,14 +21,12 @@ use std::net::SocketAddr;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::chunked::{ChunkedSkipper, Progress};
+use net_tools::http_answer::{parse_head, ChunkedBody, Framing, Head, Malformed, Progress};
 
 /// Start size of the read buffer; enough for a typical head and small body.
 const INITIAL_BUFFER: usize = 16 * 1024;
 /// A response head larger than this is treated as malformed.
 const MAX_HEAD: usize = 64 * 1024;
-/// Headers httparse may parse per response.
-const MAX_HEADERS: usize = 64;
 
 /// Why reading a response failed.
 #[derive(Debug)]
@@ -48,13 +53,6 @@ pub(crate) struct ResponseInfo {
     pub(crate) status: u16,
     /// False when the server asked to close, or the body ran until close.
     pub(crate) reusable: bool,
-}
-
-/// How the body's end is found.
-enum BodyFraming {
-    Length(u64),
-    Chunked,
-    UntilClose,
 }
 
 /// One client connection.
@@ -110,83 +108,36 @@ impl Connection {
     /// Reads one response to the end of its body.
     pub(crate) async fn read_response(&mut self, no_body: bool) -> Result<ResponseInfo, ReadError> {
         loop {
-            let (head_len, status, framing, keep_alive) = self.read_head(no_body).await?;
-            self.consume(head_len);
-            if (100..200).contains(&status) && status != 101 {
+            let head = self.read_head(no_body).await?;
+            self.consume(head.len);
+            if head.is_interim() {
                 // An interim response (e.g. 100 Continue): the real one follows.
                 continue;
             }
-            let reusable = match framing {
-                BodyFraming::Length(len) => {
-                    self.skip_length(len).await?;
-                    keep_alive
-                }
-                BodyFraming::Chunked => {
-                    self.skip_chunked().await?;
-                    keep_alive
-                }
-                BodyFraming::UntilClose => {
-                    self.skip_until_close().await?;
-                    false
-                }
-            };
+            match head.framing {
+                Framing::Length(len) => self.skip_length(len).await?,
+                Framing::Chunked => self.skip_chunked().await?,
+                Framing::UntilClose => self.skip_until_close().await?,
+            }
             self.completed += 1;
-            return Ok(ResponseInfo { status, reusable });
+            return Ok(ResponseInfo {
+                status: head.status,
+                // A body that ran until close leaves nothing to reuse.
+                reusable: head.keep_alive,
+            });
         }
     }
 
-    /// Reads until a full head is buffered; returns its length, the status,
-    /// the body framing and whether the server allows keep-alive.
-    async fn read_head(
-        &mut self,
-        no_body: bool,
-    ) -> Result<(usize, u16, BodyFraming, bool), ReadError> {
+    /// Reads until a full head is buffered; returns it (its length, status,
+    /// body framing and whether the server allows keep-alive).
+    async fn read_head(&mut self, no_body: bool) -> Result<Head, ReadError> {
         loop {
             if self.filled > 0 {
-                let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
-                let mut response = httparse::Response::new(&mut headers);
-                match response.parse(&self.buf[..self.filled]) {
-                    Ok(httparse::Status::Complete(head_len)) => {
-                        let status = response.code.unwrap_or(0);
-                        let http_10 = response.version == Some(0);
-                        let mut content_length = None;
-                        let mut chunked = false;
-                        let mut close = http_10;
-                        for header in response.headers.iter() {
-                            if header.name.eq_ignore_ascii_case("content-length") {
-                                let len = std::str::from_utf8(header.value)
-                                    .ok()
-                                    .and_then(|v| v.trim().parse::<u64>().ok())
-                                    .ok_or(ReadError::Malformed)?;
-                                content_length = Some(len);
-                            } else if header.name.eq_ignore_ascii_case("transfer-encoding") {
-                                chunked = contains_token(header.value, b"chunked");
-                            } else if header.name.eq_ignore_ascii_case("connection") {
-                                if contains_token(header.value, b"close") {
-                                    close = true;
-                                } else if contains_token(header.value, b"keep-alive") {
-                                    close = false;
-                                }
-                            }
-                        }
-                        let bodyless = no_body
-                            || status == 204
-                            || status == 304
-                            || (100..200).contains(&status);
-                        let framing = if bodyless {
-                            BodyFraming::Length(0)
-                        } else if chunked {
-                            BodyFraming::Chunked
-                        } else if let Some(len) = content_length {
-                            BodyFraming::Length(len)
-                        } else {
-                            BodyFraming::UntilClose
-                        };
-                        return Ok((head_len, status, framing, !close));
-                    }
-                    Ok(httparse::Status::Partial) => {}
-                    Err(httparse::Error::TooManyHeaders) => return Err(ReadError::Malformed),
-                    Err(_) => return Err(ReadError::Malformed),
+                // Headers are not kept: only the framing and keep-alive matter here.
+                match parse_head(&self.buf[..self.filled], no_body, |_, _| {}) {
+                    Ok(Some(head)) => return Ok(head),
+                    Ok(None) => {}
+                    Err(Malformed) => return Err(ReadError::Malformed),
                 }
             }
             if self.filled == self.buf.len() {
@@ -221,10 +172,11 @@ impl Connection {
     }
 
     async fn skip_chunked(&mut self) -> Result<(), ReadError> {
-        let mut skipper = ChunkedSkipper::default();
+        let mut chunked = ChunkedBody::default();
         loop {
-            match skipper
-                .feed(&self.buf[..self.filled])
+            // The data is dropped: only where the body ends matters here.
+            match chunked
+                .feed(&self.buf[..self.filled], |_| {})
                 .map_err(|_| ReadError::Malformed)?
             {
                 Progress::Done(used) => {
@@ -274,12 +226,6 @@ impl Connection {
             self.filled -= n;
         }
     }
-}
-
-fn contains_token(value: &[u8], token: &[u8]) -> bool {
-    value
-        .split(|&b| b == b',')
-        .any(|part| part.trim_ascii().eq_ignore_ascii_case(token))
 }
 
 #[cfg(test)]

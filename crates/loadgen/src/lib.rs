@@ -87,7 +87,6 @@
 //! significant digits (exact below 2.048 ms, within 0.1 % above).
 
 mod aggregate;
-mod chunked;
 pub mod cli;
 mod command;
 mod drive;

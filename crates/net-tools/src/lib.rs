@@ -1,5 +1,6 @@
 //! The network tools bench and the tests share, so neither copies the other
-//! and the tests need not depend on bench.
+//! and the tests need not depend on bench; the load generator reads its
+//! answers with [`http_answer`] too.
 //!
 //! - [`proxy`]: a real TCP proxy in front of Postgres or Redis that passes,
 //!   refuses or stalls connections, holds each chunk (a slow dependency), or
@@ -7,8 +8,10 @@
 //!   measures the round trips it carries and how long each took.
 //! - [`cold_start`]: the cold-start fairness probe (many keep-alive
 //!   connections opened at once on a fresh server, each one's first answer).
-//! - [`http_answer`]: reading one whole HTTP/1.1 answer off a socket, which
-//!   the probe and bench's idle connections both need.
+//! - [`http_answer`]: the workspace's one reader of an HTTP/1.1 answer
+//!   (head, then body by length, chunks or close): the probe's, bench's,
+//!   the harness's raw client's, and loadgen's (its head and chunk parsing;
+//!   its hot path keeps its own I/O loop on tokio).
 //!
 //! Plain std threads and sockets: a test or a bench group opens at most a
 //! few hundred connections through these.

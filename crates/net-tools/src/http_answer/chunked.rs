@@ -1,6 +1,7 @@
-//! Skipping over a `Transfer-Encoding: chunked` body without keeping it: the
-//! load generator only needs to know where the response ends so that the
-//! next response on a kept-alive connection starts at the right byte.
+//! Where a `Transfer-Encoding: chunked` body ends, fed as it arrives, and
+//! its data handed to the caller on the way: the load generator drops it
+//! (it only needs the next answer on a kept-alive connection to start at the
+//! right byte), the plain clients keep it.
 
 /// Where the skipper is inside the chunked framing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,24 +24,24 @@ enum State {
     TrailerEndLf,
 }
 
-/// What [`ChunkedSkipper::feed`] found.
+/// What [`ChunkedBody::feed`] found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Progress {
+pub enum Progress {
     /// The body ended after this many bytes of the input.
     Done(usize),
     /// All of the input belonged to the body; more is needed.
     NeedMore,
 }
 
-/// Incremental parser for chunked framing that discards the data.
+/// Incremental parser of chunked framing; the data goes to `feed`'s caller.
 #[derive(Debug, Clone)]
-pub(crate) struct ChunkedSkipper {
+pub struct ChunkedBody {
     state: State,
 }
 
-impl Default for ChunkedSkipper {
+impl Default for ChunkedBody {
     fn default() -> Self {
-        ChunkedSkipper {
+        ChunkedBody {
             state: State::Size {
                 value: 0,
                 digits: 0,
@@ -49,14 +50,20 @@ impl Default for ChunkedSkipper {
     }
 }
 
-impl ChunkedSkipper {
-    /// Feeds the next bytes of the body.
-    pub(crate) fn feed(&mut self, input: &[u8]) -> Result<Progress, &'static str> {
+impl ChunkedBody {
+    /// Feeds the next bytes of the body; each piece of chunk data in them
+    /// goes to `on_data` (a no-op closure costs nothing: it is inlined).
+    pub fn feed(
+        &mut self,
+        input: &[u8],
+        mut on_data: impl FnMut(&[u8]),
+    ) -> Result<Progress, &'static str> {
         let mut i = 0;
         while i < input.len() {
             if let State::Data { left } = self.state {
                 // Skip as much chunk data as this input holds in one step.
                 let take = (input.len() - i).min(usize::try_from(left).unwrap_or(usize::MAX));
+                on_data(&input[i..i + take]);
                 i += take;
                 let left = left - take as u64;
                 self.state = if left == 0 {
@@ -150,16 +157,16 @@ mod tests {
     fn finds_the_end_in_one_piece_and_leaves_what_follows() {
         let mut input = BODY.to_vec();
         input.extend_from_slice(b"HTTP/1.1 200 OK\r\n");
-        let mut skipper = ChunkedSkipper::default();
-        assert_eq!(skipper.feed(&input), Ok(Progress::Done(BODY.len())));
+        let mut skipper = ChunkedBody::default();
+        assert_eq!(skipper.feed(&input, |_| {}), Ok(Progress::Done(BODY.len())));
     }
 
     #[test]
     fn finds_the_end_fed_one_byte_at_a_time() {
-        let mut skipper = ChunkedSkipper::default();
+        let mut skipper = ChunkedBody::default();
         for (i, byte) in BODY.iter().enumerate() {
             let progress = skipper
-                .feed(std::slice::from_ref(byte))
+                .feed(std::slice::from_ref(byte), |_| {})
                 .expect("valid framing");
             if i + 1 == BODY.len() {
                 assert_eq!(progress, Progress::Done(1));
@@ -170,17 +177,27 @@ mod tests {
     }
 
     #[test]
+    fn hands_over_the_data_of_every_chunk() {
+        let mut data = Vec::new();
+        let mut body = ChunkedBody::default();
+        for piece in BODY.chunks(5) {
+            let _ = body.feed(piece, |d| data.extend_from_slice(d));
+        }
+        assert_eq!(data, b"Wikipedia in\r\n\r\nchunks.");
+    }
+
+    #[test]
     fn handles_trailers() {
         let body = b"3\r\nabc\r\n0\r\nX-Trailer: yes\r\n\r\n";
-        let mut skipper = ChunkedSkipper::default();
-        assert_eq!(skipper.feed(body), Ok(Progress::Done(body.len())));
+        let mut skipper = ChunkedBody::default();
+        assert_eq!(skipper.feed(body, |_| {}), Ok(Progress::Done(body.len())));
     }
 
     #[test]
     fn rejects_garbage() {
-        let mut skipper = ChunkedSkipper::default();
-        assert!(skipper.feed(b"zz\r\n").is_err());
-        let mut skipper = ChunkedSkipper::default();
-        assert!(skipper.feed(b"3\r\nabcXX").is_err());
+        let mut skipper = ChunkedBody::default();
+        assert!(skipper.feed(b"zz\r\n", |_| {}).is_err());
+        let mut skipper = ChunkedBody::default();
+        assert!(skipper.feed(b"3\r\nabcXX", |_| {}).is_err());
     }
 }
