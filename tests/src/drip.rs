@@ -11,6 +11,8 @@ use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
+use net_tools::http_answer::{read_answer_from, Answer};
+
 /// What one dripping client saw.
 #[derive(Debug, Clone)]
 pub struct Dripped {
@@ -26,18 +28,18 @@ pub struct Dripped {
 }
 
 impl Dripped {
-    /// The answer's status, if its status line came.
+    /// The answer's status, if a whole answer came.
     pub fn status(&self) -> Option<u16> {
-        let text = String::from_utf8_lossy(&self.answer);
-        text.split(' ').nth(1)?.get(..3)?.parse().ok()
+        self.parsed().map(|answer| answer.status)
     }
 
-    /// The answer's body (after the blank line).
-    pub fn body(&self) -> &[u8] {
-        self.answer
-            .windows(4)
-            .position(|w| w == b"\r\n\r\n")
-            .map_or(&[][..], |at| &self.answer[at + 4..])
+    /// The answer's body (empty without a whole answer).
+    pub fn body(&self) -> Vec<u8> {
+        self.parsed().map(|answer| answer.body).unwrap_or_default()
+    }
+
+    fn parsed(&self) -> Option<Answer> {
+        read_answer_from(&mut &self.answer[..], &mut Vec::new(), false).ok()
     }
 }
 

@@ -10,13 +10,14 @@
 pub mod java;
 
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
+use net_tools::http_answer::read_answer;
 
 use crate::plan::{JavaServer, Target};
 
@@ -175,23 +176,16 @@ pub fn http_get_within(
     read: Duration,
 ) -> std::io::Result<(u16, String)> {
     let mut s = TcpStream::connect_timeout(&addr, connect.max(Duration::from_millis(1)))?;
-    s.set_read_timeout(Some(read.max(Duration::from_millis(1))))?;
     // One write: formatting straight into the socket would send the request
     // in pieces, one syscall per piece.
     let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
     s.write_all(request.as_bytes())?;
-    let mut raw = String::new();
-    s.read_to_string(&mut raw)?;
-    let status = raw
-        .split(' ')
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidData, "no status line"))?;
-    let body = raw
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_owned())
-        .unwrap_or_default();
-    Ok((status, body))
+    let answer = read_answer(
+        &mut s,
+        &mut Vec::new(),
+        Instant::now() + read.max(Duration::from_millis(1)),
+    )?;
+    Ok((answer.status, answer.text()))
 }
 
 /// Sum of `http_requests_total` in a /metrics text.
