@@ -68,6 +68,7 @@ pub mod http;
 mod load_gate;
 pub mod log_capture;
 pub mod own_process;
+pub mod per_server;
 pub mod process;
 pub mod prometheus;
 

@@ -86,30 +86,14 @@ fn every_keep_alive_request_is_answered(server: Server) {
     );
 }
 
-#[test]
-#[ignore = "needs ApacheBench: apt-get install apache2-utils"]
-fn ab_keep_alive_against_the_nio_connector() {
-    let _gate = harness::exclusive();
-    every_keep_alive_request_is_answered(Server::Blocking);
-}
-
-#[test]
-#[ignore = "needs ApacheBench: apt-get install apache2-utils"]
-fn ab_keep_alive_against_tiny_http() {
-    let _gate = harness::exclusive();
-    every_keep_alive_request_is_answered(Server::BlockingTinyHttp);
-}
-
-#[test]
-#[ignore = "needs ApacheBench: apt-get install apache2-utils"]
-fn ab_keep_alive_against_the_async_server() {
-    let _gate = harness::exclusive();
-    every_keep_alive_request_is_answered(Server::Async);
-}
-
-#[test]
-#[ignore = "needs ApacheBench: apt-get install apache2-utils"]
-fn ab_keep_alive_against_virtual_threads() {
-    let _gate = harness::exclusive();
-    every_keep_alive_request_is_answered(Server::Virtual);
+harness::per_server_tests! {
+    every_keep_alive_request_is_answered, gate: exclusive;
+    #[ignore = "needs ApacheBench: apt-get install apache2-utils"]
+    ab_keep_alive_against_the_nio_connector(Server::Blocking);
+    #[ignore = "needs ApacheBench: apt-get install apache2-utils"]
+    ab_keep_alive_against_tiny_http(Server::BlockingTinyHttp);
+    #[ignore = "needs ApacheBench: apt-get install apache2-utils"]
+    ab_keep_alive_against_the_async_server(Server::Async);
+    #[ignore = "needs ApacheBench: apt-get install apache2-utils"]
+    ab_keep_alive_against_virtual_threads(Server::Virtual);
 }

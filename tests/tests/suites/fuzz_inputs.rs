@@ -349,62 +349,30 @@ fn huge_heads_get_the_error_shape(server: Server) {
     still_healthy(&app);
 }
 
-#[test]
-fn blocking_server_answers_malformed_heads_by_the_contract() {
-    malformed_heads_get_contract_answers(Server::Blocking);
+harness::per_server_tests! {
+    malformed_heads_get_contract_answers;
+    blocking_server_answers_malformed_heads_by_the_contract(Server::Blocking);
+    async_server_answers_malformed_heads_by_the_contract(Server::Async);
+    virtual_threads_answer_malformed_heads_by_the_contract(Server::Virtual);
 }
 
-#[test]
-fn async_server_answers_malformed_heads_by_the_contract() {
-    malformed_heads_get_contract_answers(Server::Async);
+harness::per_server_tests! {
+    huge_heads_get_the_error_shape;
+    blocking_server_answers_huge_heads_with_the_error_shape(Server::Blocking);
+    async_server_answers_huge_heads_with_the_error_shape(Server::Async);
+    virtual_threads_answer_huge_heads_with_the_error_shape(Server::Virtual);
 }
 
-#[test]
-fn virtual_threads_answer_malformed_heads_by_the_contract() {
-    malformed_heads_get_contract_answers(Server::Virtual);
+harness::per_server_tests! {
+    random_requests_get_contract_answers;
+    blocking_server_answers_random_requests_by_the_contract(Server::Blocking);
+    async_server_answers_random_requests_by_the_contract(Server::Async);
+    virtual_threads_answer_random_requests_by_the_contract(Server::Virtual);
 }
 
-#[test]
-fn blocking_server_answers_huge_heads_with_the_error_shape() {
-    huge_heads_get_the_error_shape(Server::Blocking);
-}
-
-#[test]
-fn async_server_answers_huge_heads_with_the_error_shape() {
-    huge_heads_get_the_error_shape(Server::Async);
-}
-
-#[test]
-fn virtual_threads_answer_huge_heads_with_the_error_shape() {
-    huge_heads_get_the_error_shape(Server::Virtual);
-}
-
-#[test]
-fn blocking_server_answers_random_requests_by_the_contract() {
-    random_requests_get_contract_answers(Server::Blocking);
-}
-
-#[test]
-fn async_server_answers_random_requests_by_the_contract() {
-    random_requests_get_contract_answers(Server::Async);
-}
-
-#[test]
-fn virtual_threads_answer_random_requests_by_the_contract() {
-    random_requests_get_contract_answers(Server::Virtual);
-}
-
-#[test]
-fn blocking_server_refuses_oversized_heads_and_bodies() {
-    oversized_heads_and_bodies_are_refused(Server::Blocking);
-}
-
-#[test]
-fn async_server_refuses_oversized_heads_and_bodies() {
-    oversized_heads_and_bodies_are_refused(Server::Async);
-}
-
-#[test]
-fn virtual_threads_refuse_oversized_heads_and_bodies() {
-    oversized_heads_and_bodies_are_refused(Server::Virtual);
+harness::per_server_tests! {
+    oversized_heads_and_bodies_are_refused;
+    blocking_server_refuses_oversized_heads_and_bodies(Server::Blocking);
+    async_server_refuses_oversized_heads_and_bodies(Server::Async);
+    virtual_threads_refuse_oversized_heads_and_bodies(Server::Virtual);
 }

@@ -49,18 +49,14 @@ fn json_logs_are_one_object_per_line(server: Server, binary: &str, ready: &str) 
     );
 }
 
-#[test]
-fn the_blocking_server_logs_json_lines_when_asked() {
-    json_logs_are_one_object_per_line(
+harness::per_server_tests! {
+    json_logs_are_one_object_per_line;
+    the_blocking_server_logs_json_lines_when_asked(
         Server::Blocking,
         env!("CARGO_BIN_EXE_test-blocking-server"),
         "blocking server ready",
     );
-}
-
-#[test]
-fn the_async_server_logs_json_lines_when_asked() {
-    json_logs_are_one_object_per_line(
+    the_async_server_logs_json_lines_when_asked(
         Server::Async,
         env!("CARGO_BIN_EXE_test-async-server"),
         "serving",

@@ -202,29 +202,13 @@ fn metrics_read_as_prometheus_reads_them(server: Server) {
     );
 }
 
-#[test]
-fn blocking_server_metrics_read_as_prometheus_reads_them() {
-    metrics_read_as_prometheus_reads_them(Server::Blocking);
-}
-
-#[test]
-fn async_server_metrics_read_as_prometheus_reads_them() {
-    metrics_read_as_prometheus_reads_them(Server::Async);
-}
-
-#[test]
-fn virtual_threads_metrics_read_as_prometheus_reads_them() {
-    metrics_read_as_prometheus_reads_them(Server::Virtual);
-}
-
-#[test]
-fn virtual_threads_yielding_metrics_read_as_prometheus_reads_them() {
-    metrics_read_as_prometheus_reads_them(Server::VirtualYielding);
-}
-
-#[test]
-fn tiny_http_connector_metrics_read_as_prometheus_reads_them() {
-    metrics_read_as_prometheus_reads_them(Server::BlockingTinyHttp);
+harness::per_server_tests! {
+    metrics_read_as_prometheus_reads_them;
+    blocking_server_metrics_read_as_prometheus_reads_them(Server::Blocking);
+    async_server_metrics_read_as_prometheus_reads_them(Server::Async);
+    virtual_threads_metrics_read_as_prometheus_reads_them(Server::Virtual);
+    virtual_threads_yielding_metrics_read_as_prometheus_reads_them(Server::VirtualYielding);
+    tiny_http_connector_metrics_read_as_prometheus_reads_them(Server::BlockingTinyHttp);
 }
 
 #[test]

@@ -66,27 +66,11 @@ fn a_query_is_answered_with_more_idle_clients_than_descriptors(server: Server) {
     drop(idle);
 }
 
-#[test]
-fn the_nio_connector_keeps_descriptors_for_the_pool() {
-    a_query_is_answered_with_more_idle_clients_than_descriptors(Server::Blocking);
-}
-
-#[test]
-fn the_async_server_keeps_descriptors_for_the_pool_sqlx() {
-    a_query_is_answered_with_more_idle_clients_than_descriptors(Server::Async);
-}
-
-#[test]
-fn the_async_server_keeps_descriptors_for_the_pool_deadpool() {
-    a_query_is_answered_with_more_idle_clients_than_descriptors(Server::AsyncDeadpool);
-}
-
-#[test]
-fn virtual_threads_keep_descriptors_for_the_pool_pinning() {
-    a_query_is_answered_with_more_idle_clients_than_descriptors(Server::Virtual);
-}
-
-#[test]
-fn virtual_threads_keep_descriptors_for_the_pool_yielding() {
-    a_query_is_answered_with_more_idle_clients_than_descriptors(Server::VirtualYielding);
+harness::per_server_tests! {
+    a_query_is_answered_with_more_idle_clients_than_descriptors;
+    the_nio_connector_keeps_descriptors_for_the_pool(Server::Blocking);
+    the_async_server_keeps_descriptors_for_the_pool_sqlx(Server::Async);
+    the_async_server_keeps_descriptors_for_the_pool_deadpool(Server::AsyncDeadpool);
+    virtual_threads_keep_descriptors_for_the_pool_pinning(Server::Virtual);
+    virtual_threads_keep_descriptors_for_the_pool_yielding(Server::VirtualYielding);
 }

@@ -324,76 +324,17 @@ fn each_outage_was_felt_and_recovered_from(name: &str, records: &[Record], o: &O
     );
 }
 
-#[test]
-fn blocking_server_rides_out_refused_connections_under_load() {
-    let _gate = harness::quiet();
-    outage_under_load(Server::Blocking, Mode::Refuse);
-}
-
-#[test]
-fn blocking_server_rides_out_a_stalled_dependency_under_load() {
-    let _gate = harness::quiet();
-    outage_under_load(Server::Blocking, Mode::Stall);
-}
-
-#[test]
-fn async_server_rides_out_refused_connections_under_load() {
-    let _gate = harness::quiet();
-    outage_under_load(Server::Async, Mode::Refuse);
-}
-
-#[test]
-fn async_server_rides_out_a_stalled_dependency_under_load() {
-    let _gate = harness::quiet();
-    outage_under_load(Server::Async, Mode::Stall);
-}
-
-#[test]
-fn virtual_threads_ride_out_refused_connections_under_load() {
-    let _gate = harness::quiet();
-    // Its own process: a server slowed behind proxies has may's carriers
-    // to itself, and in this process it would keep every other
-    // virtual-thread test waiting for them for the whole test.
-    harness::in_own_process!(virtual_threads_ride_out_refused_connections_under_load, {
-        outage_under_load(Server::Virtual, Mode::Refuse);
-    });
-}
-
-#[test]
-fn virtual_threads_ride_out_a_stalled_dependency_under_load() {
-    let _gate = harness::quiet();
-    // Its own process: a server slowed behind proxies has may's carriers
-    // to itself, and in this process it would keep every other
-    // virtual-thread test waiting for them for the whole test.
-    harness::in_own_process!(virtual_threads_ride_out_a_stalled_dependency_under_load, {
-        outage_under_load(Server::Virtual, Mode::Stall);
-    });
-}
-
-#[test]
-fn virtual_threads_yielding_ride_out_refused_connections_under_load() {
-    let _gate = harness::quiet();
-    // Its own process: a server slowed behind proxies has may's carriers
-    // to itself, and in this process it would keep every other
-    // virtual-thread test waiting for them for the whole test.
-    harness::in_own_process!(
-        virtual_threads_yielding_ride_out_refused_connections_under_load,
-        {
-            outage_under_load(Server::VirtualYielding, Mode::Refuse);
-        }
-    );
-}
-
-#[test]
-fn virtual_threads_yielding_ride_out_a_stalled_dependency_under_load() {
-    let _gate = harness::quiet();
-    // Its own process: a server slowed behind proxies has may's carriers
-    // to itself, and in this process it would keep every other
-    // virtual-thread test waiting for them for the whole test.
-    harness::in_own_process!(
-        virtual_threads_yielding_ride_out_a_stalled_dependency_under_load,
-        {
-            outage_under_load(Server::VirtualYielding, Mode::Stall);
-        }
-    );
+// The virtual-thread servers in a process of their own: a server slowed
+// behind proxies has may's carriers to itself, and in this process it would
+// keep every other virtual-thread test waiting for them for the whole test.
+harness::per_server_tests! {
+    outage_under_load, gate: quiet;
+    blocking_server_rides_out_refused_connections_under_load(Server::Blocking, Mode::Refuse);
+    blocking_server_rides_out_a_stalled_dependency_under_load(Server::Blocking, Mode::Stall);
+    async_server_rides_out_refused_connections_under_load(Server::Async, Mode::Refuse);
+    async_server_rides_out_a_stalled_dependency_under_load(Server::Async, Mode::Stall);
+    in_own_process virtual_threads_ride_out_refused_connections_under_load(Server::Virtual, Mode::Refuse);
+    in_own_process virtual_threads_ride_out_a_stalled_dependency_under_load(Server::Virtual, Mode::Stall);
+    in_own_process virtual_threads_yielding_ride_out_refused_connections_under_load(Server::VirtualYielding, Mode::Refuse);
+    in_own_process virtual_threads_yielding_ride_out_a_stalled_dependency_under_load(Server::VirtualYielding, Mode::Stall);
 }

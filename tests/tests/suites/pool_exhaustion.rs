@@ -247,36 +247,13 @@ fn excess_requests_get_503_within_the_acquire_timeout(server: Server) {
     );
 }
 
-#[test]
-fn blocking_server_bounds_the_wait_for_a_connection() {
-    let _gate = harness::quiet();
-    excess_requests_get_503_within_the_acquire_timeout(Server::Blocking);
-}
-
-#[test]
-fn async_server_bounds_the_wait_for_a_connection() {
-    let _gate = harness::quiet();
-    excess_requests_get_503_within_the_acquire_timeout(Server::Async);
-}
-
-#[test]
-fn virtual_threads_pinning_caps_requests_at_the_carriers() {
-    let _gate = harness::quiet();
-    // Its own process: its virtual-thread server, slowed behind proxies,
-    // has may's carriers to itself (the harness's carrier gate); here it
-    // would wait for every other test's virtual-thread servers.
-    harness::in_own_process!(virtual_threads_pinning_caps_requests_at_the_carriers, {
-        excess_requests_get_503_within_the_acquire_timeout(Server::Virtual);
-    });
-}
-
-#[test]
-fn virtual_threads_yielding_bound_the_wait_for_a_connection() {
-    let _gate = harness::quiet();
-    // Its own process: its virtual-thread server, slowed behind proxies,
-    // has may's carriers to itself (the harness's carrier gate); here it
-    // would wait for every other test's virtual-thread servers.
-    harness::in_own_process!(virtual_threads_yielding_bound_the_wait_for_a_connection, {
-        excess_requests_get_503_within_the_acquire_timeout(Server::VirtualYielding);
-    });
+// The virtual-thread servers in a process of their own: one slowed behind
+// proxies has may's carriers to itself (the harness's carrier gate); here it
+// would wait for every other test's virtual-thread servers.
+harness::per_server_tests! {
+    excess_requests_get_503_within_the_acquire_timeout, gate: quiet;
+    blocking_server_bounds_the_wait_for_a_connection(Server::Blocking);
+    async_server_bounds_the_wait_for_a_connection(Server::Async);
+    in_own_process virtual_threads_pinning_caps_requests_at_the_carriers(Server::Virtual);
+    in_own_process virtual_threads_yielding_bound_the_wait_for_a_connection(Server::VirtualYielding);
 }

@@ -257,17 +257,9 @@ fn no_secrets_in_error_bodies_or_metrics(server: Server) {
     redis_proxy.set_mode(Mode::Pass);
 }
 
-#[test]
-fn blocking_server_leaks_no_secrets() {
-    no_secrets_in_error_bodies_or_metrics(Server::Blocking);
-}
-
-#[test]
-fn async_server_leaks_no_secrets() {
-    no_secrets_in_error_bodies_or_metrics(Server::Async);
-}
-
-#[test]
-fn virtual_threads_leak_no_secrets() {
-    no_secrets_in_error_bodies_or_metrics(Server::Virtual);
+harness::per_server_tests! {
+    no_secrets_in_error_bodies_or_metrics;
+    blocking_server_leaks_no_secrets(Server::Blocking);
+    async_server_leaks_no_secrets(Server::Async);
+    virtual_threads_leak_no_secrets(Server::Virtual);
 }

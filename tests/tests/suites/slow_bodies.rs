@@ -168,22 +168,11 @@ fn nothing_was_held(app: &TestApp, server: Server, health_sent: usize) {
     }
 }
 
-#[test]
-fn blocking_server_cuts_off_a_dripped_body_at_its_deadline() {
-    let _gate = harness::quiet();
-    dripped_bodies_are_cut_at_the_deadline(Server::Blocking);
-}
-
-#[test]
-fn async_server_cuts_off_a_dripped_body_at_its_deadline() {
-    let _gate = harness::quiet();
-    dripped_bodies_are_cut_at_the_deadline(Server::Async);
-}
-
-#[test]
-fn virtual_threads_cut_off_a_dripped_body_at_its_deadline() {
-    let _gate = harness::quiet();
-    dripped_bodies_are_cut_at_the_deadline(Server::Virtual);
+harness::per_server_tests! {
+    dripped_bodies_are_cut_at_the_deadline, gate: quiet;
+    blocking_server_cuts_off_a_dripped_body_at_its_deadline(Server::Blocking);
+    async_server_cuts_off_a_dripped_body_at_its_deadline(Server::Async);
+    virtual_threads_cut_off_a_dripped_body_at_its_deadline(Server::Virtual);
 }
 
 /// A body that arrives whole in time is served as usual under the same

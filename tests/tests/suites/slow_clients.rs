@@ -193,26 +193,11 @@ fn slow_clients_are_cut_off_and_others_served(server: Server) {
     assert_eq!(app.get("/users/1").status, 200, "{name}: afterwards");
 }
 
-#[test]
-fn blocking_server_cuts_off_slow_clients_and_keeps_serving() {
-    // A thousand sockets each side, written to every second: no other
-    // heavy or timing test beside it.
-    let _gate = harness::exclusive();
-    slow_clients_are_cut_off_and_others_served(Server::Blocking);
-}
-
-#[test]
-fn async_server_cuts_off_slow_clients_and_keeps_serving() {
-    // A thousand sockets each side, written to every second: no other
-    // heavy or timing test beside it.
-    let _gate = harness::exclusive();
-    slow_clients_are_cut_off_and_others_served(Server::Async);
-}
-
-#[test]
-fn virtual_threads_cut_off_slow_clients_and_keeps_serving() {
-    // A thousand sockets each side, written to every second: no other
-    // heavy or timing test beside it.
-    let _gate = harness::exclusive();
-    slow_clients_are_cut_off_and_others_served(Server::Virtual);
+// A thousand sockets each side, written to every second: no other
+// heavy or timing test beside it.
+harness::per_server_tests! {
+    slow_clients_are_cut_off_and_others_served, gate: exclusive;
+    blocking_server_cuts_off_slow_clients_and_keeps_serving(Server::Blocking);
+    async_server_cuts_off_slow_clients_and_keeps_serving(Server::Async);
+    virtual_threads_cut_off_slow_clients_and_keeps_serving(Server::Virtual);
 }
