@@ -127,6 +127,16 @@ pub struct AppOptions {
     pub shared_data: Option<Arc<AppData>>,
 }
 
+impl AppOptions {
+    /// The harness's defaults with these flags added (see `extra_args`).
+    pub fn with_args<'a>(args: impl IntoIterator<Item = &'a str>) -> AppOptions {
+        AppOptions {
+            extra_args: args.into_iter().map(str::to_owned).collect(),
+            ..AppOptions::default()
+        }
+    }
+}
+
 /// A fresh Postgres database and Redis key prefix, both removed on drop.
 pub struct AppData {
     // Dropped in this order: keys first, then the database.

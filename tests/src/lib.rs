@@ -68,9 +68,9 @@ pub mod http;
 mod load_gate;
 pub mod log_capture;
 pub mod own_process;
-pub mod per_server;
 pub mod process;
 pub mod prometheus;
+pub mod test_cases;
 
 pub use app::{fresh_data, spawn_app, spawn_app_with, AppData, AppOptions, Server, TestApp};
 pub use at_once::{each_at_once, each_server_at_once, spawn_apps};

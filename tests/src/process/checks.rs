@@ -68,6 +68,23 @@ pub struct ProcessProfile {
 }
 
 impl ProcessProfile {
+    /// `server` run from `built_binary`, with what is true of most modes: no
+    /// routes beyond the contract's; threads fixed by its settings (the
+    /// handler pool or carriers and a few helpers: five threads of slack for
+    /// the sampler catching a short-lived one) that settle within 20 s of a
+    /// burst, when its sockets close; and the servers' second-signal exit
+    /// code (their src/cli.rs: 128 + the signal's number).
+    pub const fn new(server: Server, built_binary: &'static str) -> ProcessProfile {
+        ProcessProfile {
+            server,
+            built_binary,
+            extra_routes: &[],
+            peak_threads_over_idle: Some(5),
+            threads_settle: Duration::from_secs(20),
+            second_sigterm_exit_code: 128 + 15,
+        }
+    }
+
     fn name(&self) -> &'static str {
         self.server.name()
     }

@@ -86,7 +86,7 @@ fn every_keep_alive_request_is_answered(server: Server) {
     );
 }
 
-harness::per_server_tests! {
+harness::test_cases! {
     every_keep_alive_request_is_answered, gate: exclusive;
     #[ignore = "needs ApacheBench: apt-get install apache2-utils"]
     ab_keep_alive_against_the_nio_connector(Server::Blocking);

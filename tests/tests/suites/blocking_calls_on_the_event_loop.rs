@@ -55,20 +55,7 @@ fn one_worker(extra: &[&str]) -> AppOptions {
     }
 }
 
-#[test]
-fn blocking_calls_on_a_worker_are_counted_for_their_route_and_nowhere_else() {
-    let _gate = harness::quiet();
-    // Its own process: it asserts what was not logged, and the log is
-    // the process's (any server of the binary could write the line).
-    harness::in_own_process!(
-        blocking_calls_on_a_worker_are_counted_for_their_route_and_nowhere_else,
-        {
-            blocking_calls_are_counted_for_their_route();
-        }
-    );
-}
-
-/// The test above, in its own process.
+/// The blocking routes' calls are counted and logged, the others' are not.
 fn blocking_calls_are_counted_for_their_route() {
     // Arrange
     let logs = capture_logs();
@@ -149,4 +136,11 @@ fn with_the_detector_off_there_is_no_blocking_call_counter() {
         !text.contains("route_blocking_calls_total"),
         "detector off, yet:\n{text}"
     );
+}
+
+// In a process of its own: it asserts that no other route's blocking call
+// was logged, and every server of this binary logs to the one subscriber.
+harness::test_cases! {
+    blocking_calls_are_counted_for_their_route, gate: quiet;
+    in_own_process blocking_calls_on_a_worker_are_counted_for_their_route_and_nowhere_else();
 }

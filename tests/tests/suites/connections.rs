@@ -143,13 +143,10 @@ fn a_late_second_head_gets_408_and_an_idle_connection_is_closed() {
         let name = server.name();
         let app = harness::spawn_app_with(
             server,
-            harness::AppOptions {
-                extra_args: vec![
-                    "--header-read-timeout-ms".into(),
-                    TIMEOUT.as_millis().to_string(),
-                ],
-                ..harness::AppOptions::default()
-            },
+            harness::AppOptions::with_args([
+                "--header-read-timeout-ms",
+                &TIMEOUT.as_millis().to_string(),
+            ]),
         );
         let mut half = conn(&app);
         let mut idle = conn(&app);

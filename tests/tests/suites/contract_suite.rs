@@ -261,10 +261,7 @@ fn a_cache_miss_reads_the_database_and_heals_the_cache() {
 fn an_unreadable_cached_value_gets_the_contracts_answer_from_every_mode() {
     use redis::Commands;
     let async_with = |client: &str| {
-        let options = AppOptions {
-            extra_args: vec!["--redis-client".into(), client.into()],
-            ..AppOptions::default()
-        };
+        let options = AppOptions::with_args(["--redis-client", client]);
         (
             format!("async --redis-client {client}"),
             spawn_app_with(Server::Async, options),

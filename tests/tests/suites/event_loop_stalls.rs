@@ -103,20 +103,7 @@ fn one_worker_behind_a_slow_postgres() -> TestApp {
     app
 }
 
-#[test]
-fn the_stall_detector_names_the_routes_that_block_the_event_loop_and_no_others() {
-    let _gate = harness::quiet();
-    // Its own process: it asserts what was not logged, and the log is
-    // the process's (any server of the binary could write the line).
-    harness::in_own_process!(
-        the_stall_detector_names_the_routes_that_block_the_event_loop_and_no_others,
-        {
-            stall_detector_names_the_blocking_routes();
-        }
-    );
-}
-
-/// The test above, in its own process.
+/// Each route that blocks the event loop is named a stall; no other is.
 fn stall_detector_names_the_blocking_routes() {
     // Arrange
     let logs = capture_logs();
@@ -221,4 +208,11 @@ fn lag_probe_saw_the_stalls(app: &TestApp) {
         .unwrap_or(0.0);
     eprintln!("event-loop lag, max over the last minute: {lag_max} s");
     assert!(lag_max >= 0.2, "lag probe max {lag_max} s");
+}
+
+// In a process of its own: it asserts that no other route was named a
+// stall, and every server of this binary logs to the one subscriber.
+harness::test_cases! {
+    stall_detector_names_the_blocking_routes, gate: quiet;
+    in_own_process the_stall_detector_names_the_routes_that_block_the_event_loop_and_no_others();
 }

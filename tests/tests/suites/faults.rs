@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use contract::ApiError;
 use harness::{spawn_app_with, AppOptions, Server, TestApp};
 use net_tools::proxy::Mode;
+use net_tools::FaultProxy;
 
 /// The servers run with `--acquire-timeout-ms 1000` in tests; a 503 must come
 /// within that plus a wide margin for a busy 2-core machine.
@@ -78,107 +79,95 @@ fn expect_recovery(app: &TestApp, path: &str) {
     }
 }
 
-#[test]
-fn postgres_down_gives_503_then_recovers() {
-    // Its own process: its virtual-thread servers, slowed behind proxies,
-    // have may's carriers to themselves (the harness's carrier gate); here
-    // they would wait for every other test's virtual-thread servers.
-    harness::in_own_process!(postgres_down_gives_503_then_recovers, {
-        postgres_down_on_every_server();
-    });
+/// A dependency as the routes that need it see it.
+struct Dependency {
+    /// Its name in the contract's 503 body.
+    name: &'static str,
+    /// A route that needs it.
+    route: &'static str,
+    /// The async server's variants of `route` (on blocking threads).
+    async_variants: &'static [&'static str],
+    /// Routes that must still be served while it is down.
+    unaffected: &'static [&'static str],
+    proxy: fn(&TestApp) -> &FaultProxy,
 }
 
-/// The test above, in its own process.
-fn postgres_down_on_every_server() {
+const POSTGRES: Dependency = Dependency {
+    name: "database",
+    route: "/users/2",
+    async_variants: &["/users/2/blocking", "/users/2/spawn-blocking"],
+    unaffected: &[],
+    proxy: |app| app.db_proxy.as_ref().expect("db proxy"),
+};
+
+const REDIS: Dependency = Dependency {
+    name: "cache",
+    route: "/users/2/cache",
+    async_variants: &["/users/2/cache/blocking"],
+    // The database still works.
+    unaffected: &["/users/2"],
+    proxy: |app| app.redis_proxy.as_ref().expect("redis proxy"),
+};
+
+/// `dependency` refuses connections, then comes back, on every server.
+fn a_dependency_down_on_every_server(dependency: &Dependency) {
     harness::each_server_at_once(Server::ALL, |server| {
+        // Arrange
         let app = app(server);
-        assert_eq!(app.get("/users/2").status, 200);
-        let proxy = app.db_proxy.as_ref().expect("db proxy");
+        assert_eq!(app.get(dependency.route).status, 200);
+        // Act
+        let proxy = (dependency.proxy)(&app);
         proxy.set_mode(Mode::Refuse);
+        // Assert
         for _ in 0..2 {
-            expect_unavailable(&app, "/users/2", "database");
+            expect_unavailable(&app, dependency.route, dependency.name);
         }
         if server == Server::Async {
-            expect_unavailable(&app, "/users/2/blocking", "database");
-            expect_unavailable(&app, "/users/2/spawn-blocking", "database");
+            for variant in dependency.async_variants {
+                expect_unavailable(&app, variant, dependency.name);
+            }
         }
         expect_still_serving(&app);
-        proxy.set_mode(Mode::Pass);
-        expect_recovery(&app, "/users/2");
-    });
-}
-
-#[test]
-fn redis_down_gives_503_then_recovers() {
-    // Its own process: its virtual-thread servers, slowed behind proxies,
-    // have may's carriers to themselves (the harness's carrier gate); here
-    // they would wait for every other test's virtual-thread servers.
-    harness::in_own_process!(redis_down_gives_503_then_recovers, {
-        redis_down_on_every_server();
-    });
-}
-
-/// The test above, in its own process.
-fn redis_down_on_every_server() {
-    harness::each_server_at_once(Server::ALL, |server| {
-        let app = app(server);
-        assert_eq!(app.get("/users/2/cache").status, 200);
-        let proxy = app.redis_proxy.as_ref().expect("redis proxy");
-        proxy.set_mode(Mode::Refuse);
-        for _ in 0..2 {
-            expect_unavailable(&app, "/users/2/cache", "cache");
+        for route in dependency.unaffected {
+            assert_eq!(app.get(route).status, 200, "{} {route}", server.name());
         }
-        if server == Server::Async {
-            expect_unavailable(&app, "/users/2/cache/blocking", "cache");
-        }
-        expect_still_serving(&app);
-        assert_eq!(
-            app.get("/users/2").status,
-            200,
-            "{}: the database still works",
-            server.name()
-        );
         proxy.set_mode(Mode::Pass);
-        expect_recovery(&app, "/users/2/cache");
+        expect_recovery(&app, dependency.route);
     });
 }
 
-#[test]
-fn a_stalled_dependency_times_out_instead_of_hanging() {
-    // Its own process: its virtual-thread servers, slowed behind proxies,
-    // have may's carriers to themselves (the harness's carrier gate); here
-    // they would wait for every other test's virtual-thread servers.
-    harness::in_own_process!(a_stalled_dependency_times_out_instead_of_hanging, {
-        stalled_dependencies_on_every_server();
-    });
-}
-
-/// The test above, in its own process.
+/// Both dependencies hang (accept, never answer), then come back.
 fn stalled_dependencies_on_every_server() {
     harness::each_server_at_once(Server::ALL, |server| {
+        // Arrange
         let app = app(server);
-        assert_eq!(app.get("/users/3").status, 200);
-        assert_eq!(app.get("/users/3/cache").status, 200);
-        app.db_proxy
-            .as_ref()
-            .expect("db proxy")
-            .set_mode(Mode::Stall);
-        app.redis_proxy
-            .as_ref()
-            .expect("redis proxy")
-            .set_mode(Mode::Stall);
-        expect_unavailable(&app, "/users/3", "database");
-        expect_unavailable(&app, "/users/3/cache", "cache");
+        let routes = [("/users/3", "database"), ("/users/3/cache", "cache")];
+        for (route, _) in routes {
+            assert_eq!(app.get(route).status, 200);
+        }
+        let proxies = [&POSTGRES, &REDIS].map(|dependency| (dependency.proxy)(&app));
+        // Act
+        proxies.iter().for_each(|proxy| proxy.set_mode(Mode::Stall));
+        // Assert
+        for (route, dependency) in routes {
+            expect_unavailable(&app, route, dependency);
+        }
         expect_still_serving(&app);
-        app.db_proxy
-            .as_ref()
-            .expect("db proxy")
-            .set_mode(Mode::Pass);
-        app.redis_proxy
-            .as_ref()
-            .expect("redis proxy")
-            .set_mode(Mode::Pass);
-        expect_recovery(&app, "/users/3");
-        expect_recovery(&app, "/users/3/cache");
+        proxies.iter().for_each(|proxy| proxy.set_mode(Mode::Pass));
+        for (route, _) in routes {
+            expect_recovery(&app, route);
+        }
     });
+}
+
+// Each in a process of its own: its virtual-thread servers, slowed behind
+// proxies, have may's carriers to themselves (the harness's carrier gate);
+// here they would wait for every other test's virtual-thread servers.
+harness::test_cases! {
+    a_dependency_down_on_every_server;
+    in_own_process postgres_down_gives_503_then_recovers(&POSTGRES);
+    in_own_process redis_down_gives_503_then_recovers(&REDIS);
+
+    stalled_dependencies_on_every_server;
+    in_own_process a_stalled_dependency_times_out_instead_of_hanging();
 }

@@ -349,28 +349,22 @@ fn huge_heads_get_the_error_shape(server: Server) {
     still_healthy(&app);
 }
 
-harness::per_server_tests! {
+harness::test_cases! {
     malformed_heads_get_contract_answers;
     blocking_server_answers_malformed_heads_by_the_contract(Server::Blocking);
     async_server_answers_malformed_heads_by_the_contract(Server::Async);
     virtual_threads_answer_malformed_heads_by_the_contract(Server::Virtual);
-}
 
-harness::per_server_tests! {
     huge_heads_get_the_error_shape;
     blocking_server_answers_huge_heads_with_the_error_shape(Server::Blocking);
     async_server_answers_huge_heads_with_the_error_shape(Server::Async);
     virtual_threads_answer_huge_heads_with_the_error_shape(Server::Virtual);
-}
 
-harness::per_server_tests! {
     random_requests_get_contract_answers;
     blocking_server_answers_random_requests_by_the_contract(Server::Blocking);
     async_server_answers_random_requests_by_the_contract(Server::Async);
     virtual_threads_answer_random_requests_by_the_contract(Server::Virtual);
-}
 
-harness::per_server_tests! {
     oversized_heads_and_bodies_are_refused;
     blocking_server_refuses_oversized_heads_and_bodies(Server::Blocking);
     async_server_refuses_oversized_heads_and_bodies(Server::Async);

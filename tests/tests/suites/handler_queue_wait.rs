@@ -43,20 +43,7 @@ fn posts_at_once(app: &TestApp, copies: usize) {
     }
 }
 
-#[test]
-fn queue_wait_rises_only_when_requests_outnumber_handler_threads() {
-    let _gate = harness::quiet();
-    // Its own process: it asserts what was not logged, and the log is
-    // the process's (any server of the binary could write the line).
-    harness::in_own_process!(
-        queue_wait_rises_only_when_requests_outnumber_handler_threads,
-        {
-            queue_wait_rises_past_the_threads();
-        }
-    );
-}
-
-/// The test above, in its own process.
+/// The queue wait stays near zero up to the handler threads, then rises.
 fn queue_wait_rises_past_the_threads() {
     // Arrange
     let logs = capture_logs();
@@ -122,4 +109,12 @@ fn tiny_http_reports_no_queue_wait_rather_than_zero() {
     for absent in ["handler_queue_wait_seconds", "handler_threads"] {
         assert!(!text.contains(absent), "{absent} in:\n{text}");
     }
+}
+
+// In a process of its own: it asserts that no queue-wait warning was
+// logged below the threads, and every server of this binary logs to the
+// one subscriber.
+harness::test_cases! {
+    queue_wait_rises_past_the_threads, gate: quiet;
+    in_own_process queue_wait_rises_only_when_requests_outnumber_handler_threads();
 }

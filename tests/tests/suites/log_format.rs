@@ -49,7 +49,7 @@ fn json_logs_are_one_object_per_line(server: Server, binary: &str, ready: &str) 
     );
 }
 
-harness::per_server_tests! {
+harness::test_cases! {
     json_logs_are_one_object_per_line;
     the_blocking_server_logs_json_lines_when_asked(
         Server::Blocking,

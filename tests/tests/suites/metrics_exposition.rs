@@ -202,7 +202,7 @@ fn metrics_read_as_prometheus_reads_them(server: Server) {
     );
 }
 
-harness::per_server_tests! {
+harness::test_cases! {
     metrics_read_as_prometheus_reads_them;
     blocking_server_metrics_read_as_prometheus_reads_them(Server::Blocking);
     async_server_metrics_read_as_prometheus_reads_them(Server::Async);

@@ -66,7 +66,7 @@ fn a_query_is_answered_with_more_idle_clients_than_descriptors(server: Server) {
     drop(idle);
 }
 
-harness::per_server_tests! {
+harness::test_cases! {
     a_query_is_answered_with_more_idle_clients_than_descriptors;
     the_nio_connector_keeps_descriptors_for_the_pool(Server::Blocking);
     the_async_server_keeps_descriptors_for_the_pool_sqlx(Server::Async);

@@ -327,7 +327,7 @@ fn each_outage_was_felt_and_recovered_from(name: &str, records: &[Record], o: &O
 // The virtual-thread servers in a process of their own: a server slowed
 // behind proxies has may's carriers to itself, and in this process it would
 // keep every other virtual-thread test waiting for them for the whole test.
-harness::per_server_tests! {
+harness::test_cases! {
     outage_under_load, gate: quiet;
     blocking_server_rides_out_refused_connections_under_load(Server::Blocking, Mode::Refuse);
     blocking_server_rides_out_a_stalled_dependency_under_load(Server::Blocking, Mode::Stall);

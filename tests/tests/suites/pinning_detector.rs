@@ -87,20 +87,7 @@ fn assert_flagged(app: &TestApp, logs: &CapturedLogs, route: &str) {
     assert!(warning.contains(fix), "{route}: no fix in {warning}");
 }
 
-#[test]
-fn pinning_routes_are_flagged_by_their_marks_and_by_timing_and_no_other() {
-    let _gate = harness::quiet();
-    // Its own process: it asserts what was not logged, and the log is
-    // the process's (any server of the binary could write the line).
-    harness::in_own_process!(
-        pinning_routes_are_flagged_by_their_marks_and_by_timing_and_no_other,
-        {
-            pinning_routes_are_flagged();
-        }
-    );
-}
-
-/// The test above, in its own process.
+/// The pinning driver's routes are flagged twice over, the others never.
 fn pinning_routes_are_flagged() {
     // Arrange: the virtual-thread server on the pinning driver, its
     // dependencies slow enough that each call is a stall by timing alone.
@@ -158,18 +145,7 @@ fn pinning_routes_are_flagged() {
     );
 }
 
-#[test]
-fn the_yielding_driver_is_never_flagged() {
-    let _gate = harness::quiet();
-    // Its own process: its virtual-thread server, slowed behind proxies,
-    // has may's carriers to itself (the harness's carrier gate); here it
-    // would wait for every other test's virtual-thread servers.
-    harness::in_own_process!(the_yielding_driver_is_never_flagged, {
-        yielding_driver_is_not_flagged();
-    });
-}
-
-/// The test above, in its own process.
+/// The same slow dependencies on the yielding driver: nothing is flagged.
 fn yielding_driver_is_not_flagged() {
     // Arrange: the same slow dependencies, the driver that parks.
     let app = virtual_server_behind_slow_dependencies(Server::VirtualYielding);
@@ -194,4 +170,16 @@ fn yielding_driver_is_not_flagged() {
     }
     // No log check needed: a warning is written only when a route's marked
     // calls rose, which the first assertion rules out.
+}
+
+// Each in a process of its own: the first asserts that no other route was
+// flagged, and every server of this binary logs to the one subscriber; the
+// second's server, slowed behind proxies, has may's carriers to itself (the
+// harness's carrier gate), and here would wait for every other test's.
+harness::test_cases! {
+    pinning_routes_are_flagged, gate: quiet;
+    in_own_process pinning_routes_are_flagged_by_their_marks_and_by_timing_and_no_other();
+
+    yielding_driver_is_not_flagged, gate: quiet;
+    in_own_process the_yielding_driver_is_never_flagged();
 }

@@ -250,7 +250,7 @@ fn excess_requests_get_503_within_the_acquire_timeout(server: Server) {
 // The virtual-thread servers in a process of their own: one slowed behind
 // proxies has may's carriers to itself (the harness's carrier gate); here it
 // would wait for every other test's virtual-thread servers.
-harness::per_server_tests! {
+harness::test_cases! {
     excess_requests_get_503_within_the_acquire_timeout, gate: quiet;
     blocking_server_bounds_the_wait_for_a_connection(Server::Blocking);
     async_server_bounds_the_wait_for_a_connection(Server::Async);

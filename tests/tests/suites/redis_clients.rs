@@ -24,8 +24,7 @@ fn app(client: &str) -> TestApp {
         Server::Async,
         AppOptions {
             through_proxies: true,
-            extra_args: vec!["--redis-client".into(), client.into()],
-            ..AppOptions::default()
+            ..AppOptions::with_args(["--redis-client", client])
         },
     )
 }

@@ -212,13 +212,7 @@ fn no_secrets_in_error_bodies_or_metrics(server: Server) {
         server,
         AppOptions {
             shared_data: Some(data),
-            extra_args: vec![
-                "--database-url".into(),
-                database_url.clone(),
-                "--redis-url".into(),
-                redis_url.clone(),
-            ],
-            ..AppOptions::default()
+            ..AppOptions::with_args(["--database-url", &database_url, "--redis-url", &redis_url])
         },
     );
     let urls = [database_url.as_str(), redis_url.as_str()];
@@ -257,7 +251,7 @@ fn no_secrets_in_error_bodies_or_metrics(server: Server) {
     redis_proxy.set_mode(Mode::Pass);
 }
 
-harness::per_server_tests! {
+harness::test_cases! {
     no_secrets_in_error_bodies_or_metrics;
     blocking_server_leaks_no_secrets(Server::Blocking);
     async_server_leaks_no_secrets(Server::Async);

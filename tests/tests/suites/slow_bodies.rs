@@ -29,13 +29,7 @@ const HEAD: &[u8] = b"POST /echo HTTP/1.1\r\nHost: t\r\nContent-Type: applicatio
 fn app(server: Server) -> TestApp {
     spawn_app_with(
         server,
-        AppOptions {
-            extra_args: vec![
-                "--body-read-timeout-ms".into(),
-                DEADLINE.as_millis().to_string(),
-            ],
-            ..AppOptions::default()
-        },
+        AppOptions::with_args(["--body-read-timeout-ms", &DEADLINE.as_millis().to_string()]),
     )
 }
 
@@ -168,7 +162,7 @@ fn nothing_was_held(app: &TestApp, server: Server, health_sent: usize) {
     }
 }
 
-harness::per_server_tests! {
+harness::test_cases! {
     dripped_bodies_are_cut_at_the_deadline, gate: quiet;
     blocking_server_cuts_off_a_dripped_body_at_its_deadline(Server::Blocking);
     async_server_cuts_off_a_dripped_body_at_its_deadline(Server::Async);

@@ -106,13 +106,10 @@ fn slow_clients_are_cut_off_and_others_served(server: Server) {
     };
     let app = spawn_app_with(
         server,
-        AppOptions {
-            extra_args: vec![
-                "--header-read-timeout-ms".into(),
-                header_timeout.as_millis().to_string(),
-            ],
-            ..AppOptions::default()
-        },
+        AppOptions::with_args([
+            "--header-read-timeout-ms",
+            &header_timeout.as_millis().to_string(),
+        ]),
     );
 
     let connecting = Instant::now();
@@ -195,7 +192,7 @@ fn slow_clients_are_cut_off_and_others_served(server: Server) {
 
 // A thousand sockets each side, written to every second: no other
 // heavy or timing test beside it.
-harness::per_server_tests! {
+harness::test_cases! {
     slow_clients_are_cut_off_and_others_served, gate: exclusive;
     blocking_server_cuts_off_slow_clients_and_keeps_serving(Server::Blocking);
     async_server_cuts_off_slow_clients_and_keeps_serving(Server::Async);

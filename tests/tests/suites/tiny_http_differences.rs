@@ -23,13 +23,7 @@ const HEADER_TIMEOUT_MS: u64 = 300;
 fn app(server: Server) -> TestApp {
     spawn_app_with(
         server,
-        AppOptions {
-            extra_args: vec![
-                "--header-read-timeout-ms".into(),
-                HEADER_TIMEOUT_MS.to_string(),
-            ],
-            ..AppOptions::default()
-        },
+        AppOptions::with_args(["--header-read-timeout-ms", &HEADER_TIMEOUT_MS.to_string()]),
     )
 }
 
@@ -253,13 +247,10 @@ const BODY_DEADLINE: Duration = Duration::from_millis(500);
 fn app_with_body_deadline(server: Server) -> TestApp {
     spawn_app_with(
         server,
-        AppOptions {
-            extra_args: vec![
-                "--body-read-timeout-ms".into(),
-                BODY_DEADLINE.as_millis().to_string(),
-            ],
-            ..AppOptions::default()
-        },
+        AppOptions::with_args([
+            "--body-read-timeout-ms",
+            &BODY_DEADLINE.as_millis().to_string(),
+        ]),
     )
 }
 
@@ -423,14 +414,11 @@ fn measure_in_this_process() {
 fn app_200(server: Server, header_timeout_ms: &str) -> TestApp {
     spawn_app_with(
         server,
-        AppOptions {
-            extra_args: vec![
-                "--handler-threads".into(),
-                "200".into(),
-                "--header-read-timeout-ms".into(),
-                header_timeout_ms.into(),
-            ],
-            ..AppOptions::default()
-        },
+        AppOptions::with_args([
+            "--handler-threads",
+            "200",
+            "--header-read-timeout-ms",
+            header_timeout_ms,
+        ]),
     )
 }

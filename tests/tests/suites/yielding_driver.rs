@@ -50,19 +50,7 @@ fn timed_get(app: &TestApp, path: &str) -> (u16, Vec<u8>, Duration) {
     (r.status, r.body, started.elapsed())
 }
 
-#[test]
-fn an_outage_of_either_dependency_is_a_503_with_the_contracts_body_then_recovers() {
-    // Its own process: may's carriers are fixed by the process's first
-    // virtual-thread server, and this one asks for one carrier.
-    harness::in_own_process!(
-        an_outage_of_either_dependency_is_a_503_with_the_contracts_body_then_recovers,
-        {
-            outage_on_one_carrier();
-        }
-    );
-}
-
-/// The test above, in its own process.
+/// On one carrier, each dependency's outage is a 503, then recovers.
 fn outage_on_one_carrier() {
     let app = virtual_server("yielding");
     assert_eq!(app.get("/users/1").status, 200);
@@ -125,20 +113,7 @@ fn health_beside_eight_queries(app: &TestApp) -> (Duration, usize) {
     (health, ok)
 }
 
-#[test]
-fn on_one_carrier_pinning_queries_hold_health_back_and_yielding_ones_do_not() {
-    let _gate = harness::quiet();
-    // Its own process: may's carriers are fixed by the process's first
-    // virtual-thread server, and this one asks for one carrier.
-    harness::in_own_process!(
-        on_one_carrier_pinning_queries_hold_health_back_and_yielding_ones_do_not,
-        {
-            pinning_and_yielding_on_one_carrier();
-        }
-    );
-}
-
-/// The test above, in its own process.
+/// On one carrier, pinning queries hold /health back, yielding ones not.
 fn pinning_and_yielding_on_one_carrier() {
     const ROUND_TRIP: Duration = Duration::from_millis(20);
     let mut health = Vec::new();
@@ -178,4 +153,14 @@ fn pinning_and_yielding_on_one_carrier() {
         yielded < ROUND_TRIP / 2,
         "with the yielding driver /health should not wait for the queries: {health:?}"
     );
+}
+
+// Each in a process of its own: may's carriers are fixed by the process's
+// first virtual-thread server, and these ask for one carrier.
+harness::test_cases! {
+    outage_on_one_carrier;
+    in_own_process an_outage_of_either_dependency_is_a_503_with_the_contracts_body_then_recovers();
+
+    pinning_and_yielding_on_one_carrier, gate: quiet;
+    in_own_process on_one_carrier_pinning_queries_hold_health_back_and_yielding_ones_do_not();
 }
