@@ -16,7 +16,7 @@
 /// ([`in_own_process!`](crate::in_own_process)); attributes before a case
 /// (`#[ignore = "..."]`) go on its test.
 ///
-/// ```ignore
+/// ```text
 /// harness::test_cases! {
 ///     dripped_bodies_are_cut_at_the_deadline, gate: quiet;
 ///     blocking_server_cuts_off_a_dripped_body_at_its_deadline(Server::Blocking);
