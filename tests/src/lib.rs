@@ -6,7 +6,8 @@
 //! with each other and with a server a person is running. The suites in
 //! `tests/` drive both through the same helpers and expect the same answers.
 //!
-//! `http` is the one raw HTTP client (one-shot or keep-alive), `drip` a
+//! `http` is the one raw HTTP client (one-shot or keep-alive; it reads
+//! answers with `net_tools::http_answer`, the workspace's one reader), `drip` a
 //! client that sends its body a byte at a time, `log_capture` the servers'
 //! log lines kept for a test to read, `contract_cases` the contract suite's
 //! table of requests and their exact answers (bench runs it against the
@@ -16,6 +17,9 @@
 //!
 //! may's carriers are process-wide, so a virtual-thread server slowed on
 //! purpose has them to itself while it runs (`carriers`).
+//!
+//! [`test_cases!`](crate::test_cases!) writes a `#[test]` per case around one body (a test per
+//! server mode, each named, gated or in a process of its own).
 //!
 //! `process` runs a server's real binary as a child process instead, for the
 //! checks that need a process of its own: signals, `/proc` figures (the

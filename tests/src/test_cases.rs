@@ -1,4 +1,4 @@
-//! [`test_cases!`](crate::test_cases): `#[test]`s that each call one body
+//! [`test_cases!`](crate::test_cases!): `#[test]`s that each call one body
 //! with their own arguments, mostly one per server mode, each with a name of
 //! its own.
 //!
@@ -11,7 +11,7 @@
 
 /// Writes one `#[test]` per case, each calling the body named last before
 /// it with the case's arguments, after taking that body's load gate when
-/// one is named (`quiet` or `exclusive`, [`crate::load_gate`]). A case
+/// one is named ([`quiet`](crate::quiet) or [`exclusive`](crate::exclusive)). A case
 /// written `in_own_process name(...)` runs its body in a child process
 /// ([`in_own_process!`](crate::in_own_process)); attributes before a case
 /// (`#[ignore = "..."]`) go on its test.
