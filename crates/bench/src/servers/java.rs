@@ -72,6 +72,14 @@ pub const SOURCES: &[(&str, &str)] = &[
         include_str!("../../../../calibration/common/Metrics.java"),
     ),
     (
+        "JvmMetrics.java",
+        include_str!("../../../../calibration/common/JvmMetrics.java"),
+    ),
+    (
+        "PinnedThreads.java",
+        include_str!("../../../../calibration/PinnedThreads.java"),
+    ),
+    (
         "TomcatServer.java",
         include_str!("../../../../calibration/TomcatServer.java"),
     ),
@@ -427,7 +435,10 @@ mod tests {
         assert!(on_21.runtime.has_virtual_threads());
         let args_21 = serve_args(&on_21, (200, 10), None);
         let (java, cp, _) = split_serve_args(JavaServer::Tomcat, &args_21).unwrap();
-        assert_eq!((java.as_str(), cp.as_str()), ("/venv/jdk/bin/java", "/c:/j.jar"));
+        assert_eq!(
+            (java.as_str(), cp.as_str()),
+            ("/venv/jdk/bin/java", "/c:/j.jar")
+        );
         assert_eq!(
             rest,
             [
