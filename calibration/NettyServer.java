@@ -7,7 +7,8 @@
 // writes the answer when it is done (WebFlux's publishOn(parallel())).
 //
 // Flags: --bind host:port, --workers N (event-loop threads; default: the
-// cores).
+// cores). /metrics: the request counters, the JIT's and the collectors'
+// time (JvmMetrics).
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
@@ -135,7 +136,7 @@ public final class NettyServer {
                         break;
                     }
                     case "/metrics":
-                        respond(ctx, route, Contract.text(metrics.render()), keepAlive, head);
+                        respond(ctx, route, Contract.text(metricsText()), keepAlive, head);
                         break;
                     default:
                         respond(ctx, route, Contract.noRoute(), keepAlive, head);
@@ -143,6 +144,13 @@ public final class NettyServer {
             } catch (Contract.BadRequest e) {
                 respond(ctx, route, e.answer(), keepAlive, head);
             }
+        }
+
+        /** The request counters, then the JIT's and the collectors' time. */
+        private String metricsText() {
+            StringBuilder b = new StringBuilder(metrics.render());
+            JvmMetrics.render(b, metrics.server());
+            return b.toString();
         }
 
         private void respond(ChannelHandlerContext ctx, String route, Contract.Answer a, boolean keepAlive,

@@ -7,12 +7,21 @@
 // prepared statement), /cpu runs the same loop as ours.
 //
 // Flags: --bind host:port, --handler-threads N (Tomcat's maxThreads, 200 as
-// Tomcat's default and ours), --database-url postgres://... and
-// --db-pool-size N (no URL: /users answers 503), --acquire-timeout-ms N,
-// and --virtual: the connector's executor becomes
+// Tomcat's default and ours), --accept-count N (the listen backlog, 100 as
+// Tomcat's and Spring Boot's default; ours ask for 4096),
+// --database-url postgres://... and --db-pool-size N (no URL: /users
+// answers 503), --acquire-timeout-ms N, --no-pin-events (with --virtual:
+// no JFR stream counting pinned virtual threads, PinnedThreads), and
+// --virtual: the connector's executor becomes
 // Executors.newVirtualThreadPerTaskExecutor(), a virtual thread per
 // request (Java 21 or later; looked up by reflection, so that this file
 // compiles with --release 17 and says plainly what it needs on a JDK 17).
+//
+// /metrics adds to the request counters what a Spring Boot actuator shows
+// of Tomcat and the JVM: the handler pool's threads (busy, current, max)
+// and queue, the connections, the JIT's and the collectors' time
+// (JvmMetrics), and with --virtual the virtual threads that pinned their
+// carrier, per route (PinnedThreads).
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -29,6 +38,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.time.OffsetDateTime;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
@@ -37,17 +47,22 @@ import org.apache.catalina.Context;
 import org.apache.catalina.connector.Connector;
 import org.apache.catalina.startup.Tomcat;
 import org.apache.coyote.http11.Http11NioProtocol;
+import org.apache.tomcat.util.threads.ThreadPoolExecutor;
 
 public final class TomcatServer {
     /** The routes this server has, in the contract table's order. */
     static final String[] ROUTES = {"/health", "/cpu", "/users/{id}", "/posts/{id}", "/metrics"};
+    /** Each route's handler method in App, by name (for PinnedThreads). */
+    static final Map<String, String> ROUTE_OF_HANDLER = Map.of(
+            "health", "/health", "cpu", "/cpu", "user", "/users/{id}", "post", "/posts/{id}", "metrics", "/metrics");
 
     public static void main(String[] args) throws Exception {
         Flags f;
         try {
             f = Flags.parse(args,
-                    Set.of("--bind", "--handler-threads", "--database-url", "--db-pool-size", "--acquire-timeout-ms"),
-                    Set.of("--virtual"));
+                    Set.of("--bind", "--handler-threads", "--accept-count", "--database-url", "--db-pool-size",
+                            "--acquire-timeout-ms"),
+                    Set.of("--virtual", "--no-pin-events"));
         } catch (IllegalArgumentException e) {
             System.err.println("tomcat: " + e.getMessage());
             System.exit(2);
@@ -76,6 +91,11 @@ public final class TomcatServer {
         Http11NioProtocol protocol = (Http11NioProtocol) connector.getProtocolHandler();
         protocol.setAddress(InetAddress.getByName(bind[0]));
         protocol.setMaxThreads(threads);
+        // The listen backlog: connections the kernel completes before the
+        // acceptor takes them. Past it the kernel drops a client's SYN and
+        // the client tries again 1 s later, then 3 s: latency no thread of
+        // Tomcat's ever sees.
+        protocol.setAcceptCount(f.intOf("--accept-count", 100));
         // Keep-alive as ours: no limit on requests per connection, and the
         // same 10 s for a request head (and between requests).
         protocol.setMaxKeepAliveRequests(-1);
@@ -86,12 +106,15 @@ public final class TomcatServer {
         tomcat.getService().addConnector(connector);
         tomcat.setConnector(connector);
         Context context = tomcat.addContext("", null);
-        Tomcat.addServlet(context, "app", new App(users, new Metrics(virtual ? "tomcat-virtual" : "tomcat")));
+        PinnedThreads pins = PinnedThreads.start(virtual, !f.has("--no-pin-events"), App.class.getName(),
+                ROUTE_OF_HANDLER);
+        Metrics metrics = new Metrics(virtual ? "tomcat-virtual" : "tomcat");
+        Tomcat.addServlet(context, "app", new App(users, metrics, new Pool(protocol), pins));
         context.addServletMappingDecoded("/*", "app");
         tomcat.start();
         System.out.println("tomcat: listening on " + bind[0] + ":" + bind[1] + ", "
                 + (virtual ? "a virtual thread per request" : threads + " handler threads")
-                + ", Java " + Runtime.version());
+                + ", Java " + Runtime.version() + "; " + pins.watching());
         System.out.flush();
         new CountDownLatch(1).await();
     }
@@ -110,10 +133,14 @@ public final class TomcatServer {
         private static final long serialVersionUID = 1L;
         private final transient Users users;
         private final transient Metrics metrics;
+        private final transient Pool pool;
+        private final transient PinnedThreads pins;
 
-        App(Users users, Metrics metrics) {
+        App(Users users, Metrics metrics, Pool pool, PinnedThreads pins) {
             this.users = users;
             this.metrics = metrics;
+            this.pool = pool;
+            this.pins = pins;
         }
 
         @Override
@@ -148,22 +175,20 @@ public final class TomcatServer {
                 return Contract.methodNotAllowed();
             }
             try {
+                // One handler per route, named as its Rust twin's
+                // (crates/blocking-server/src/handlers.rs): a pinned virtual
+                // thread is put to its route by the handler on its stack.
                 switch (route) {
                     case "/health":
-                        return Contract.health();
+                        return health();
                     case "/cpu":
-                        return Contract.cpu(Contract.parseCpuN(query));
+                        return cpu(query);
                     case "/users/{id}":
-                        return users.find(Contract.parsePathId(id));
-                    case "/posts/{id}": {
-                        long postId = Contract.parsePathId(id);
-                        // The slow downstream: this handler thread sleeps, as
-                        // blocking-server's handle_post does.
-                        Thread.sleep(Contract.POST_DELAY_MS);
-                        return Contract.post(postId);
-                    }
+                        return user(id);
+                    case "/posts/{id}":
+                        return post(id);
                     case "/metrics":
-                        return Contract.text(metrics.render());
+                        return metrics();
                     default:
                         return Contract.noRoute();
                 }
@@ -173,6 +198,73 @@ public final class TomcatServer {
                 Thread.currentThread().interrupt();
                 return Contract.internal();
             }
+        }
+
+        private Contract.Answer health() {
+            return Contract.health();
+        }
+
+        private Contract.Answer cpu(String query) throws Contract.BadRequest {
+            return Contract.cpu(Contract.parseCpuN(query));
+        }
+
+        private Contract.Answer user(String id) throws Contract.BadRequest {
+            return users.find(Contract.parsePathId(id));
+        }
+
+        private Contract.Answer post(String id) throws Contract.BadRequest, InterruptedException {
+            long postId = Contract.parsePathId(id);
+            // The slow downstream: this handler thread sleeps, as
+            // blocking-server's post handler does.
+            Thread.sleep(Contract.POST_DELAY_MS);
+            return Contract.post(postId);
+        }
+
+        private Contract.Answer metrics() {
+            StringBuilder b = new StringBuilder(metrics.render());
+            JvmMetrics.render(b, metrics.server());
+            pool.render(b, metrics.server());
+            pins.render(b, metrics.server());
+            return Contract.text(b.toString());
+        }
+    }
+
+    /**
+     * The connector's handler pool and connections, under Micrometer's names
+     * for them (Spring Boot's actuator: tomcat_threads_*, tomcat_connections_*),
+     * and the pool's queue: requests read and waiting for a free thread.
+     */
+    static final class Pool {
+        private final Http11NioProtocol protocol;
+
+        Pool(Http11NioProtocol protocol) {
+            this.protocol = protocol;
+        }
+
+        void render(StringBuilder b, String server) {
+            // A virtual thread per request has no pool (and no queue): only
+            // the connections are told.
+            if (protocol.getExecutor() instanceof ThreadPoolExecutor) {
+                ThreadPoolExecutor pool = (ThreadPoolExecutor) protocol.getExecutor();
+                Metrics.single(b, server, "tomcat_threads_busy_threads",
+                        "Handler threads serving a request now (this one's included).", "gauge",
+                        pool.getActiveCount());
+                Metrics.single(b, server, "tomcat_threads_current_threads",
+                        "Handler threads started (the pool grows to maxThreads on demand).", "gauge",
+                        pool.getPoolSize());
+                Metrics.single(b, server, "tomcat_threads_config_max_threads",
+                        "The handler pool's maxThreads.", "gauge", pool.getMaximumPoolSize());
+                Metrics.single(b, server, "tomcat_threads_queued_tasks",
+                        "Sockets with a request to serve, waiting in the pool's queue for a free thread.", "gauge",
+                        pool.getQueue().size());
+            }
+            Metrics.single(b, server, "tomcat_connections_current_connections",
+                    "Connections open now (accepted, not yet closed).", "gauge", protocol.getConnectionCount());
+            Metrics.single(b, server, "tomcat_connections_config_max_connections",
+                    "maxConnections: past it, the acceptor stops accepting.", "gauge",
+                    protocol.getMaxConnections());
+            Metrics.single(b, server, "tomcat_connections_config_accept_count",
+                    "acceptCount: the listen backlog asked of the kernel.", "gauge", protocol.getAcceptCount());
         }
     }
 
@@ -191,10 +283,17 @@ public final class TomcatServer {
             }
             URI u = URI.create(url);
             String path = u.getRawPath() == null || u.getRawPath().isEmpty() ? "/postgres" : u.getRawPath();
-            String query = u.getRawQuery() == null ? "" : "?" + u.getRawQuery();
+            // Our drivers talk to Postgres in plain text (tokio-postgres's
+            // NoTls); pgjdbc would try TLS first (sslmode=prefer) and, where
+            // Postgres has it on, encrypt every query: a cost the twin does
+            // not pay. So plain text here too, unless the URL says otherwise.
+            String query = u.getRawQuery() == null ? "" : u.getRawQuery();
+            if (!query.contains("sslmode=")) {
+                query = query.isEmpty() ? "sslmode=disable" : query + "&sslmode=disable";
+            }
             HikariConfig config = new HikariConfig();
             config.setJdbcUrl("jdbc:postgresql://" + u.getHost() + ":" + (u.getPort() < 0 ? 5432 : u.getPort())
-                    + path + query);
+                    + path + "?" + query);
             String info = u.getUserInfo();
             if (info != null) {
                 int colon = info.indexOf(':');

@@ -2,7 +2,9 @@
 // steps to tell an idle server from a busy one: requests in flight and
 // requests answered by route and status, under the same names
 // (contract::metrics). A server bench starts is sampled from /proc for its
-// threads, RSS and CPU, like ours, so nothing else is needed here.
+// threads, RSS and CPU, like ours; what only the JVM knows (the JIT, the
+// collectors: JvmMetrics; Tomcat's pool, pinned virtual threads) each
+// server adds after these, every series labelled with the server as ours.
 
 import java.util.Map;
 import java.util.TreeMap;
@@ -30,15 +32,28 @@ final class Metrics {
         inFlight.decrementAndGet();
     }
 
+    /** The server label of every series, e.g. "tomcat-virtual". */
+    String server() {
+        return server;
+    }
+
+    /** A family's HELP and TYPE lines (contract::metrics::write_family_header). */
+    static void family(StringBuilder b, String name, String help, String type) {
+        b.append("# HELP ").append(name).append(' ').append(help).append('\n');
+        b.append("# TYPE ").append(name).append(' ').append(type).append('\n');
+    }
+
+    /** A family of one series, labelled with the server alone. */
+    static void single(StringBuilder b, String server, String name, String help, String type, Object value) {
+        family(b, name, help, type);
+        b.append(name).append("{server=\"").append(server).append("\"} ").append(value).append('\n');
+    }
+
     /** The Prometheus text of both families. */
     String render() {
         StringBuilder b = new StringBuilder();
-        b.append("# HELP http_requests_in_flight Requests being handled now.\n");
-        b.append("# TYPE http_requests_in_flight gauge\n");
-        b.append("http_requests_in_flight{server=\"").append(server).append("\"} ")
-                .append(inFlight.get()).append('\n');
-        b.append("# HELP http_requests_total Requests answered, by route and status.\n");
-        b.append("# TYPE http_requests_total counter\n");
+        single(b, server, "http_requests_in_flight", "Requests being handled now.", "gauge", inFlight.get());
+        family(b, "http_requests_total", "Requests answered, by route and status.", "counter");
         Map<String, Long> sorted = new TreeMap<>();
         answered.forEach((k, v) -> sorted.put(k, v.sum()));
         sorted.forEach((k, v) -> {

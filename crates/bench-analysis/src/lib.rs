@@ -6,7 +6,8 @@
 //! plateau, cap and crossover ([`sweep`]), the seeds' conclusions and this
 //! project's checked against the rounds, each a prediction or a design
 //! check ([`findings`]), which errors a run should not have had
-//! ([`errors`]). Which route a path is counted under is the contract's
+//! ([`errors`]), and when a JVM's warm-up has settled ([`warm_up`]).
+//! Which route a path is counted under is the contract's
 //! `routes::label_of`, as in the servers.
 //!
 //! A run is judged by what it saved: its groups, columns, servers and
@@ -18,3 +19,4 @@ pub mod findings;
 pub mod stats;
 pub mod sweep;
 pub mod verdict;
+pub mod warm_up;

@@ -13,12 +13,20 @@
 //! replaces itself with the JVM ([`exec`]): the pid bench samples is the
 //! JVM's, and no JVM outlives bench. The JVM's flags are fixed
 //! ([`JVM_FLAGS`]) and saved with the run.
+//!
+//! The JVM that runs them need not be the JDK that built them: classes
+//! built for 17 run on any later JVM, and [`JavaServers::on`] puts them on
+//! one of the pinned Java 21 and 25 runtimes ([`runtimes`]).
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use bench_model::JavaServer;
+
+pub mod runtimes;
+
+pub use runtimes::{find_runtime, install_runtime, JavaRelease, JavaRuntime};
 
 /// What installs the JDK and the jars on Debian.
 pub const APT_INSTALL: &str = "apt-get install default-jdk-headless libtomcat10-embed-java libjakarta-annotation-api-java libnetty-java libpostgresql-jdbc-java libhikaricp-java";
@@ -62,6 +70,14 @@ pub const SOURCES: &[(&str, &str)] = &[
     (
         "Metrics.java",
         include_str!("../../../../calibration/common/Metrics.java"),
+    ),
+    (
+        "JvmMetrics.java",
+        include_str!("../../../../calibration/common/JvmMetrics.java"),
+    ),
+    (
+        "PinnedThreads.java",
+        include_str!("../../../../calibration/PinnedThreads.java"),
     ),
     (
         "TomcatServer.java",
@@ -123,17 +139,32 @@ impl Jdk {
 
     /// The feature release: 17 for "17.0.15", 8 for "1.8.0_402", 0 when unknown.
     pub fn feature(&self) -> u32 {
-        let mut parts = self.version.split(['.', '_', '+', '-']);
-        match parts.next().and_then(|p| p.parse::<u32>().ok()) {
-            Some(1) => parts.next().and_then(|p| p.parse().ok()).unwrap_or(0),
-            Some(n) => n,
-            None => 0,
-        }
+        feature_of(&self.version)
     }
 
     /// Whether it runs virtual threads (Java 21 or later).
     pub fn has_virtual_threads(&self) -> bool {
         self.feature() >= 21
+    }
+
+    /// Its own `java`, as a runtime.
+    pub fn runtime(&self) -> JavaRuntime {
+        JavaRuntime {
+            home: self.home.clone(),
+            java: self.java.clone(),
+            version: self.version.clone(),
+        }
+    }
+}
+
+/// The feature release of a Java version: 17 for "17.0.15", 8 for
+/// "1.8.0_402", 0 when unknown.
+fn feature_of(version: &str) -> u32 {
+    let mut parts = version.split(['.', '_', '+', '-']);
+    match parts.next().and_then(|p| p.parse::<u32>().ok()) {
+        Some(1) => parts.next().and_then(|p| p.parse().ok()).unwrap_or(0),
+        Some(n) => n,
+        None => 0,
     }
 }
 
@@ -145,12 +176,26 @@ fn javac_on_path() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// The built servers: the JDK that runs them and their class path.
+/// The built servers: the JDK that built them, the JVM that runs them
+/// (the same JDK's, unless [`JavaServers::on`] chose another) and their
+/// class path.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JavaServers {
     pub jdk: Jdk,
+    pub runtime: JavaRuntime,
     /// The compiled classes, then every jar.
     pub classpath: String,
+}
+
+impl JavaServers {
+    /// The same servers run by `runtime` (built with `--release 17`, they
+    /// run on any JVM from 17 on).
+    pub fn on(&self, runtime: JavaRuntime) -> JavaServers {
+        JavaServers {
+            runtime,
+            ..self.clone()
+        }
+    }
 }
 
 /// Finds the JDK and the jars and builds the servers (once per set of
@@ -178,6 +223,7 @@ pub fn prepare(java_home: Option<&Path>, jars: Option<&Path>) -> Result<JavaServ
     let classes = build(&jdk, &jar_path)?;
     Ok(JavaServers {
         classpath: format!("{}:{jar_path}", classes.display()),
+        runtime: jdk.runtime(),
         jdk,
     })
 }
@@ -280,9 +326,10 @@ pub fn main_class(server: JavaServer) -> &'static str {
 }
 
 /// The arguments bench gives `bench serve <server>` (after `--bind`): the
-/// JVM to run and its class path, then the server's own flags, the sizes
-/// of our servers' (handler threads, pool) so that each twin runs with its
-/// Rust twin's: a JDBC pool as large as ours, 200 handler threads.
+/// JVM to run (the servers' runtime) and its class path, then the
+/// server's own flags, the sizes of our servers' (handler threads, pool)
+/// so that each twin runs with its Rust twin's: a JDBC pool as large as
+/// ours, 200 handler threads.
 pub fn serve_args(
     servers: &JavaServers,
     (handler_threads, db_pool_size): (u32, u32),
@@ -290,7 +337,7 @@ pub fn serve_args(
 ) -> Vec<String> {
     let mut args = vec![
         "--java".to_owned(),
-        servers.jdk.java.display().to_string(),
+        servers.runtime.java.display().to_string(),
         "--classpath".to_owned(),
         servers.classpath.clone(),
         "--handler-threads".to_owned(),
@@ -373,11 +420,25 @@ mod tests {
         assert!(e.contains("no JDK at /nowhere/at/all"), "{e}");
         let servers = JavaServers {
             jdk: jdk("17.0.15"),
+            runtime: jdk("17.0.15").runtime(),
             classpath: "/c:/j.jar".into(),
         };
         let args = serve_args(&servers, (200, 10), Some("postgres://x@h/db"));
         let (java, cp, rest) = split_serve_args(JavaServer::Tomcat, &args).unwrap();
         assert_eq!((java.as_str(), cp.as_str()), ("/jdk/bin/java", "/c:/j.jar"));
+        // On another runtime, its java runs the same classes.
+        let on_21 = servers.on(JavaRuntime {
+            home: PathBuf::from("/venv/jdk"),
+            java: PathBuf::from("/venv/jdk/bin/java"),
+            version: "21.0.8".into(),
+        });
+        assert!(on_21.runtime.has_virtual_threads());
+        let args_21 = serve_args(&on_21, (200, 10), None);
+        let (java, cp, _) = split_serve_args(JavaServer::Tomcat, &args_21).unwrap();
+        assert_eq!(
+            (java.as_str(), cp.as_str()),
+            ("/venv/jdk/bin/java", "/c:/j.jar")
+        );
         assert_eq!(
             rest,
             [

@@ -17,32 +17,61 @@
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bench::servers::java::{self, JavaServers};
 use harness::contract_cases::{cases, check, run_case_at};
-use harness::{AppOptions, Server};
+use harness::{AppData, AppOptions, Server, TestApp};
 
 /// The routes each calibration server has (the contract table's patterns).
-const TOMCAT_ROUTES: &[&str] = &["/health", "/cpu", "/users/{id}", "/posts/{id}", "/metrics"];
-const NETTY_ROUTES: &[&str] = &["/health", "/cpu", "/cpu/rayon", "/posts/{id}", "/metrics"];
+pub(crate) const TOMCAT_ROUTES: &[&str] =
+    &["/health", "/cpu", "/users/{id}", "/posts/{id}", "/metrics"];
+pub(crate) const NETTY_ROUTES: &[&str] =
+    &["/health", "/cpu", "/cpu/rayon", "/posts/{id}", "/metrics"];
 
-fn built() -> JavaServers {
+pub(crate) fn built() -> JavaServers {
     java::prepare(None, None)
         .unwrap_or_else(|e| panic!("cannot build the calibration servers: {e}"))
 }
 
+/// A fresh database for Tomcat to read, and our blocking server on it,
+/// which applied the migrations (and answers the cases to compare with).
+pub(crate) fn migrated_database() -> (Arc<AppData>, TestApp) {
+    let data = harness::fresh_data().unwrap();
+    let ours = harness::spawn_app_with(
+        Server::Blocking,
+        AppOptions {
+            shared_data: Some(data.clone()),
+            ..AppOptions::default()
+        },
+    );
+    (data, ours)
+}
+
 /// `bench serve <which> --bind ...` as its own process, killed on drop.
-struct JavaChild {
+pub(crate) struct JavaChild {
     child: Child,
-    addr: SocketAddr,
+    pub(crate) addr: SocketAddr,
 }
 
 impl JavaChild {
-    fn start(
+    pub(crate) fn start(
         which: &str,
         servers: &JavaServers,
         database_url: Option<&str>,
+        log: &Path,
+    ) -> JavaChild {
+        JavaChild::start_with(which, servers, database_url, &[], log)
+    }
+
+    /// [`JavaChild::start`] with flags of the server's own after bench's
+    /// (Tomcat's `--virtual`).
+    pub(crate) fn start_with(
+        which: &str,
+        servers: &JavaServers,
+        database_url: Option<&str>,
+        extra: &[&str],
         log: &Path,
     ) -> JavaChild {
         let port = crate::common::free_port();
@@ -51,6 +80,7 @@ impl JavaChild {
         let child = Command::new(env!("CARGO_BIN_EXE_bench"))
             .args(["serve", which, "--bind", &addr.to_string()])
             .args(java::serve_args(servers, (200, 4), database_url))
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(file.try_clone().unwrap())
             .stderr(file)
@@ -90,15 +120,7 @@ fn the_calibration_servers_answer_the_contracts_cases_byte_for_byte() {
     let _machine = harness::exclusive();
     let servers = built();
     let logs = tempfile::tempdir().unwrap();
-    // Our blocking server applies the migrations to the database Tomcat reads.
-    let data = harness::fresh_data().unwrap();
-    let ours = harness::spawn_app_with(
-        Server::Blocking,
-        AppOptions {
-            shared_data: Some(data.clone()),
-            ..AppOptions::default()
-        },
-    );
+    let (data, ours) = migrated_database();
     let tomcat = JavaChild::start(
         "tomcat",
         &servers,
@@ -111,41 +133,13 @@ fn the_calibration_servers_answer_the_contracts_cases_byte_for_byte() {
         ("tomcat", &tomcat, TOMCAT_ROUTES, 20),
         ("netty", &netty, NETTY_ROUTES, 12),
     ] {
-        // The cases whose route the server has (or none: a 404), sent
-        // without headers of their own (framing and header limits are each
-        // server's connector's, not the contract's answers here).
-        let theirs: Vec<_> = cases()
-            .into_iter()
-            .filter(|c| c.headers.is_empty())
-            .filter(|c| contract::routes::label_of(&c.path).is_none_or(|l| routes.contains(&l)))
-            .collect();
-        assert!(
-            theirs.len() >= at_least,
-            "{name}: only {} cases",
-            theirs.len()
-        );
-        for case in &theirs {
-            let got = run_case_at(server.addr, name, case);
-            if let Err(e) = check(name, case, &got) {
-                failures.push(e);
-            }
-            let want = run_case_at(ours.addr, "blocking", case);
-            let same = |r: &harness::Response| {
-                (
-                    r.status,
-                    r.header("content-type").map(str::to_owned),
-                    r.header("content-length").map(str::to_owned),
-                    r.header("allow").map(str::to_owned),
-                    r.body.clone(),
-                )
-            };
-            if same(&got) != same(&want) {
-                failures.push(format!(
-                    "case {:?}: {name} {} {:?} / blocking {} {:?}",
-                    case.name, got.status, got.headers, want.status, want.headers
-                ));
-            }
-        }
+        failures.extend(contract_failures(
+            name,
+            server.addr,
+            routes,
+            at_least,
+            ours.addr,
+        ));
     }
     assert!(
         failures.is_empty(),
@@ -153,6 +147,55 @@ fn the_calibration_servers_answer_the_contracts_cases_byte_for_byte() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// The contract suite's cases whose route `routes` has (or none: a 404),
+/// sent to the server at `addr` and to our blocking server at `ours`:
+/// each answer checked against the case and against ours, byte for byte;
+/// what differs, one line each.
+pub(crate) fn contract_failures(
+    name: &str,
+    addr: SocketAddr,
+    routes: &[&str],
+    at_least: usize,
+    ours: SocketAddr,
+) -> Vec<String> {
+    // Sent without headers of their own (framing and header limits are
+    // each server's connector's, not the contract's answers here).
+    let theirs: Vec<_> = cases()
+        .into_iter()
+        .filter(|c| c.headers.is_empty())
+        .filter(|c| contract::routes::label_of(&c.path).is_none_or(|l| routes.contains(&l)))
+        .collect();
+    assert!(
+        theirs.len() >= at_least,
+        "{name}: only {} cases",
+        theirs.len()
+    );
+    let mut failures = Vec::new();
+    for case in &theirs {
+        let got = run_case_at(addr, name, case);
+        if let Err(e) = check(name, case, &got) {
+            failures.push(e);
+        }
+        let want = run_case_at(ours, "blocking", case);
+        let same = |r: &harness::Response| {
+            (
+                r.status,
+                r.header("content-type").map(str::to_owned),
+                r.header("content-length").map(str::to_owned),
+                r.header("allow").map(str::to_owned),
+                r.body.clone(),
+            )
+        };
+        if same(&got) != same(&want) {
+            failures.push(format!(
+                "case {:?}: {name} {} {:?} / blocking {} {:?}",
+                case.name, got.status, got.headers, want.status, want.headers
+            ));
+        }
+    }
+    failures
 }
 
 /// A column of results.json by id.

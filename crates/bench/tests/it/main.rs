@@ -7,7 +7,8 @@
 //! Tests that need a tool a machine with Rust, Postgres and Redis may lack
 //! are `#[ignore = "needs ..."]`, and fail when run without it
 //! (`cargo test -p bench -- --include-ignored`): Chromium, Python with
-//! venv (Locust), Python 3 alone, node, a JDK with Debian's Tomcat and Netty jars.
+//! venv (Locust), Python 3 alone, node, a JDK with Debian's Tomcat and Netty jars,
+//! the pinned Java 21 and 25 runtimes (`scripts/install-java-runtimes.sh`).
 
 // bench-report's builders of fixed runs, for the seed profile's test.
 #[path = "../../../bench-report/tests/it/build.rs"]
@@ -25,6 +26,7 @@ mod end_to_end;
 mod glance_in_browser;
 mod idle_connections;
 mod java_calibration;
+mod java_runtimes;
 mod jmeter_export_import;
 mod k6_export_import;
 mod locust_end_to_end;

