@@ -11,7 +11,9 @@
 //!
 //! Every file of a run's report is named and made in one place
 //! ([`files::report_files`]), so the terminal, Markdown, HTML and SVG
-//! cannot disagree. This crate links no server and no runtime: rendering a
+//! cannot disagree. Pure: text in, text out. This crate reads and writes
+//! no file (bench does, and a test holds this crate's sources to naming
+//! no file-system call), and links no server and no runtime: rendering a
 //! saved run needs nothing but the run (a test of `cargo tree` holds it to
 //! that).
 
@@ -26,7 +28,6 @@ pub mod html;
 pub mod idle_table;
 pub mod lines;
 pub mod markdown;
-pub mod saved;
 pub mod sweep_table;
 pub mod table;
 pub mod text;

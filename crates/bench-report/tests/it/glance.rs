@@ -5,12 +5,6 @@
 //! before the findings; and in a comparison, a changed verdict or a
 //! relative figure that moved marks its row or cell, and nothing else.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
 use bench_analysis::findings::check;
 use bench_model::*;
 use bench_report::glance::{self, Cell, Glance, Model};

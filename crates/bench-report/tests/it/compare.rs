@@ -2,21 +2,13 @@
 //! read as `bench compare` reads them, then edited one field at a time so
 //! each case differs from its base in exactly what it tests.
 
-use std::path::Path;
-
-use super::*;
 use bench_model::SavedRun;
 use bench_model::{ColumnId, GroupId};
 use bench_model::{GroupResult, IdleServer};
 use bench_model::{Spread, Verdict};
+use bench_report::compare::*;
 
-fn seed(name: &str) -> SavedRun {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../docs/results")
-        .join(name)
-        .join("results.json");
-    crate::saved::read(&path).unwrap()
-}
+use crate::saved_run as seed;
 
 fn first() -> SavedRun {
     seed("seed-2026-12-01")
@@ -405,13 +397,13 @@ fn a_relative_figure_moving_beyond_both_spreads_marks_its_cell() {
     let c = cmp(&old, &new);
     let row = c.glance.iter().find(|r| r.name == "/health").unwrap();
     assert!(!row.verdict_changed);
-    let moved: Vec<(crate::glance::Model, bool)> = row.moved.clone();
+    let moved: Vec<(bench_report::glance::Model, bool)> = row.moved.clone();
     assert_eq!(
         moved,
         [
-            (crate::glance::Model::ThreadPool, true),
-            (crate::glance::Model::EventLoop, false),
-            (crate::glance::Model::VirtualThreads, false)
+            (bench_report::glance::Model::ThreadPool, true),
+            (bench_report::glance::Model::EventLoop, false),
+            (bench_report::glance::Model::VirtualThreads, false)
         ]
     );
     assert!(html::render(&c).contains("<td class=\"changed\">"));
