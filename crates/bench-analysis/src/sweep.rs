@@ -10,32 +10,10 @@
 
 use std::time::Duration;
 
-use crate::stats::Metric;
 use crate::verdict::{call, Call, Side};
 use bench_model::GroupId;
 use bench_model::Spread;
-use bench_model::{ColumnResult, LittleCap, RoundResult, RunSettings};
-
-/// Successful completions per second in the step's window: the sweep's
-/// throughput (errors, timeouts and requests unfinished at the window's end
-/// do not count).
-pub fn successful_rps(r: &RoundResult) -> Option<f64> {
-    Some(r.load.successful_throughput_rps)
-}
-
-/// Requests of the step's window that got no answer: still in flight at
-/// its end, or timed out.
-pub fn unanswered(r: &RoundResult) -> Option<f64> {
-    r.step.map(|s| (s.unfinished + s.timeouts) as f64)
-}
-
-/// Server CPU per answered request in the step's window (microseconds):
-/// requests unfinished at the window's end or timed out are not divided by.
-pub fn server_cpu_us_per_answer(r: &RoundResult) -> Option<f64> {
-    let answered = r.load.total_requests.saturating_sub(unanswered(r)? as u64);
-    (r.server_process.samples > 0 && answered > 0)
-        .then(|| r.server_process.cpu_seconds * 1e6 / answered as f64)
-}
+use bench_model::{ColumnResult, LittleCap, Metric, RoundResult, RunSettings};
 
 /// The step's connections, for a sweep round.
 pub fn connections(r: &RoundResult) -> Option<usize> {
@@ -224,6 +202,7 @@ pub fn crossover_call(ratios: &[(usize, f64)], margin: f64) -> Call {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bench_model::figures::successful_rps;
     use bench_model::{CpuUse, Latency, LoadStats, ServerStats, SweepStep};
 
     fn step_round(round: u32, connections: usize, rps: f64) -> RoundResult {

@@ -6,12 +6,13 @@
 //! other ratios (throughput on /health and /users/1, Netty against the
 //! async server) are shown in the evidence, not judged.
 
-use super::checks::{median, pct, rps, Ctx, Kind, Needs, Outcome, Spec};
+use super::checks::{median, pct, Ctx, Kind, Needs, Outcome, Spec};
 use super::sweeps::top_steps;
 use super::Thresholds;
 use crate::stats::{ratio_words, ratios, share_words};
-use crate::sweep::{self as sw, successful_rps};
+use crate::sweep as sw;
 use crate::verdict::Side;
+use bench_model::figures::{server_cpu_us_per_request, successful_rps};
 use bench_model::{ColumnId, ColumnResult, GroupId, RoundResult, SweepInfo};
 
 /// Every finding of this family, in report order.
@@ -36,10 +37,8 @@ fn failed(r: &RoundResult) -> u64 {
 /// the successful throughputs' relative gap and our failed requests beyond
 /// theirs ([`failed`]) as a share of the step's requests.
 fn step_gap(ours: &RoundResult, theirs: &RoundResult) -> f64 {
-    let (a, b) = (
-        ours.load.successful_throughput_rps,
-        theirs.load.successful_throughput_rps,
-    );
+    let rate = |r| successful_rps(r).unwrap_or(0.0);
+    let (a, b) = (rate(ours), rate(theirs));
     let throughput = if b > 0.0 {
         (a / b - 1.0).abs()
     } else if a > 0.0 {
@@ -178,7 +177,10 @@ fn netty_past_cap(_t: &Thresholds) -> Spec {
 /// "a/b: 0.95x" for two columns' throughput, when both were measured.
 fn shown_ratio(cx: &Ctx<'_>, what: &str, a: ColumnId, b: ColumnId) -> Option<String> {
     let (ca, cb) = (cx.col(a)?, cx.col(b)?);
-    Some(format!("{what} {}", ratio_words(&ratios(ca, cb, rps))))
+    Some(format!(
+        "{what} {}",
+        ratio_words(&ratios(ca, cb, successful_rps))
+    ))
 }
 
 /// Our /health costs the server no more CPU per request than Tomcat's.
@@ -192,7 +194,7 @@ fn health_cpu_not_above_tomcat(_t: &Thresholds) -> Spec {
         needs: Needs::Columns(vec![C::BlockingHealthCalibration, C::TomcatHealth]),
         check: Box::new(|cx, t| {
             let (ours, tomcat) = (cx.col(C::BlockingHealthCalibration)?, cx.col(C::TomcatHealth)?);
-            let us = RoundResult::server_cpu_us_per_request;
+            let us = server_cpu_us_per_request;
             let per_round = ratios(ours, tomcat, us);
             let short = format!(
                 "{:.1} vs {:.1} us of server CPU per request (column medians); blocking/Tomcat: {}",

@@ -4,11 +4,12 @@
 //! findings share (one column beats another, comes close, spends more CPU
 //! per request).
 
-use crate::stats::{self, column_spread, ratio_words, ratios};
+use crate::stats::{column_spread, ratio_words, ratios};
 use crate::verdict::{call, judge, Call, Side};
+use bench_model::figures::{server_cpu_us_per_request, successful_rps};
 use bench_model::{ColdStartServer, ColumnResult, IdleServer, RoundResult, RunResults, SweepInfo};
 use bench_model::{ColumnId, FindingKind, GroupId};
-use bench_model::{Spread, Verdict};
+use bench_model::{Metric, Spread, Verdict};
 
 use super::Thresholds;
 
@@ -58,21 +59,7 @@ impl Ctx<'_> {
     }
 }
 
-/// Successful requests per second: what "serves more requests per
-/// second" counts, so that a round whose requests all failed counts as 0.
-pub(super) fn rps(r: &RoundResult) -> Option<f64> {
-    Some(r.load.successful_throughput_rps)
-}
-
-pub(super) fn p99(r: &RoundResult) -> Option<f64> {
-    Some(r.load.latency_ms.p99)
-}
-
-pub(super) fn peak_threads(r: &RoundResult) -> Option<f64> {
-    (r.server_process.samples > 0).then_some(r.server_process.peak_threads as f64)
-}
-
-pub(super) fn median(c: &ColumnResult, metric: stats::Metric) -> f64 {
+pub(super) fn median(c: &ColumnResult, metric: Metric) -> f64 {
     column_spread(c, metric).map_or(f64::NAN, |s| s.median)
 }
 
@@ -244,11 +231,11 @@ pub(super) fn throughput_ratio_above(
 ) -> Check {
     Box::new(move |cx, t| {
         let (ca, cb) = (cx.col(a)?, cx.col(b)?);
-        let per_round = ratios(ca, cb, rps);
+        let per_round = ratios(ca, cb, successful_rps);
         let evidence = format!(
             "{:.0} vs {:.0} req/s (column medians); {} / {}: {}",
-            median(ca, rps),
-            median(cb, rps),
+            median(ca, successful_rps),
+            median(cb, successful_rps),
             a,
             b,
             ratio_words(&per_round)
@@ -272,7 +259,7 @@ pub(super) fn beats_showing_cpu(a: ColumnId, b: ColumnId) -> Check {
     let ratio = beats(a, b);
     Box::new(move |cx, t| {
         let outcome = ratio(cx, t)?;
-        let us = RoundResult::server_cpu_us_per_request;
+        let us = server_cpu_us_per_request;
         let (ca, cb) = (cx.col(a)?, cx.col(b)?);
         let cpu = format!(
             "; server CPU {:.1} vs {:.1} us per request (column medians)",
@@ -294,7 +281,7 @@ pub(super) fn beats_showing_cpu(a: ColumnId, b: ColumnId) -> Check {
 pub(super) fn spends_more_cpu_per_request(a: ColumnId, b: ColumnId) -> Check {
     Box::new(move |cx, t| {
         let (ca, cb) = (cx.col(a)?, cx.col(b)?);
-        let us = RoundResult::server_cpu_us_per_request;
+        let us = server_cpu_us_per_request;
         let per_round = ratios(ca, cb, us);
         let evidence = format!(
             "{:.1} vs {:.1} us of server CPU per request (column medians); {} / {}: {}",

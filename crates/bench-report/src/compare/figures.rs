@@ -25,7 +25,9 @@ use bench_model::Spread;
 /// What is compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Figure {
-    /// Requests per second (in a sweep: successful answers per second).
+    /// Successful requests per second (in a sweep, at the step), as
+    /// everywhere ([`bench_model::figures::successful_rps`]): a column
+    /// whose requests fail faster does not gain by it.
     Throughput,
     /// The 99th percentile of latency, in ms (in a sweep: every request of
     /// the window counted, a lower bound where some got no answer).

@@ -159,6 +159,7 @@ fn a_column_changes_only_beyond_both_runs_round_ranges() {
     let mut new = old.clone();
     scale(&mut new, GroupId::Cpu, ColumnId::BlockingCpu, |r| {
         r.load.throughput_rps *= 2.0;
+        r.load.successful_throughput_rps *= 2.0;
         r.load.latency_ms.p99 *= 2.0;
         r.server_process.cpu_seconds *= 0.5;
     });
@@ -182,11 +183,26 @@ fn a_column_changes_only_beyond_both_runs_round_ranges() {
     let shift = (s.max - s.min) / 2.0;
     let mut nudged = old.clone();
     scale(&mut nudged, GroupId::Cpu, ColumnId::AsyncCpu, |r| {
-        r.load.throughput_rps += shift;
+        r.load.successful_throughput_rps += shift;
     });
     let r = row(&cmp(&old, &nudged), "async-cpu", Figure::Throughput).clone();
     assert_eq!(r.word, Word::WithinNoise);
     assert!(r.relative().unwrap() > 0.0);
+}
+
+#[test]
+fn a_column_whose_requests_fail_faster_is_no_gain() {
+    // Half its requests now fail, and fail fast: twice as many end each
+    // second, half as many succeed. Throughput is the successful one.
+    let old = first();
+    let mut new = old.clone();
+    scale(&mut new, GroupId::Cpu, ColumnId::BlockingCpu, |r| {
+        r.load.throughput_rps *= 2.0;
+        r.load.successful_throughput_rps *= 0.5;
+    });
+    let r = row(&cmp(&old, &new), "blocking-cpu", Figure::Throughput).clone();
+    assert_eq!(r.word, Word::Regressed);
+    assert_eq!(figures::describe_relative(r.relative()), "-50.0%");
 }
 
 #[test]

@@ -907,3 +907,30 @@ fn the_proxys_counts_are_rows_of_a_group_that_read_it() {
         None
     );
 }
+
+#[test]
+fn the_throughput_chart_draws_successful_requests() {
+    // async-cpu ends 400 requests a second, 300 of them failed fast.
+    let mut failing = steady("async-cpu", "async", 100.0, 10.0, 5);
+    for r in &mut failing.rounds {
+        r.load.throughput_rps = 400.0;
+    }
+    let g = group(
+        "cpu",
+        vec![
+            steady("blocking-cpu", "blocking", 200.0, 10.0, 200),
+            failing,
+        ],
+    );
+    let charts = bench_report::charts::of_group(&g);
+    let (_, svg) = charts
+        .iter()
+        .find(|(name, _)| name == "cpu-throughput.svg")
+        .unwrap();
+    let bars: Vec<&str> = svg
+        .split("<text class=\"value\"")
+        .skip(1)
+        .map(|t| &t[t.find('>').unwrap() + 1..t.find('<').unwrap()])
+        .collect();
+    assert_eq!(bars, ["200", "100"], "{svg}");
+}
