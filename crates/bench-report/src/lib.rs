@@ -5,7 +5,8 @@
 //! that opens each of them ([`glance`]: which model for which workload)
 //! and the tables they share ([`table`], [`cold_start_table`],
 //! [`idle_table`], [`sweep_table`], [`lines`], [`headline`]: the
-//! predictions counted, the design checks apart); two
+//! predictions counted, the design checks apart; [`numbers`]: how a
+//! figure is written); two
 //! runs side by side ([`compare`]); the tables of README.md and docs/ made
 //! from the runs they cite ([`doc_tables`]).
 //!
@@ -28,6 +29,7 @@ pub mod html;
 pub mod idle_table;
 pub mod lines;
 pub mod markdown;
+pub mod numbers;
 pub mod sweep_table;
 pub mod table;
 pub mod text;

@@ -4,8 +4,9 @@ use std::fmt::Write as _;
 
 use super::idle_table::{idle_notes, idle_table};
 use super::sweep_table::sweep_tables;
-use super::table::{cold_start_table, group_table, Table};
 use super::text::verdict;
+use crate::cold_start_table::cold_start_table;
+use crate::table::{group_table, Table};
 use bench_model::RunResults;
 use bench_model::{Finding, Thresholds};
 

@@ -4,7 +4,8 @@
 //! timed-out ones at the timeout, those unfinished at the window's end at
 //! their age then; a "≥" marks a lower bound (some went unanswered).
 
-use super::table::{fmt_ms, Table, MIB};
+use crate::numbers::fmt_ms;
+use crate::table::{Table, MIB};
 use bench_analysis::sweep::{self as sw, step_spread};
 use bench_model::figures::unanswered;
 use bench_model::figures::{peak_threads, server_cpu_us_per_answer, step_p99_ms, successful_rps};

@@ -4,12 +4,11 @@
 //! rounds' range, as a share of the median); then, in brackets, the ratio of
 //! the median to the group's first column. Process rows read `idle -> peak`.
 
+use crate::numbers::fmt_ms;
 use bench_analysis::stats::column_spread;
 use bench_model::figures::{delivered_round_trip_ms, p99_ms, peak_threads, successful_rps};
 use bench_model::figures::{postgres_round_trips_per_request, server_cpu_us_per_request};
 use bench_model::{ColumnResult, CpuUse, GroupResult, Metric, Spread};
-
-pub use crate::cold_start_table::cold_start_table;
 
 /// Rows and cells, ready for a text or Markdown printer.
 #[derive(Debug, Clone, PartialEq)]
@@ -337,17 +336,6 @@ const ROWS: &[Row] = &[
         false,
     ),
 ];
-
-/// Milliseconds with as many decimals as make sense for their size.
-pub fn fmt_ms(v: f64) -> String {
-    if v < 10.0 {
-        format!("{v:.2}")
-    } else if v < 100.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.0}")
-    }
-}
 
 fn fmt(unit: Unit, v: f64) -> String {
     match unit {

@@ -22,6 +22,8 @@
 
 use bench_model::Spread;
 
+use crate::numbers::number;
+
 /// What is compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Figure {
@@ -164,12 +166,12 @@ pub fn describe_relative(change: Option<f64>) -> String {
 pub fn describe_spread(s: Option<&Spread>) -> String {
     match s {
         None => "-".to_owned(),
-        Some(s) if s.n == 1 => super::number(s.median),
+        Some(s) if s.n == 1 => number(s.median),
         Some(s) => format!(
             "{} ({}..{})",
-            super::number(s.median),
-            super::number(s.min),
-            super::number(s.max)
+            number(s.median),
+            number(s.min),
+            number(s.max)
         ),
     }
 }

@@ -125,17 +125,3 @@ fn glance_of(run: &SavedRun) -> crate::glance::Glance {
 pub fn margin(old: &SavedRun, new: &SavedRun) -> f64 {
     old.thresholds.margin.max(new.thresholds.margin)
 }
-
-/// A figure with three significant digits (never in exponent form):
-/// "12807", "41.3", "1.03", "0.000699"; "n/a" when not finite.
-pub fn number(x: f64) -> String {
-    if !x.is_finite() {
-        return "n/a".to_owned();
-    }
-    if x == 0.0 {
-        return "0".to_owned();
-    }
-    let digits = x.abs().log10().floor() as i32;
-    let decimals = (2 - digits).clamp(0, 6) as usize;
-    format!("{x:.decimals$}")
-}

@@ -7,14 +7,14 @@ use bench_model::Spread;
 use super::measure::{Figure, Measure};
 use super::wrongs::{Wrong, WrongKind};
 use super::{Calibration, Cell, Pick, RowVerdict};
-use crate::compare::number;
+use crate::numbers::{fmt_ms, number};
 
 /// A milliseconds figure: "0.85 ms", "12.6 ms", "6824 ms", "14.0 s".
 pub fn ms(v: f64) -> String {
     if v >= 10_000.0 {
         format!("{:.1} s", v / 1000.0)
     } else {
-        format!("{} ms", crate::table::fmt_ms(v))
+        format!("{} ms", fmt_ms(v))
     }
 }
 

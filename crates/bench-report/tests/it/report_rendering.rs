@@ -6,7 +6,8 @@ use bench_analysis::findings::check;
 use bench_model::Verdict;
 use bench_model::*;
 use bench_model::{Thresholds, THRESHOLDS};
-use bench_report::table::{cold_start_table, group_table};
+use bench_report::cold_start_table::cold_start_table;
+use bench_report::table::group_table;
 use bench_report::text::render_table;
 
 use crate::build::*;
