@@ -19,6 +19,8 @@ mod detector;
 mod errors;
 pub mod figures;
 mod findings;
+#[cfg(feature = "fixtures")]
+pub mod fixtures;
 mod group;
 mod idle;
 mod ids;

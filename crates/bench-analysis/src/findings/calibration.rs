@@ -221,8 +221,10 @@ fn health_cpu_not_above_tomcat(_t: &Thresholds) -> Spec {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bench_model::{CpuUse, Latency, LoadStats, ServerStats, SweepStep};
+    use bench_model::fixtures::{at_step, bench_round, column_of};
 
+    /// Round `round` at `connections`: 1000 requests answered at `ok_rps`,
+    /// `errors` more failed, `unfinished` of those still in flight.
     fn step(
         round: u32,
         connections: usize,
@@ -230,46 +232,14 @@ mod tests {
         errors: u64,
         unfinished: u64,
     ) -> RoundResult {
-        let latency = Latency {
-            avg: 0.0,
-            min: 0.0,
-            max: 0.0,
-            stdev: 0.0,
-            p50: 0.0,
-            p95: 0.0,
-            p99: 0.0,
-        };
-        RoundResult {
-            round,
-            position: 0,
-            load: LoadStats {
-                total_requests: 1000 + errors,
-                ok_requests: 1000,
-                errors,
-                errors_by_kind: Default::default(),
-                duration_seconds: 1.0,
-                throughput_rps: ok_rps,
-                successful_throughput_rps: ok_rps,
-                latency_ms: latency,
-                timeline: Vec::new(),
-                client_cpu_seconds: 0.0,
-            },
-            background_load: None,
-            server_process: ServerStats::default(),
-            cpu: CpuUse::default(),
-            server_counted_requests: None,
-            machine_cpu_measured: true,
-            not_measured: Vec::new(),
-            detector: None,
-            postgres_proxy: None,
-            step: Some(SweepStep {
-                connections,
-                fresh_server: false,
-                latency_lower_bound_ms: latency,
-                unfinished,
-                timeouts: 0,
-            }),
+        let mut r = at_step(bench_round(round, ok_rps), connections);
+        r.load.ok_requests = 1000;
+        r.load.errors = errors;
+        r.load.total_requests = 1000 + errors;
+        if let Some(s) = &mut r.step {
+            s.unfinished = unfinished;
         }
+        r
     }
 
     fn column(steps: &[(u32, usize, f64, u64)]) -> ColumnResult {
@@ -279,19 +249,16 @@ mod tests {
 
     /// Like [`column`], with each step's requests cut off in flight.
     fn column_cut(steps: &[(u32, usize, f64, u64, u64)]) -> ColumnResult {
-        ColumnResult {
-            id: ColumnId::BlockingPostsCalibration,
-            label: "x".into(),
-            server: bench_model::Target::Blocking,
-            method: "GET".into(),
-            path: "/posts/1".into(),
-            background_path: None,
-            rounds: steps
-                .iter()
-                .map(|&(r, n, x, e, u)| step(r, n, x, e, u))
-                .collect(),
-            failure: None,
-        }
+        let rounds = steps
+            .iter()
+            .map(|&(r, n, x, e, u)| step(r, n, x, e, u))
+            .collect();
+        column_of(
+            ColumnId::BlockingPostsCalibration,
+            bench_model::Target::Blocking,
+            "/posts/1",
+            rounds,
+        )
     }
 
     #[test]

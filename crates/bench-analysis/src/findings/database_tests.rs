@@ -3,29 +3,17 @@
 //! no proxy reading), with the columns each case needs added from one of
 //! its rounds, each figure set to what the case tests.
 
-use std::path::Path;
+use super::test_runs::{finding, saved_run};
+use bench_model::fixtures::{column_of, group_of};
+use bench_model::{ColumnId, ColumnResult, Driver, GroupId, Target};
+use bench_model::{ProxyWindow, RoundResult, RunResults, Verdict};
 
-use super::check;
-use bench_model::{ColumnId, ColumnResult, Driver, GroupId, GroupResult, Target};
-use bench_model::{Finding, ProxyWindow, RoundResult, RunResults, Verdict, THRESHOLDS};
-
+/// The saved seed run, with the database 2 ms away behind a pool of 10.
 fn saved() -> RunResults {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../docs/results/seed-2026-12-02/results.json");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let mut run = bench_model::SavedRun::from_json(&text, "seed-2026-12-02")
-        .unwrap()
-        .results;
+    let mut run = saved_run("seed-2026-12-02");
     run.settings.remote_db_round_trip_ms = Some(2.0);
     run.settings.db_pool_size = 10;
     run
-}
-
-fn finding(run: &RunResults, id: &str) -> Finding {
-    check(run, &THRESHOLDS)
-        .into_iter()
-        .find(|f| f.id == id)
-        .unwrap()
 }
 
 /// Round `n` of a 10-s window at `rps` successful requests per second;
@@ -79,35 +67,18 @@ fn target_of(id: ColumnId) -> Target {
 /// A column of `/users/1` whose rounds are at `rates` successful requests
 /// per second, each read by the proxy as `proxy`.
 fn column(id: ColumnId, rates: &[f64], proxy: Option<(f64, f64)>) -> ColumnResult {
-    ColumnResult {
-        id,
-        label: id.to_string(),
-        server: target_of(id),
-        method: "GET".into(),
-        path: "/users/1".into(),
-        background_path: None,
-        rounds: rates
-            .iter()
-            .zip(1..)
-            .map(|(&rps, n)| round(n, rps, proxy))
-            .collect(),
-        failure: None,
-    }
+    let rounds = rates
+        .iter()
+        .zip(1..)
+        .map(|(&rps, n)| round(n, rps, proxy))
+        .collect();
+    column_of(id, target_of(id), "/users/1", rounds)
 }
 
 /// `run` with group `id` made of `columns` (in place of its own).
 fn with_group(mut run: RunResults, id: GroupId, columns: Vec<ColumnResult>) -> RunResults {
     run.groups.retain(|g| g.id != id);
-    run.groups.push(GroupResult {
-        id,
-        title: id.to_string(),
-        load: String::new(),
-        warm_up: String::new(),
-        columns,
-        cold_start: None,
-        idle: None,
-        sweep: None,
-    });
+    run.groups.push(group_of(id, columns));
     run
 }
 

@@ -3,23 +3,16 @@
 //! virtual columns added from its own rounds, each figure set to what the
 //! case tests.
 
-use std::path::Path;
-
-use super::check;
+use super::test_runs::{finding, saved_run};
+use bench_model::fixtures::{column_of as column, group_of};
 use bench_model::Verdict;
 use bench_model::{ColumnId, Driver, GroupId, Target};
-use bench_model::{
-    ColumnResult, DetectorWindow, GroupResult, PoolWindow, RoundResult, RouteWindow, RunResults,
-};
-use bench_model::{Finding, THRESHOLDS};
+use bench_model::{ColumnResult, DetectorWindow, PoolWindow, RoundResult, RouteWindow, RunResults};
 
+/// The saved seed run, with two carriers and the database 2 ms away
+/// behind a pool of 10.
 fn saved() -> RunResults {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../docs/results/seed-2026-12-02/results.json");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let mut run = bench_model::SavedRun::from_json(&text, "seed-2026-12-02")
-        .unwrap()
-        .results;
+    let mut run = saved_run("seed-2026-12-02");
     run.settings.virtual_carriers = Some(2);
     run.settings.remote_db_round_trip_ms = Some(2.0);
     run.settings.db_pool_size = 10;
@@ -31,13 +24,6 @@ fn column_of(run: &RunResults, id: ColumnId) -> &ColumnResult {
         .iter()
         .flat_map(|g| &g.columns)
         .find(|c| c.id == id)
-        .unwrap()
-}
-
-fn finding(run: &RunResults, id: &str) -> Finding {
-    check(run, &THRESHOLDS)
-        .into_iter()
-        .find(|f| f.id == id)
         .unwrap()
 }
 
@@ -53,31 +39,9 @@ fn round(n: u32, rps: f64, p99_ms: f64, detector: Option<DetectorWindow>) -> Rou
     r
 }
 
-fn column(id: ColumnId, server: Target, path: &str, rounds: Vec<RoundResult>) -> ColumnResult {
-    ColumnResult {
-        id,
-        label: id.to_string(),
-        server,
-        method: "GET".into(),
-        path: path.into(),
-        background_path: None,
-        rounds,
-        failure: None,
-    }
-}
-
 fn add_group(run: &mut RunResults, id: GroupId, columns: Vec<ColumnResult>) {
     run.groups.retain(|g| g.id != id);
-    run.groups.push(GroupResult {
-        id,
-        title: id.to_string(),
-        load: String::new(),
-        warm_up: String::new(),
-        columns,
-        cold_start: None,
-        idle: None,
-        sweep: None,
-    });
+    run.groups.push(group_of(id, columns));
 }
 
 /// A virtual server's reading of `route`: `calls` blocking calls and

@@ -7,12 +7,6 @@
 //! The rounds are the saved seed run's (docs/results/seed-2026-12-03),
 //! their figures set to what each case tests.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
 use std::path::Path;
 
 use bench_analysis::findings::check;

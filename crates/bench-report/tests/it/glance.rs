@@ -9,7 +9,7 @@ use bench_analysis::findings::check;
 use bench_model::*;
 use bench_report::glance::{self, Cell, Glance, Model};
 
-use crate::build::*;
+use bench_model::fixtures::*;
 
 /// A column on a real route, so that the route table can say whether it
 /// blocks by design.

@@ -12,7 +12,6 @@
     reason = "test code outside #[test] functions: a panic is how it reports a failure"
 )]
 
-mod build;
 mod compare;
 mod doc_tables;
 mod glance;

@@ -10,7 +10,7 @@ use bench_report::cold_start_table::cold_start_table;
 use bench_report::table::group_table;
 use bench_report::text::render_table;
 
-use crate::build::*;
+use bench_model::fixtures::*;
 
 #[test]
 fn group_table_shows_medians_spreads_idle_to_peak_and_ratios() {

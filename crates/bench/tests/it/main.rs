@@ -9,10 +9,6 @@
 //! (`cargo test -p bench -- --include-ignored`): Chromium, Python with
 //! venv (Locust), Python 3 alone, node, a JDK with Debian's Tomcat and Netty jars.
 
-// bench-report's builders of fixed runs, for the seed profile's test.
-#[path = "../../../bench-report/tests/it/build.rs"]
-mod build;
-
 mod browser;
 mod cli_errors;
 mod cold_start_fairness;
