@@ -6,13 +6,13 @@
 //! other ratios (throughput on /health and /users/1, Netty against the
 //! async server) are shown in the evidence, not judged.
 
-use super::checks::{median, pct, Ctx, Kind, Needs, Outcome, Spec};
+use super::checks::{compare_columns, pct, Compared, Ctx, Kind, Needs, Outcome, Spec};
 use super::sweeps::top_steps;
 use super::Thresholds;
 use crate::stats::{ratio_words, ratios, share_words};
 use crate::sweep as sw;
 use crate::verdict::Side;
-use bench_model::figures::{server_cpu_us_per_request, successful_rps};
+use bench_model::figures::successful_rps;
 use bench_model::{ColumnId, ColumnResult, GroupId, RoundResult, SweepInfo};
 
 /// Every finding of this family, in report order.
@@ -193,14 +193,10 @@ fn health_cpu_not_above_tomcat(_t: &Thresholds) -> Spec {
         claim: "on /health, our blocking server spends at most as much server CPU per request as embedded Tomcat; the throughput ratios of every pair are shown, not judged".into(),
         needs: Needs::Columns(vec![C::BlockingHealthCalibration, C::TomcatHealth]),
         check: Box::new(|cx, t| {
-            let (ours, tomcat) = (cx.col(C::BlockingHealthCalibration)?, cx.col(C::TomcatHealth)?);
-            let us = server_cpu_us_per_request;
-            let per_round = ratios(ours, tomcat, us);
-            let short = format!(
-                "{:.1} vs {:.1} us of server CPU per request (column medians); blocking/Tomcat: {}",
-                median(ours, us),
-                median(tomcat, us),
-                ratio_words(&per_round)
+            let (per_round, short) = compare_columns(
+                (cx.col(C::BlockingHealthCalibration)?, cx.col(C::TomcatHealth)?),
+                Compared::CpuPerRequest,
+                ("column medians", "blocking/Tomcat"),
             );
             let shown: Vec<String> = [
                 ("/health throughput blocking/Tomcat", C::BlockingHealthCalibration, C::TomcatHealth),

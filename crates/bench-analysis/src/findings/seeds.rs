@@ -2,11 +2,12 @@
 //! about mixed loads, each as a check on this run's rounds.
 
 use super::checks::{across, beats, comes_close, median, paired, paired_rounds, pct};
+use super::checks::{compare_columns, Compared};
 use super::checks::{Kind, Needs, Outcome, Spec};
 use super::Thresholds;
-use crate::stats::{ratio_words, ratios};
+use crate::stats::ratio_words;
 use crate::verdict::Side;
-use bench_model::figures::{p99_ms, peak_threads, server_cpu_us_per_request, successful_rps};
+use bench_model::figures::{p99_ms, peak_threads, successful_rps};
 use bench_model::ColumnId;
 use bench_model::ColumnResult;
 
@@ -274,14 +275,10 @@ pub(super) fn baseline_cpu_per_request(_t: &Thresholds) -> Spec {
             .into(),
         needs: Needs::Columns(vec![C::AsyncHealth, C::BlockingHealth]),
         check: Box::new(|cx, t| {
-            let (a, b) = (cx.col(C::AsyncHealth)?, cx.col(C::BlockingHealth)?);
-            let us = server_cpu_us_per_request;
-            let per_round = ratios(a, b, us);
-            let evidence = format!(
-                "{:.1} vs {:.1} us of server CPU per request (column medians); async / blocking: {}",
-                median(a, us),
-                median(b, us),
-                ratio_words(&per_round)
+            let (per_round, evidence) = compare_columns(
+                (cx.col(C::AsyncHealth)?, cx.col(C::BlockingHealth)?),
+                Compared::CpuPerRequest,
+                ("column medians", "async / blocking"),
             );
             Some(Outcome::judged(&per_round, (Side::Below, 1.0), t, evidence))
         }),

@@ -1,6 +1,7 @@
 //! What the findings' unit tests share: a run saved under docs/results,
-//! read as bench reads it, and one finding of a run as this build judges
-//! it. (Runs built from fixed figures are bench-model's fixtures.)
+//! read as bench reads it, one finding of a run as this build judges it,
+//! and the check of a part of its evidence. (Runs built from fixed
+//! figures are bench-model's fixtures.)
 
 use std::path::Path;
 
@@ -22,4 +23,10 @@ pub(super) fn finding(run: &RunResults, id: &str) -> Finding {
         .into_iter()
         .find(|f| f.id == id)
         .unwrap()
+}
+
+/// Fails, showing the whole evidence, unless `f`'s evidence holds `part`.
+#[track_caller]
+pub(super) fn assert_evidence_has(f: &Finding, part: &str) {
+    assert!(f.evidence.contains(part), "no {part:?} in: {}", f.evidence);
 }

@@ -5,12 +5,13 @@
 //! window's query time), at most half the yielding driver's throughput,
 //! and delays /health beside it; and no OS thread per idle connection.
 
-use super::checks::{median, pct, where_the_cores_went, Ctx, Kind, Needs, Outcome, Spec};
+use super::checks::{compare_columns, median, pct, where_the_cores_went, Compared};
+use super::checks::{Ctx, Kind, Needs, Outcome, Spec};
 use super::Thresholds;
-use crate::stats::{ratio_words, ratios, share_words};
+use crate::stats::{ratio_words, share_words};
 use crate::sweep as sw;
 use crate::verdict::{Call, Side};
-use bench_model::figures::{delivered_round_trip_ms, p99_ms, successful_rps};
+use bench_model::figures::{delivered_round_trip_ms, successful_rps};
 use bench_model::Spread;
 use bench_model::{ColumnId, GroupId};
 use bench_model::{ColumnResult, IdleCell, IdleRound, IdleStep, RoundResult};
@@ -29,6 +30,10 @@ pub(super) fn specs(t: &Thresholds) -> Vec<Spec> {
 
 /// The route the remote-database group loads, as `/metrics` labels it.
 const USERS_ROUTE: &str = "/users/{id}";
+
+/// How evidence names the two drivers compared: whose medians, which ratio.
+const PINNING_VS_YIELDING: (&str, &str) =
+    ("pinning vs yielding, column medians", "pinning / yielding");
 
 /// 1. Virtual threads pass the blocking server's cap on /posts/1.
 fn past_thread_cap(t: &Thresholds) -> Spec {
@@ -219,16 +224,10 @@ fn pinning_half_of_yielding(t: &Thresholds) -> Spec {
         ),
         needs: Needs::Columns(vec![C::VirtualPinningUsersRemote, C::VirtualYieldingUsersRemote]),
         check: Box::new(|cx, t| {
-            let (p, y) = (
-                cx.col(C::VirtualPinningUsersRemote)?,
-                cx.col(C::VirtualYieldingUsersRemote)?,
-            );
-            let ratio = ratios(p, y, successful_rps);
-            let evidence = format!(
-                "{:.0} vs {:.0} req/s (pinning vs yielding, column medians); pinning / yielding: {}",
-                median(p, successful_rps),
-                median(y, successful_rps),
-                ratio_words(&ratio)
+            let (ratio, evidence) = compare_columns(
+                (cx.col(C::VirtualPinningUsersRemote)?, cx.col(C::VirtualYieldingUsersRemote)?),
+                Compared::Throughput,
+                PINNING_VS_YIELDING,
             );
             Some(Outcome::judged(
                 &ratio,
@@ -256,17 +255,13 @@ fn pinning_delays_health(t: &Thresholds) -> Spec {
             C::VirtualYieldingHealthNextToUsersRemote,
         ]),
         check: Box::new(|cx, t| {
-            let (p, y) = (
-                cx.col(C::VirtualPinningHealthNextToUsersRemote)?,
-                cx.col(C::VirtualYieldingHealthNextToUsersRemote)?,
-            );
-            let p99 = |r: &RoundResult| Some(p99_ms(r)?.max(0.001));
-            let factor = ratios(p, y, p99);
-            let evidence = format!(
-                "/health p99 {:.1} ms vs {:.1} ms (pinning vs yielding, column medians); pinning / yielding: {}",
-                median(p, p99),
-                median(y, p99),
-                ratio_words(&factor)
+            let (factor, evidence) = compare_columns(
+                (
+                    cx.col(C::VirtualPinningHealthNextToUsersRemote)?,
+                    cx.col(C::VirtualYieldingHealthNextToUsersRemote)?,
+                ),
+                Compared::HealthP99,
+                PINNING_VS_YIELDING,
             );
             Some(Outcome::judged(
                 &factor,
