@@ -169,16 +169,16 @@ const fn value(name: &'static str, metric: Metric, unit: Unit, spread: bool) -> 
     }
 }
 
+/// A row of where the machine's CPU went, in seconds over the window.
+const fn cpu(name: &'static str, seconds: Metric) -> Row {
+    value(name, seconds, Unit::Seconds, false)
+}
+
+/// [`value`], of the server process (read from /proc).
 const fn process(name: &'static str, metric: Metric, unit: Unit, spread: bool) -> Row {
     Row {
-        name,
-        cells: Cells::Value {
-            metric,
-            unit,
-            spread,
-            ratio: true,
-        },
         process: true,
+        ..value(name, metric, unit, spread)
     }
 }
 
@@ -277,64 +277,25 @@ const ROWS: &[Row] = &[
         Unit::Micros,
         true,
     ),
-    value(
-        "CPU: load generator (s)",
-        |r| Some(r.cpu.load_generator_seconds),
-        Unit::Seconds,
-        false,
-    ),
-    value(
-        "CPU: Postgres (s)",
-        |r| Some(r.cpu.postgres_seconds),
-        Unit::Seconds,
-        false,
-    ),
-    value(
-        "CPU: Redis (s)",
-        |r| Some(r.cpu.redis_seconds),
-        Unit::Seconds,
-        false,
-    ),
-    value(
-        PROXY_ROW,
-        |r| Some(r.cpu.proxy_seconds),
-        Unit::Seconds,
-        false,
-    ),
-    value(
-        SOFTIRQ_ROW,
-        |r| r.cpu.softirq_is_a_part().then_some(r.cpu.softirq_seconds),
-        Unit::Seconds,
-        false,
-    ),
-    value(
-        STOLEN_ROW,
-        |r| Some(r.cpu.stolen_seconds),
-        Unit::Seconds,
-        false,
-    ),
-    value(
-        "CPU: everything else (s)",
-        |r| Some(r.cpu.other_seconds),
-        Unit::Seconds,
-        false,
-    ),
-    value(
-        SOFTIRQ_INSIDE_ROW,
-        |r| (!r.cpu.softirq_is_a_part()).then_some(r.cpu.softirq_seconds),
-        Unit::Seconds,
-        false,
-    ),
-    value(
-        KERNEL_THREADS_ROW,
-        |r| {
-            r.cpu
-                .ticks
-                .map(|t| t.kernel_threads as f64 / t.per_second as f64)
-        },
-        Unit::Seconds,
-        false,
-    ),
+    cpu("CPU: load generator (s)", |r| {
+        Some(r.cpu.load_generator_seconds)
+    }),
+    cpu("CPU: Postgres (s)", |r| Some(r.cpu.postgres_seconds)),
+    cpu("CPU: Redis (s)", |r| Some(r.cpu.redis_seconds)),
+    cpu(PROXY_ROW, |r| Some(r.cpu.proxy_seconds)),
+    cpu(SOFTIRQ_ROW, |r| {
+        r.cpu.softirq_is_a_part().then_some(r.cpu.softirq_seconds)
+    }),
+    cpu(STOLEN_ROW, |r| Some(r.cpu.stolen_seconds)),
+    cpu("CPU: everything else (s)", |r| Some(r.cpu.other_seconds)),
+    cpu(SOFTIRQ_INSIDE_ROW, |r| {
+        (!r.cpu.softirq_is_a_part()).then_some(r.cpu.softirq_seconds)
+    }),
+    cpu(KERNEL_THREADS_ROW, |r| {
+        r.cpu
+            .ticks
+            .map(|t| t.kernel_threads as f64 / t.per_second as f64)
+    }),
 ];
 
 fn fmt(unit: Unit, v: f64) -> String {

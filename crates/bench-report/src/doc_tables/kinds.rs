@@ -26,10 +26,9 @@ use crate::idle_table::idle_table;
 use crate::markdown::render_table;
 use crate::sweep_table::sweep_tables;
 use crate::table::compact_table;
+use bench_model::GroupResult;
 use bench_model::SavedRun;
-use bench_model::Spread;
 use bench_model::{ColumnId, Finding, GroupId};
-use bench_model::{GroupResult, IdleCell, IdleServer};
 
 use super::{CodeTables, Sources};
 
@@ -250,42 +249,22 @@ fn runs(sources: &Sources) -> Result<String, String> {
     Ok(out)
 }
 
-/// A server's median threads and KiB above idle per connection with
-/// `size` idle connections open.
-fn per_connection(server: &IdleServer, size: usize) -> Option<(f64, f64)> {
-    let IdleCell::Measured(steps) = server.cell(size) else {
-        return None;
-    };
-    let threads = Spread::of(
-        steps
-            .iter()
-            .filter_map(|(r, s)| s.threads_per_connection(&r.idle)),
-    )?;
-    let kib = Spread::of(
-        steps
-            .iter()
-            .filter_map(|(r, s)| s.kib_per_connection(&r.idle)),
-    )?;
-    Some((threads.median, kib.median))
-}
-
 /// The models side by side: what a waiting request holds and when each is
 /// the choice are this project's reading; the threads and memory per idle
 /// connection are the run's (its idle group at its largest size each opened).
 fn models(run: &SavedRun) -> String {
     let idle = run.results.groups.iter().find_map(|g| g.idle.as_ref());
+    // The glance's figures of an idle server: KiB (its main figure) and
+    // threads per connection at the largest size it opened.
     let figures = |id: ColumnId| -> String {
-        let Some(idle) = idle else {
-            return "not measured".to_owned();
-        };
-        let Some(server) = idle.servers.iter().find(|s| s.id == id) else {
-            return "not measured".to_owned();
-        };
-        let Some(size) = server.largest_measured(&idle.sizes) else {
-            return "not measured".to_owned();
-        };
-        match per_connection(server, size) {
-            Some((threads, kib)) => format!("{threads:.2} threads, {kib:.1} KiB (at {size} open)"),
+        let measure = idle.and_then(|idle| {
+            let server = idle.servers.iter().find(|s| s.id == id)?;
+            crate::glance::measure::of_idle(server, &idle.sizes)
+        });
+        match measure.and_then(|m| Some((m.threads_per_connection?, m.main.median, m.open?))) {
+            Some((threads, kib, size)) => {
+                format!("{threads:.2} threads, {kib:.1} KiB (at {size} open)")
+            }
             None => "not measured".to_owned(),
         }
     };

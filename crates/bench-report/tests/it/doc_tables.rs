@@ -31,6 +31,17 @@ fn sources(text: &str) -> Sources {
     }
 }
 
+/// The results.json saved in docs/results/`name`, by its whole path, and
+/// a document with its findings' table (not yet made).
+fn findings_doc(name: &str) -> (std::path::PathBuf, String) {
+    let path = workspace()
+        .join("docs/results")
+        .join(name)
+        .join("results.json");
+    let doc = format!("{OPEN}findings {} -->\n{CLOSE}\n", path.display());
+    (path, doc)
+}
+
 /// `text` with its tables made anew.
 fn fresh(text: &str) -> String {
     refresh(text, &sources(text), &CodeTables::default()).unwrap()
@@ -52,8 +63,7 @@ fn a_table_between_markers_is_made_anew_and_the_rest_kept() {
 
 #[test]
 fn a_figure_edited_by_hand_is_caught() {
-    let run = workspace().join("docs/results/seed-2026-12-02/results.json");
-    let doc = format!("# R\n\n{OPEN}findings {} -->\n{CLOSE}\n", run.display());
+    let (run, doc) = findings_doc("seed-2026-12-02");
     // The markers name the run, as written.
     let w = wanted(&doc);
     assert_eq!(
@@ -73,8 +83,7 @@ fn a_figure_edited_by_hand_is_caught() {
 
 #[test]
 fn a_row_whose_evidence_holds_a_semicolon_renders_whole() {
-    let path = workspace().join("docs/results/seed-2026-12-03/results.json");
-    let doc = format!("{OPEN}findings {} -->\n{CLOSE}\n", path.display());
+    let (path, doc) = findings_doc("seed-2026-12-03");
     let table = fresh(&doc);
     let run = crate::read_run(&path);
     let with_semicolon: Vec<_> = run
