@@ -8,7 +8,7 @@
 //! those per-round ratios and their median, never a ratio of two columns'
 //! medians, which is another figure.
 
-use bench_model::{ColumnResult, RoundResult, Spread};
+use bench_model::{ColumnResult, Metric, RoundResult, Spread};
 
 /// A share (0..1) as a percentage with the decimals its size needs:
 /// "0%", "<0.01%", "0.04%", "3.4%".
@@ -36,9 +36,6 @@ pub fn per_poll(rate: f64) -> String {
         format!("{rate:.2}")
     }
 }
-
-/// A metric of one round, `None` where the round does not have it.
-pub type Metric = fn(&RoundResult) -> Option<f64>;
 
 /// The spread of `metric` over a column's rounds.
 pub fn column_spread(c: &ColumnResult, metric: Metric) -> Option<Spread> {

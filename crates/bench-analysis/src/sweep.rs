@@ -10,32 +10,10 @@
 
 use std::time::Duration;
 
-use crate::stats::Metric;
 use crate::verdict::{call, Call, Side};
 use bench_model::GroupId;
 use bench_model::Spread;
-use bench_model::{ColumnResult, LittleCap, RoundResult, RunSettings};
-
-/// Successful completions per second in the step's window: the sweep's
-/// throughput (errors, timeouts and requests unfinished at the window's end
-/// do not count).
-pub fn successful_rps(r: &RoundResult) -> Option<f64> {
-    Some(r.load.successful_throughput_rps)
-}
-
-/// Requests of the step's window that got no answer: still in flight at
-/// its end, or timed out.
-pub fn unanswered(r: &RoundResult) -> Option<f64> {
-    r.step.map(|s| (s.unfinished + s.timeouts) as f64)
-}
-
-/// Server CPU per answered request in the step's window (microseconds):
-/// requests unfinished at the window's end or timed out are not divided by.
-pub fn server_cpu_us_per_answer(r: &RoundResult) -> Option<f64> {
-    let answered = r.load.total_requests.saturating_sub(unanswered(r)? as u64);
-    (r.server_process.samples > 0 && answered > 0)
-        .then(|| r.server_process.cpu_seconds * 1e6 / answered as f64)
-}
+use bench_model::{ColumnResult, LittleCap, Metric, RoundResult, RunSettings};
 
 /// The step's connections, for a sweep round.
 pub fn connections(r: &RoundResult) -> Option<usize> {
@@ -224,80 +202,28 @@ pub fn crossover_call(ratios: &[(usize, f64)], margin: f64) -> Call {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bench_model::{CpuUse, Latency, LoadStats, ServerStats, SweepStep};
-
-    fn step_round(round: u32, connections: usize, rps: f64) -> RoundResult {
-        let latency = Latency {
-            avg: 0.0,
-            min: 0.0,
-            max: 0.0,
-            stdev: 0.0,
-            p50: 0.0,
-            p95: 0.0,
-            p99: 0.0,
-        };
-        RoundResult {
-            round,
-            position: 0,
-            load: LoadStats {
-                total_requests: 0,
-                ok_requests: 0,
-                errors: 0,
-                errors_by_kind: Default::default(),
-                duration_seconds: 1.0,
-                throughput_rps: rps,
-                successful_throughput_rps: rps,
-                latency_ms: latency,
-                timeline: vec![],
-                client_cpu_seconds: 0.0,
-            },
-            background_load: None,
-            server_process: ServerStats::default(),
-            cpu: CpuUse {
-                window_seconds: 1.0,
-                ..CpuUse::default()
-            },
-            server_counted_requests: None,
-            machine_cpu_measured: true,
-            not_measured: vec![],
-            detector: None,
-            step: Some(SweepStep {
-                connections,
-                fresh_server: false,
-                latency_lower_bound_ms: latency,
-                unfinished: 0,
-                timeouts: 0,
-            }),
-            postgres_proxy: None,
-        }
-    }
+    use bench_model::figures::successful_rps;
+    use bench_model::fixtures::{at_step, bench_round, column};
 
     /// A sweep column: `rps[round][step]` at steps 50, 100, 200.
-    fn column(rps: &[[f64; 3]]) -> ColumnResult {
-        ColumnResult {
-            id: bench_model::ColumnId::BlockingPostsSweep,
-            label: "c".into(),
-            server: bench_model::Target::Blocking,
-            method: "GET".into(),
-            path: "/posts/1".into(),
-            background_path: None,
-            rounds: rps
-                .iter()
-                .enumerate()
-                .flat_map(|(i, steps)| {
-                    [50, 100, 200]
-                        .into_iter()
-                        .zip(steps)
-                        .map(move |(n, v)| step_round(i as u32 + 1, n, *v))
-                })
-                .collect(),
-            failure: None,
-        }
+    fn sweep_column(rps: &[[f64; 3]]) -> ColumnResult {
+        let mut c = column("blocking-posts-sweep", "blocking", &[], 20);
+        c.rounds = rps
+            .iter()
+            .zip(1..)
+            .flat_map(|(steps, round)| {
+                [50, 100, 200]
+                    .into_iter()
+                    .zip(steps)
+                    .map(move |(n, &v)| at_step(bench_round(round, v), n))
+            })
+            .collect();
+        c
     }
 
     #[test]
     fn a_step_is_the_median_of_its_rounds_with_their_range() {
-        let c = column(&[
+        let c = sweep_column(&[
             [10.0, 300.0, 650.0],
             [12.0, 310.0, 640.0],
             [11.0, 290.0, 700.0],
@@ -362,8 +288,8 @@ mod tests {
 
     #[test]
     fn each_rounds_ratios_pair_steps_within_the_round() {
-        let blocking = column(&[[100.0, 200.0, 400.0], [100.0, 200.0, 400.0]]);
-        let asynchronous = column(&[[100.0, 220.0, 440.0], [101.0, 208.0, 480.0]]);
+        let blocking = sweep_column(&[[100.0, 200.0, 400.0], [100.0, 200.0, 400.0]]);
+        let asynchronous = sweep_column(&[[100.0, 220.0, 440.0], [101.0, 208.0, 480.0]]);
         let per_round =
             round_step_ratios(&asynchronous, &blocking, &[50, 100, 200], successful_rps);
         assert_eq!(per_round.len(), 2);

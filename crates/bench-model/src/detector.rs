@@ -87,48 +87,40 @@ pub struct RouteWindow {
 impl RouteWindow {
     /// Slow polls as a share of polls (0..1); `None` without polls.
     pub fn slow_poll_share(&self) -> Option<f64> {
-        match (self.slow_polls, self.polls) {
-            (Some(slow), Some(polls)) if polls > 0 => Some(slow as f64 / polls as f64),
-            _ => None,
-        }
+        per(self.slow_polls.map(|n| n as f64), self.polls)
     }
 
     /// Blocking calls on a worker per poll (0 or more; a request whose one
     /// poll makes two sync Redis GETs gives 2); `None` without polls or
     /// without the figure.
     pub fn blocking_calls_per_poll(&self) -> Option<f64> {
-        match (self.blocking_calls, self.polls) {
-            (Some(calls), Some(polls)) if polls > 0 => Some(calls as f64 / polls as f64),
-            _ => None,
-        }
+        per(self.blocking_calls.map(|n| n as f64), self.polls)
     }
-}
 
-impl RouteWindow {
     /// Virtual threads: blocking calls on a carrier per request; `None`
     /// without requests or without the figure.
     pub fn blocking_calls_per_request(&self) -> Option<f64> {
-        match (self.blocking_calls, self.requests) {
-            (Some(calls), Some(n)) if n > 0 => Some(calls as f64 / n as f64),
-            _ => None,
-        }
+        per(self.blocking_calls.map(|n| n as f64), self.requests)
     }
 
     /// Virtual threads: carrier stalls per request.
     pub fn carrier_stalls_per_request(&self) -> Option<f64> {
-        match (self.carrier_stalls, self.requests) {
-            (Some(stalls), Some(n)) if n > 0 => Some(stalls as f64 / n as f64),
-            _ => None,
-        }
+        per(self.carrier_stalls.map(|n| n as f64), self.requests)
     }
 
     /// Virtual threads: the mean time one blocking call held its carrier, in ms.
     pub fn ms_per_blocking_call(&self) -> Option<f64> {
-        match (self.blocking_call_seconds, self.blocking_calls) {
-            (Some(s), Some(n)) if n > 0 => Some(s * 1000.0 / n as f64),
-            _ => None,
-        }
+        per(
+            self.blocking_call_seconds.map(|s| s * 1000.0),
+            self.blocking_calls,
+        )
     }
+}
+
+/// `part` per one of `whole`; `None` without either, or with `whole` at 0.
+fn per(part: Option<f64>, whole: Option<u64>) -> Option<f64> {
+    let whole = whole.filter(|&n| n > 0)?;
+    Some(part? / whole as f64)
 }
 
 impl DetectorWindow {

@@ -3,8 +3,9 @@
 //! [`Target`]), a run and everything measured in it ([`RunResults`]: groups,
 //! columns, rounds, windows, errors, the idle group, sweeps, cold starts,
 //! detector and proxy readings), the findings as data ([`Finding`], [`Verdict`],
-//! [`Thresholds`]), and reading and writing results.json
-//! ([`results_file`]).
+//! [`Thresholds`]), the figures a reader compares, each defined once
+//! ([`figures`]: throughput is successful throughput), and reading and
+//! writing results.json ([`results_file`]).
 //!
 //! Plain data, serialisable both ways, so a report can be re-rendered from a
 //! saved run and every printer tested from fixed inputs. No file I/O, no
@@ -16,7 +17,10 @@
 mod cold_start;
 mod detector;
 mod errors;
+pub mod figures;
 mod findings;
+#[cfg(feature = "fixtures")]
+pub mod fixtures;
 mod group;
 mod idle;
 mod ids;
@@ -31,6 +35,7 @@ mod thresholds;
 pub use cold_start::{ColdStartResult, ColdStartServer};
 pub use detector::{DetectorWindow, PoolWindow, RouteWindow};
 pub use errors::ErrorKind;
+pub use figures::Metric;
 pub use findings::{Finding, FindingKind, Verdict};
 pub use group::{ColumnResult, GroupResult};
 pub use idle::{

@@ -56,33 +56,14 @@ fn measured() -> bool {
 
 impl RoundResult {
     /// Requests the server answered in the window: the measured load plus the
-    /// mixed group's background load.
+    /// mixed group's background load. (The figures a reader compares are
+    /// in [`crate::figures`].)
     pub fn requests_served(&self) -> u64 {
         self.load.total_requests
             + self
                 .background_load
                 .as_ref()
                 .map_or(0, |b| b.total_requests)
-    }
-
-    /// Round trips to Postgres per successful request of the window, from
-    /// the proxy's exchanges; `None` without a proxy reading or a success.
-    pub fn postgres_round_trips_per_request(&self) -> Option<f64> {
-        self.postgres_proxy?.round_trips_per(self.load.ok_requests)
-    }
-
-    /// The mean round trip the proxy in front of Postgres delivered in the
-    /// window, in ms.
-    pub fn delivered_round_trip_ms(&self) -> Option<f64> {
-        self.postgres_proxy?.delivered_round_trip_ms()
-    }
-
-    /// Server CPU per request in microseconds (the figure shared cores
-    /// disturb least), `None` when the server was not sampled or nothing was served.
-    pub fn server_cpu_us_per_request(&self) -> Option<f64> {
-        let n = self.requests_served();
-        (self.server_process.samples > 0 && n > 0)
-            .then(|| self.server_process.cpu_seconds * 1e6 / n as f64)
     }
 }
 
@@ -96,7 +77,9 @@ pub struct LoadStats {
     /// Errors by kind ("status_500", "connect", "timeout", ... in results.json).
     pub errors_by_kind: BTreeMap<ErrorKind, u64>,
     pub duration_seconds: f64,
-    /// Every request that ended, per second (seed 000's "Throughput").
+    /// Every request that ended, per second (seed 000's "Throughput", which
+    /// its table keeps); what the reports compare as throughput is the
+    /// successful one ([`crate::figures::successful_rps`]).
     pub throughput_rps: f64,
     /// Requests answered with a status below 400, per second.
     pub successful_throughput_rps: f64,

@@ -2,7 +2,8 @@
 //! the connections each cold start left unanswered, and the slowest first
 //! answer.
 
-use crate::table::{fmt_ms, Table};
+use crate::numbers::fmt_ms;
+use crate::table::Table;
 use bench_model::{ColdStartResult, Thresholds};
 
 /// The cold-start probe of a group: a column per probed server; how many

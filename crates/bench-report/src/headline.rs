@@ -21,6 +21,16 @@ pub fn split(findings: &[Finding]) -> (Vec<&Finding>, Vec<&Finding>) {
         .partition(|f| kind_of(f) != Some(FindingKind::DesignCheck))
 }
 
+/// The findings under their headings, the predictions first and the
+/// design checks apart; a heading with none left out.
+pub fn sections(findings: &[Finding]) -> Vec<(&'static str, Vec<&Finding>)> {
+    let (predictions, checks) = split(findings);
+    [(PREDICTIONS, predictions), (DESIGN_CHECKS, checks)]
+        .into_iter()
+        .filter(|(_, these)| !these.is_empty())
+        .collect()
+}
+
 /// Each verdict that occurs among `findings` with its count, in the order
 /// HELD, NOT HELD, INCONCLUSIVE, NOT MEASURED.
 pub fn verdict_counts(findings: &[&Finding]) -> Vec<(Verdict, usize)> {

@@ -5,7 +5,8 @@
 //! rounds, with its spread where rounds vary; a size a server could not
 //! open or did not try says so, the reason in a note under the table.
 
-use super::table::{fmt_ms, Table};
+use crate::numbers::fmt_ms;
+use crate::table::Table;
 use bench_model::Spread;
 use bench_model::{IdleCell, IdleResult, IdleRound, IdleServer, IdleStep};
 

@@ -4,14 +4,17 @@
 //! `report.html` ([`html`]), the SVG charts ([`charts`]), the matrix
 //! that opens each of them ([`glance`]: which model for which workload)
 //! and the tables they share ([`table`], [`cold_start_table`],
-//! [`idle_table`], [`sweep_table`], [`lines`], [`headline`]: the
-//! predictions counted, the design checks apart); two
+//! [`idle_table`], [`sweep_table`], [`group_parts`]: which of them a group
+//! shows; [`lines`], [`headline`]: the predictions counted, the design
+//! checks apart; [`numbers`]: how a figure is written); two
 //! runs side by side ([`compare`]); the tables of README.md and docs/ made
 //! from the runs they cite ([`doc_tables`]).
 //!
 //! Every file of a run's report is named and made in one place
 //! ([`files::report_files`]), so the terminal, Markdown, HTML and SVG
-//! cannot disagree. This crate links no server and no runtime: rendering a
+//! cannot disagree. Pure: text in, text out. This crate reads and writes
+//! no file (bench does, and a test holds this crate's sources to naming
+//! no file-system call), and links no server and no runtime: rendering a
 //! saved run needs nothing but the run (a test of `cargo tree` holds it to
 //! that).
 
@@ -21,12 +24,13 @@ pub mod compare;
 pub mod doc_tables;
 pub mod files;
 pub mod glance;
+pub mod group_parts;
 pub mod headline;
 pub mod html;
 pub mod idle_table;
 pub mod lines;
 pub mod markdown;
-pub mod saved;
+pub mod numbers;
 pub mod sweep_table;
 pub mod table;
 pub mod text;

@@ -2,10 +2,9 @@
 
 use std::fmt::Write as _;
 
-use super::idle_table::{idle_notes, idle_table};
-use super::sweep_table::sweep_tables;
-use super::table::{cold_start_table, group_table, Table};
 use super::text::verdict;
+use crate::group_parts::{parts, Part};
+use crate::table::Table;
 use bench_model::RunResults;
 use bench_model::{Finding, Thresholds};
 
@@ -48,38 +47,15 @@ pub fn render(results: &RunResults, findings: &[Finding], t: &Thresholds) -> Str
             g.title,
             crate::lines::group_load_line(g)
         );
-        if let Some(lines) = crate::lines::sweep_lines(g) {
-            for line in lines {
-                let _ = writeln!(out, "{line}\n");
-            }
-            for (title, table) in sweep_tables(g) {
-                let _ = writeln!(out, "{title}:\n");
-                out.push_str(&render_table(&table));
-                out.push('\n');
-            }
+        for part in parts(g, t) {
+            group_part(&mut out, part);
+        }
+        if g.sweep.is_some() {
             let _ = writeln!(
                 out,
                 "![{0} throughput]({0}-throughput.svg) ![{0} p99]({0}-p99.svg)\n",
                 g.id
             );
-            continue;
-        }
-        if !g.columns.is_empty() || g.idle.is_none() {
-            out.push_str(&render_table(&group_table(g)));
-            out.push('\n');
-        }
-        if let Some(idle) = &g.idle {
-            out.push_str(&render_table(&idle_table(idle)));
-            out.push('\n');
-            for note in idle_notes(idle) {
-                let _ = writeln!(out, "{note}  ");
-            }
-            out.push('\n');
-        }
-        if let Some(probe) = &g.cold_start {
-            let _ = writeln!(out, "{}\n", crate::lines::cold_start_line(probe));
-            out.push_str(&render_table(&cold_start_table(probe, t)));
-            out.push('\n');
         }
     }
     for sk in &results.skipped {
@@ -92,6 +68,37 @@ pub fn render(results: &RunResults, findings: &[Finding], t: &Thresholds) -> Str
     out
 }
 
+/// One part of a group's section, an empty line after it.
+fn group_part(out: &mut String, part: Part) {
+    match part {
+        Part::SweepLine(line) => {
+            let _ = writeln!(out, "{line}\n");
+        }
+        Part::SweepTable(title, table) => {
+            let _ = writeln!(out, "{title}:\n");
+            out.push_str(&render_table(&table));
+            out.push('\n');
+        }
+        Part::Table(table) => {
+            out.push_str(&render_table(&table));
+            out.push('\n');
+        }
+        Part::Idle(table, notes) => {
+            out.push_str(&render_table(&table));
+            out.push('\n');
+            for note in notes {
+                let _ = writeln!(out, "{note}  ");
+            }
+            out.push('\n');
+        }
+        Part::ColdStart(line, table) => {
+            let _ = writeln!(out, "{line}\n");
+            out.push_str(&render_table(&table));
+            out.push('\n');
+        }
+    }
+}
+
 /// The findings: the thresholds, the headline, the predictions' table,
 /// then the design checks' apart.
 fn findings_section(findings: &[Finding], t: &Thresholds) -> String {
@@ -99,14 +106,7 @@ fn findings_section(findings: &[Finding], t: &Thresholds) -> String {
     let _ = writeln!(out, "## Findings\n");
     let _ = writeln!(out, "{}\n", super::text::thresholds_line(t));
     let _ = writeln!(out, "{}", crate::headline::headline(findings));
-    let (predictions, checks) = crate::headline::split(findings);
-    for (title, these) in [
-        (crate::headline::PREDICTIONS, predictions),
-        (crate::headline::DESIGN_CHECKS, checks),
-    ] {
-        if these.is_empty() {
-            continue;
-        }
+    for (title, these) in crate::headline::sections(findings) {
         let _ = writeln!(
             out,
             "\n### {title}\n\n| verdict | claim | seed | evidence |\n|---|---|---|---|"

@@ -4,10 +4,12 @@
 //! timed-out ones at the timeout, those unfinished at the window's end at
 //! their age then; a "≥" marks a lower bound (some went unanswered).
 
-use super::table::{fmt_ms, Table, MIB};
-use bench_analysis::stats::Metric;
+use crate::numbers::fmt_ms;
+use crate::table::{Table, MIB};
 use bench_analysis::sweep::{self as sw, step_spread};
-use bench_model::{ColumnResult, GroupResult, SweepInfo};
+use bench_model::figures::unanswered;
+use bench_model::figures::{peak_threads, server_cpu_us_per_answer, step_p99_ms, successful_rps};
+use bench_model::{ColumnResult, GroupResult, Metric, SweepInfo};
 
 /// One cell of a sweep table: a column at a step.
 type Cell<'a> = &'a dyn Fn(&ColumnResult, usize) -> String;
@@ -75,7 +77,7 @@ fn sampled(c: &ColumnResult, n: usize) -> bool {
 }
 
 fn throughput_cell(c: &ColumnResult, n: usize) -> String {
-    match step_spread(c, n, sw::successful_rps) {
+    match step_spread(c, n, successful_rps) {
         Some(s) if s.n > 1 => format!("{:.1} ±{:.0}%", s.median, s.plus_minus() * 100.0),
         Some(s) => format!("{:.1}", s.median),
         None => "n/a".into(),
@@ -84,8 +86,8 @@ fn throughput_cell(c: &ColumnResult, n: usize) -> String {
 
 fn latency_cell(c: &ColumnResult, n: usize) -> String {
     let p50 = median(c, n, |r| r.step.map(|s| s.latency_lower_bound_ms.p50));
-    let p99 = median(c, n, |r| r.step.map(|s| s.latency_lower_bound_ms.p99));
-    let bound = if median(c, n, sw::unanswered).is_some_and(|u| u > 0.0) {
+    let p99 = median(c, n, step_p99_ms);
+    let bound = if median(c, n, unanswered).is_some_and(|u| u > 0.0) {
         "≥"
     } else {
         ""
@@ -97,11 +99,11 @@ fn latency_cell(c: &ColumnResult, n: usize) -> String {
 }
 
 fn unanswered_cell(c: &ColumnResult, n: usize) -> String {
-    let u = median(c, n, sw::unanswered).unwrap_or(0.0);
+    let u = median(c, n, unanswered).unwrap_or(0.0);
     let share = median(c, n, |r| {
         let total = r.load.total_requests as f64;
         Some(if total > 0.0 {
-            sw::unanswered(r)? / total
+            unanswered(r)? / total
         } else {
             0.0
         })
@@ -114,7 +116,7 @@ fn peaks_cell(c: &ColumnResult, n: usize) -> String {
     if !sampled(c, n) {
         return "n/a".into();
     }
-    let threads = median(c, n, |r| Some(r.server_process.peak_threads as f64));
+    let threads = median(c, n, peak_threads);
     let rss = median(c, n, |r| Some(r.server_process.peak_rss_bytes as f64 / MIB));
     match (threads, rss) {
         (Some(t), Some(m)) => format!("{t:.0} / {m:.1}"),
@@ -126,13 +128,13 @@ fn cpu_cell(c: &ColumnResult, n: usize) -> String {
     if !sampled(c, n) {
         return "n/a".into();
     }
-    match median(c, n, sw::server_cpu_us_per_answer) {
+    match median(c, n, server_cpu_us_per_answer) {
         // /proc counts CPU in ticks (10 ms): no tick in the window (two
         // equal readings, within float error) is "less than one tick's
         // worth", not zero.
         Some(v) if v < 0.05 => {
             let answered = median(c, n, |r| {
-                Some(r.load.total_requests as f64 - sw::unanswered(r)?)
+                Some(r.load.total_requests as f64 - unanswered(r)?)
             })
             .unwrap_or(0.0);
             if answered > 0.0 {

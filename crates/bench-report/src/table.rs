@@ -4,11 +4,11 @@
 //! rounds' range, as a share of the median); then, in brackets, the ratio of
 //! the median to the group's first column. Process rows read `idle -> peak`.
 
-use bench_analysis::stats::{column_spread, Metric};
-use bench_model::Spread;
-use bench_model::{ColumnResult, CpuUse, GroupResult, RoundResult};
-
-pub use crate::cold_start_table::cold_start_table;
+use crate::numbers::fmt_ms;
+use bench_analysis::stats::column_spread;
+use bench_model::figures::{delivered_round_trip_ms, p99_ms, peak_threads, successful_rps};
+use bench_model::figures::{postgres_round_trips_per_request, server_cpu_us_per_request};
+use bench_model::{ColumnResult, CpuUse, GroupResult, Metric, Spread};
 
 /// Rows and cells, ready for a text or Markdown printer.
 #[derive(Debug, Clone, PartialEq)]
@@ -169,16 +169,16 @@ const fn value(name: &'static str, metric: Metric, unit: Unit, spread: bool) -> 
     }
 }
 
+/// A row of where the machine's CPU went, in seconds over the window.
+const fn cpu(name: &'static str, seconds: Metric) -> Row {
+    value(name, seconds, Unit::Seconds, false)
+}
+
+/// [`value`], of the server process (read from /proc).
 const fn process(name: &'static str, metric: Metric, unit: Unit, spread: bool) -> Row {
     Row {
-        name,
-        cells: Cells::Value {
-            metric,
-            unit,
-            spread,
-            ratio: true,
-        },
         process: true,
+        ..value(name, metric, unit, spread)
     }
 }
 
@@ -215,22 +215,19 @@ const ROWS: &[Row] = &[
         },
         process: false,
     },
+    // Seed 000's "Throughput": every request that ended, failed ones too;
+    // the figure every other printer compares is the successful one below.
     value(
         "Throughput (req/s)",
         |r| Some(r.load.throughput_rps),
         Unit::Rps,
         true,
     ),
-    value(
-        "Successful (req/s)",
-        |r| Some(r.load.successful_throughput_rps),
-        Unit::Rps,
-        true,
-    ),
+    value("Successful (req/s)", successful_rps, Unit::Rps, true),
     Row {
         name: ROUND_TRIPS_ROW,
         cells: Cells::Value {
-            metric: RoundResult::postgres_round_trips_per_request,
+            metric: postgres_round_trips_per_request,
             unit: Unit::PerRequest,
             spread: true,
             ratio: false,
@@ -240,7 +237,7 @@ const ROWS: &[Row] = &[
     Row {
         name: DELIVERED_ROW,
         cells: Cells::Value {
-            metric: RoundResult::delivered_round_trip_ms,
+            metric: delivered_round_trip_ms,
             unit: Unit::Ms,
             spread: true,
             ratio: false,
@@ -251,14 +248,14 @@ const ROWS: &[Row] = &[
         name: "Threads idle -> peak",
         cells: Cells::IdlePeak {
             idle: |r| Some(r.server_process.idle_threads as f64),
-            peak: |r| Some(r.server_process.peak_threads as f64),
+            peak: peak_threads,
             unit: Unit::Count,
         },
         process: true,
     },
     value("p50 (ms)", |r| Some(r.load.latency_ms.p50), Unit::Ms, true),
     value("p95 (ms)", |r| Some(r.load.latency_ms.p95), Unit::Ms, true),
-    value("p99 (ms)", |r| Some(r.load.latency_ms.p99), Unit::Ms, true),
+    value("p99 (ms)", p99_ms, Unit::Ms, true),
     Row {
         name: "RSS idle -> peak (MiB)",
         cells: Cells::IdlePeak {
@@ -276,80 +273,30 @@ const ROWS: &[Row] = &[
     ),
     process(
         "Server CPU per request (us)",
-        RoundResult::server_cpu_us_per_request,
+        server_cpu_us_per_request,
         Unit::Micros,
         true,
     ),
-    value(
-        "CPU: load generator (s)",
-        |r| Some(r.cpu.load_generator_seconds),
-        Unit::Seconds,
-        false,
-    ),
-    value(
-        "CPU: Postgres (s)",
-        |r| Some(r.cpu.postgres_seconds),
-        Unit::Seconds,
-        false,
-    ),
-    value(
-        "CPU: Redis (s)",
-        |r| Some(r.cpu.redis_seconds),
-        Unit::Seconds,
-        false,
-    ),
-    value(
-        PROXY_ROW,
-        |r| Some(r.cpu.proxy_seconds),
-        Unit::Seconds,
-        false,
-    ),
-    value(
-        SOFTIRQ_ROW,
-        |r| r.cpu.softirq_is_a_part().then_some(r.cpu.softirq_seconds),
-        Unit::Seconds,
-        false,
-    ),
-    value(
-        STOLEN_ROW,
-        |r| Some(r.cpu.stolen_seconds),
-        Unit::Seconds,
-        false,
-    ),
-    value(
-        "CPU: everything else (s)",
-        |r| Some(r.cpu.other_seconds),
-        Unit::Seconds,
-        false,
-    ),
-    value(
-        SOFTIRQ_INSIDE_ROW,
-        |r| (!r.cpu.softirq_is_a_part()).then_some(r.cpu.softirq_seconds),
-        Unit::Seconds,
-        false,
-    ),
-    value(
-        KERNEL_THREADS_ROW,
-        |r| {
-            r.cpu
-                .ticks
-                .map(|t| t.kernel_threads as f64 / t.per_second as f64)
-        },
-        Unit::Seconds,
-        false,
-    ),
+    cpu("CPU: load generator (s)", |r| {
+        Some(r.cpu.load_generator_seconds)
+    }),
+    cpu("CPU: Postgres (s)", |r| Some(r.cpu.postgres_seconds)),
+    cpu("CPU: Redis (s)", |r| Some(r.cpu.redis_seconds)),
+    cpu(PROXY_ROW, |r| Some(r.cpu.proxy_seconds)),
+    cpu(SOFTIRQ_ROW, |r| {
+        r.cpu.softirq_is_a_part().then_some(r.cpu.softirq_seconds)
+    }),
+    cpu(STOLEN_ROW, |r| Some(r.cpu.stolen_seconds)),
+    cpu("CPU: everything else (s)", |r| Some(r.cpu.other_seconds)),
+    cpu(SOFTIRQ_INSIDE_ROW, |r| {
+        (!r.cpu.softirq_is_a_part()).then_some(r.cpu.softirq_seconds)
+    }),
+    cpu(KERNEL_THREADS_ROW, |r| {
+        r.cpu
+            .ticks
+            .map(|t| t.kernel_threads as f64 / t.per_second as f64)
+    }),
 ];
-
-/// Milliseconds with as many decimals as make sense for their size.
-pub fn fmt_ms(v: f64) -> String {
-    if v < 10.0 {
-        format!("{v:.2}")
-    } else if v < 100.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.0}")
-    }
-}
 
 fn fmt(unit: Unit, v: f64) -> String {
     match unit {

@@ -3,9 +3,8 @@
 
 use std::fmt::Write as _;
 
-use super::idle_table::{idle_notes, idle_table};
-use super::sweep_table::sweep_tables;
-use super::table::{cold_start_table, group_table, Table};
+use crate::group_parts::{parts, Part};
+use crate::table::Table;
 use bench_model::RunResults;
 use bench_model::{Finding, Thresholds};
 
@@ -88,14 +87,7 @@ pub fn render_findings(findings: &[Finding], t: &Thresholds) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", thresholds_line(t));
     let _ = writeln!(out, "{}", crate::headline::headline(findings));
-    let (predictions, checks) = crate::headline::split(findings);
-    for (title, these) in [
-        (crate::headline::PREDICTIONS, predictions),
-        (crate::headline::DESIGN_CHECKS, checks),
-    ] {
-        if these.is_empty() {
-            continue;
-        }
+    for (title, these) in crate::headline::sections(findings) {
         let _ = writeln!(out, "\n{title}");
         for f in these {
             let _ = writeln!(out, "[{:>12}] {} ({})", verdict(f), f.claim, f.seed);
@@ -116,28 +108,27 @@ pub fn render(results: &RunResults, findings: &[Finding], t: &Thresholds) -> Str
     );
     for g in &results.groups {
         let _ = writeln!(out, "\n{}\n{}", g.title, crate::lines::group_load_line(g));
-        if let Some(lines) = crate::lines::sweep_lines(g) {
-            for line in lines {
-                let _ = writeln!(out, "{line}");
+        for part in parts(g, t) {
+            match part {
+                Part::SweepLine(line) => {
+                    let _ = writeln!(out, "{line}");
+                }
+                Part::SweepTable(title, table) => {
+                    let _ = writeln!(out, "\n{title}");
+                    out.push_str(&render_table(&table));
+                }
+                Part::Table(table) => out.push_str(&render_table(&table)),
+                Part::Idle(table, notes) => {
+                    out.push_str(&render_table(&table));
+                    for note in notes {
+                        let _ = writeln!(out, "{note}");
+                    }
+                }
+                Part::ColdStart(line, table) => {
+                    let _ = writeln!(out, "\n{line}");
+                    out.push_str(&render_table(&table));
+                }
             }
-            for (title, table) in sweep_tables(g) {
-                let _ = writeln!(out, "\n{title}");
-                out.push_str(&render_table(&table));
-            }
-            continue;
-        }
-        if !g.columns.is_empty() || g.idle.is_none() {
-            out.push_str(&render_table(&group_table(g)));
-        }
-        if let Some(idle) = &g.idle {
-            out.push_str(&render_table(&idle_table(idle)));
-            for note in idle_notes(idle) {
-                let _ = writeln!(out, "{note}");
-            }
-        }
-        if let Some(probe) = &g.cold_start {
-            let _ = writeln!(out, "\n{}", crate::lines::cold_start_line(probe));
-            out.push_str(&render_table(&cold_start_table(probe, t)));
         }
     }
     for sk in &results.skipped {

@@ -6,12 +6,13 @@
 //! other ratios (throughput on /health and /users/1, Netty against the
 //! async server) are shown in the evidence, not judged.
 
-use super::checks::{median, pct, rps, Ctx, Kind, Needs, Outcome, Spec};
+use super::checks::{compare_columns, pct, Compared, Ctx, Kind, Needs, Outcome, Spec};
 use super::sweeps::top_steps;
 use super::Thresholds;
 use crate::stats::{ratio_words, ratios, share_words};
-use crate::sweep::{self as sw, successful_rps};
+use crate::sweep as sw;
 use crate::verdict::Side;
+use bench_model::figures::successful_rps;
 use bench_model::{ColumnId, ColumnResult, GroupId, RoundResult, SweepInfo};
 
 /// Every finding of this family, in report order.
@@ -36,10 +37,8 @@ fn failed(r: &RoundResult) -> u64 {
 /// the successful throughputs' relative gap and our failed requests beyond
 /// theirs ([`failed`]) as a share of the step's requests.
 fn step_gap(ours: &RoundResult, theirs: &RoundResult) -> f64 {
-    let (a, b) = (
-        ours.load.successful_throughput_rps,
-        theirs.load.successful_throughput_rps,
-    );
+    let rate = |r| successful_rps(r).unwrap_or(0.0);
+    let (a, b) = (rate(ours), rate(theirs));
     let throughput = if b > 0.0 {
         (a / b - 1.0).abs()
     } else if a > 0.0 {
@@ -178,7 +177,10 @@ fn netty_past_cap(_t: &Thresholds) -> Spec {
 /// "a/b: 0.95x" for two columns' throughput, when both were measured.
 fn shown_ratio(cx: &Ctx<'_>, what: &str, a: ColumnId, b: ColumnId) -> Option<String> {
     let (ca, cb) = (cx.col(a)?, cx.col(b)?);
-    Some(format!("{what} {}", ratio_words(&ratios(ca, cb, rps))))
+    Some(format!(
+        "{what} {}",
+        ratio_words(&ratios(ca, cb, successful_rps))
+    ))
 }
 
 /// Our /health costs the server no more CPU per request than Tomcat's.
@@ -191,14 +193,10 @@ fn health_cpu_not_above_tomcat(_t: &Thresholds) -> Spec {
         claim: "on /health, our blocking server spends at most as much server CPU per request as embedded Tomcat; the throughput ratios of every pair are shown, not judged".into(),
         needs: Needs::Columns(vec![C::BlockingHealthCalibration, C::TomcatHealth]),
         check: Box::new(|cx, t| {
-            let (ours, tomcat) = (cx.col(C::BlockingHealthCalibration)?, cx.col(C::TomcatHealth)?);
-            let us = RoundResult::server_cpu_us_per_request;
-            let per_round = ratios(ours, tomcat, us);
-            let short = format!(
-                "{:.1} vs {:.1} us of server CPU per request (column medians); blocking/Tomcat: {}",
-                median(ours, us),
-                median(tomcat, us),
-                ratio_words(&per_round)
+            let (per_round, short) = compare_columns(
+                (cx.col(C::BlockingHealthCalibration)?, cx.col(C::TomcatHealth)?),
+                Compared::CpuPerRequest,
+                ("column medians", "blocking/Tomcat"),
             );
             let shown: Vec<String> = [
                 ("/health throughput blocking/Tomcat", C::BlockingHealthCalibration, C::TomcatHealth),
@@ -219,8 +217,10 @@ fn health_cpu_not_above_tomcat(_t: &Thresholds) -> Spec {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bench_model::{CpuUse, Latency, LoadStats, ServerStats, SweepStep};
+    use bench_model::fixtures::{at_step, bench_round, column_of};
 
+    /// Round `round` at `connections`: 1000 requests answered at `ok_rps`,
+    /// `errors` more failed, `unfinished` of those still in flight.
     fn step(
         round: u32,
         connections: usize,
@@ -228,46 +228,14 @@ mod tests {
         errors: u64,
         unfinished: u64,
     ) -> RoundResult {
-        let latency = Latency {
-            avg: 0.0,
-            min: 0.0,
-            max: 0.0,
-            stdev: 0.0,
-            p50: 0.0,
-            p95: 0.0,
-            p99: 0.0,
-        };
-        RoundResult {
-            round,
-            position: 0,
-            load: LoadStats {
-                total_requests: 1000 + errors,
-                ok_requests: 1000,
-                errors,
-                errors_by_kind: Default::default(),
-                duration_seconds: 1.0,
-                throughput_rps: ok_rps,
-                successful_throughput_rps: ok_rps,
-                latency_ms: latency,
-                timeline: Vec::new(),
-                client_cpu_seconds: 0.0,
-            },
-            background_load: None,
-            server_process: ServerStats::default(),
-            cpu: CpuUse::default(),
-            server_counted_requests: None,
-            machine_cpu_measured: true,
-            not_measured: Vec::new(),
-            detector: None,
-            postgres_proxy: None,
-            step: Some(SweepStep {
-                connections,
-                fresh_server: false,
-                latency_lower_bound_ms: latency,
-                unfinished,
-                timeouts: 0,
-            }),
+        let mut r = at_step(bench_round(round, ok_rps), connections);
+        r.load.ok_requests = 1000;
+        r.load.errors = errors;
+        r.load.total_requests = 1000 + errors;
+        if let Some(s) = &mut r.step {
+            s.unfinished = unfinished;
         }
+        r
     }
 
     fn column(steps: &[(u32, usize, f64, u64)]) -> ColumnResult {
@@ -277,19 +245,16 @@ mod tests {
 
     /// Like [`column`], with each step's requests cut off in flight.
     fn column_cut(steps: &[(u32, usize, f64, u64, u64)]) -> ColumnResult {
-        ColumnResult {
-            id: ColumnId::BlockingPostsCalibration,
-            label: "x".into(),
-            server: bench_model::Target::Blocking,
-            method: "GET".into(),
-            path: "/posts/1".into(),
-            background_path: None,
-            rounds: steps
-                .iter()
-                .map(|&(r, n, x, e, u)| step(r, n, x, e, u))
-                .collect(),
-            failure: None,
-        }
+        let rounds = steps
+            .iter()
+            .map(|&(r, n, x, e, u)| step(r, n, x, e, u))
+            .collect();
+        column_of(
+            ColumnId::BlockingPostsCalibration,
+            bench_model::Target::Blocking,
+            "/posts/1",
+            rounds,
+        )
     }
 
     #[test]

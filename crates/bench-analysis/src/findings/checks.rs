@@ -4,11 +4,12 @@
 //! findings share (one column beats another, comes close, spends more CPU
 //! per request).
 
-use crate::stats::{self, column_spread, ratio_words, ratios};
+use crate::stats::{column_spread, ratio_words, ratios};
 use crate::verdict::{call, judge, Call, Side};
+use bench_model::figures::{p99_ms, server_cpu_us_per_request, successful_rps};
 use bench_model::{ColdStartServer, ColumnResult, IdleServer, RoundResult, RunResults, SweepInfo};
 use bench_model::{ColumnId, FindingKind, GroupId};
-use bench_model::{Spread, Verdict};
+use bench_model::{Metric, Spread, Verdict};
 
 use super::Thresholds;
 
@@ -58,21 +59,7 @@ impl Ctx<'_> {
     }
 }
 
-/// Successful requests per second: what "serves more requests per
-/// second" counts, so that a round whose requests all failed counts as 0.
-pub(super) fn rps(r: &RoundResult) -> Option<f64> {
-    Some(r.load.successful_throughput_rps)
-}
-
-pub(super) fn p99(r: &RoundResult) -> Option<f64> {
-    Some(r.load.latency_ms.p99)
-}
-
-pub(super) fn peak_threads(r: &RoundResult) -> Option<f64> {
-    (r.server_process.samples > 0).then_some(r.server_process.peak_threads as f64)
-}
-
-pub(super) fn median(c: &ColumnResult, metric: stats::Metric) -> f64 {
+pub(super) fn median(c: &ColumnResult, metric: Metric) -> f64 {
     column_spread(c, metric).map_or(f64::NAN, |s| s.median)
 }
 
@@ -235,6 +222,55 @@ pub(super) fn pct(f: f64) -> String {
     format!("{:.0}%", f * 100.0)
 }
 
+/// A figure two columns are compared by, and how evidence words it.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Compared {
+    /// Successful requests per second.
+    Throughput,
+    /// Server CPU per request, us.
+    CpuPerRequest,
+    /// /health's p99, ms, floored at 1 us (below it a factor means nothing).
+    HealthP99,
+}
+
+impl Compared {
+    fn metric(self) -> Metric {
+        match self {
+            Compared::Throughput => successful_rps,
+            Compared::CpuPerRequest => server_cpu_us_per_request,
+            Compared::HealthP99 => |r| Some(p99_ms(r)?.max(0.001)),
+        }
+    }
+
+    /// The two columns' medians: "700 vs 1000 req/s".
+    fn medians(self, a: f64, b: f64) -> String {
+        match self {
+            Compared::Throughput => format!("{a:.0} vs {b:.0} req/s"),
+            Compared::CpuPerRequest => format!("{a:.1} vs {b:.1} us of server CPU per request"),
+            Compared::HealthP99 => format!("/health p99 {a:.1} ms vs {b:.1} ms"),
+        }
+    }
+}
+
+/// `a`'s `figure` over `b`'s round by round, and the evidence showing it:
+/// "700 vs 1000 req/s (column medians); async / blocking: per round 0.70x,
+/// ... (median 0.70x)"; `whose` is the bracket's words ("column medians",
+/// or "pinning vs yielding, column medians"), `names` the ratio's.
+pub(super) fn compare_columns(
+    (a, b): (&ColumnResult, &ColumnResult),
+    figure: Compared,
+    (whose, names): (&str, &str),
+) -> (Vec<f64>, String) {
+    let metric = figure.metric();
+    let per_round = ratios(a, b, metric);
+    let evidence = format!(
+        "{} ({whose}); {names}: {}",
+        figure.medians(median(a, metric), median(b, metric)),
+        ratio_words(&per_round)
+    );
+    (per_round, evidence)
+}
+
 /// "`a` serves at least `line(t)` times `b`'s requests per second", judged
 /// on the ratio taken round by round.
 pub(super) fn throughput_ratio_above(
@@ -243,15 +279,10 @@ pub(super) fn throughput_ratio_above(
     line: fn(&Thresholds) -> f64,
 ) -> Check {
     Box::new(move |cx, t| {
-        let (ca, cb) = (cx.col(a)?, cx.col(b)?);
-        let per_round = ratios(ca, cb, rps);
-        let evidence = format!(
-            "{:.0} vs {:.0} req/s (column medians); {} / {}: {}",
-            median(ca, rps),
-            median(cb, rps),
-            a,
-            b,
-            ratio_words(&per_round)
+        let (per_round, evidence) = compare_columns(
+            (cx.col(a)?, cx.col(b)?),
+            Compared::Throughput,
+            ("column medians", &format!("{a} / {b}")),
         );
         Some(Outcome::judged(
             &per_round,
@@ -272,7 +303,7 @@ pub(super) fn beats_showing_cpu(a: ColumnId, b: ColumnId) -> Check {
     let ratio = beats(a, b);
     Box::new(move |cx, t| {
         let outcome = ratio(cx, t)?;
-        let us = RoundResult::server_cpu_us_per_request;
+        let us = server_cpu_us_per_request;
         let (ca, cb) = (cx.col(a)?, cx.col(b)?);
         let cpu = format!(
             "; server CPU {:.1} vs {:.1} us per request (column medians)",
@@ -293,16 +324,10 @@ pub(super) fn beats_showing_cpu(a: ColumnId, b: ColumnId) -> Check {
 /// "`a` spends more server CPU per request than `b`": a ratio above 1.
 pub(super) fn spends_more_cpu_per_request(a: ColumnId, b: ColumnId) -> Check {
     Box::new(move |cx, t| {
-        let (ca, cb) = (cx.col(a)?, cx.col(b)?);
-        let us = RoundResult::server_cpu_us_per_request;
-        let per_round = ratios(ca, cb, us);
-        let evidence = format!(
-            "{:.1} vs {:.1} us of server CPU per request (column medians); {} / {}: {}",
-            median(ca, us),
-            median(cb, us),
-            a,
-            b,
-            ratio_words(&per_round)
+        let (per_round, evidence) = compare_columns(
+            (cx.col(a)?, cx.col(b)?),
+            Compared::CpuPerRequest,
+            ("column medians", &format!("{a} / {b}")),
         );
         Some(Outcome::judged(&per_round, (Side::Above, 1.0), t, evidence))
     })

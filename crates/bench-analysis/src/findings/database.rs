@@ -6,11 +6,14 @@
 //! the local, ramp and remote groups, each saying which driver made the
 //! difference. The pool sweep's finding is in [`super::pool_sweep`].
 
-use super::checks::{across, beats, larger, median, pct, rps, throughput_ratio_above};
+use super::checks::{across, beats, larger, median, pct, throughput_ratio_above};
 use super::checks::{Check, Ctx, Kind, Needs, Outcome, Spec};
 use super::Thresholds;
 use crate::stats::{ratios, share_words};
 use crate::verdict::Side;
+use bench_model::figures::{
+    delivered_round_trip_ms, postgres_round_trips_per_request, successful_rps,
+};
 use bench_model::{ColumnId, ColumnResult, RoundResult, Spread};
 
 /// Every finding of this family, in report order.
@@ -169,7 +172,10 @@ fn every_driver_words(cx: &Ctx<'_>, lesson: &Lesson) -> String {
         .iter()
         .filter_map(|(name, id, _)| {
             let c = cx.col(*id)?;
-            Some((*name, Spread::of(ratios(c, blocking, rps))?.median))
+            Some((
+                *name,
+                Spread::of(ratios(c, blocking, successful_rps))?.median,
+            ))
         })
         .collect();
     if each.len() < 2 {
@@ -223,7 +229,7 @@ fn each_round(c: &ColumnResult, f: impl Fn(&RoundResult) -> Option<f64>) -> Vec<
 }
 
 /// The column medians of `metric` by driver: "blocking 1.00, sqlx 2.01".
-fn medians_words(of: &[(&str, &ColumnResult)], metric: crate::stats::Metric, unit: &str) -> String {
+fn medians_words(of: &[(&str, &ColumnResult)], metric: bench_model::Metric, unit: &str) -> String {
     let each: Vec<String> = of
         .iter()
         .map(|(name, c)| format!("{name} {:.2}{unit}", median(c, metric)))
@@ -282,8 +288,8 @@ const POOL_IS_THE_QUEUE: [(&str, ColumnId); 4] = [
 /// Little's law for a pool in one round: pool / (round trips per request x
 /// delivered round trip), in requests per second.
 fn pool_bound(r: &RoundResult, pool: f64) -> Option<f64> {
-    let per_request = r.postgres_round_trips_per_request()?;
-    let round_trip_s = r.delivered_round_trip_ms()? / 1000.0;
+    let per_request = postgres_round_trips_per_request(r)?;
+    let round_trip_s = delivered_round_trip_ms(r)? / 1000.0;
     Some(pool / (per_request * round_trip_s))
 }
 
@@ -306,12 +312,12 @@ fn pool_is_the_queue(t: &Thresholds) -> Spec {
                 let c = cx.col(id)?;
                 c.rounds.iter().find_map(|r| pool_bound(r, pool))?;
                 per_driver.push(each_round(c, |r| {
-                    Some((rps(r)? / pool_bound(r, pool)? - 1.0).abs())
+                    Some((successful_rps(r)? / pool_bound(r, pool)? - 1.0).abs())
                 }));
                 let bound = Spread::of(c.rounds.iter().filter_map(|r| pool_bound(r, pool)));
                 each.push(format!(
                     "{name} {:.0} vs {:.0} req/s",
-                    median(c, rps),
+                    median(c, successful_rps),
                     bound.map_or(f64::NAN, |b| b.median)
                 ));
             }
@@ -346,7 +352,7 @@ fn pipelined_over_blocking(t: &Thresholds) -> Spec {
             let outcome = ratio(cx, t)?;
             let p = cx.col(C::AsyncUsersPipelinedRemote)?;
             let proxy = Spread::of(p.rounds.iter().filter_map(round_trips))
-                .zip(Spread::of(p.rounds.iter().filter_map(RoundResult::delivered_round_trip_ms)))
+                .zip(Spread::of(p.rounds.iter().filter_map(delivered_round_trip_ms)))
                 .map_or(String::new(), |(n, ms)| {
                     format!(
                         "; the pipelined driver's round trips per request {:.2}, delivered round trip {:.2} ms (medians)",

@@ -3,29 +3,17 @@
 //! no proxy reading), with the columns each case needs added from one of
 //! its rounds, each figure set to what the case tests.
 
-use std::path::Path;
+use super::test_runs::{assert_evidence_has, finding, saved_run};
+use bench_model::fixtures::{column_of, group_of};
+use bench_model::{ColumnId, ColumnResult, Driver, GroupId, Target};
+use bench_model::{ProxyWindow, RoundResult, RunResults, Verdict};
 
-use super::check;
-use bench_model::{ColumnId, ColumnResult, Driver, GroupId, GroupResult, Target};
-use bench_model::{Finding, ProxyWindow, RoundResult, RunResults, Verdict, THRESHOLDS};
-
+/// The saved seed run, with the database 2 ms away behind a pool of 10.
 fn saved() -> RunResults {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../docs/results/seed-2026-12-02/results.json");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let mut run = bench_model::SavedRun::from_json(&text, "seed-2026-12-02")
-        .unwrap()
-        .results;
+    let mut run = saved_run("seed-2026-12-02");
     run.settings.remote_db_round_trip_ms = Some(2.0);
     run.settings.db_pool_size = 10;
     run
-}
-
-fn finding(run: &RunResults, id: &str) -> Finding {
-    check(run, &THRESHOLDS)
-        .into_iter()
-        .find(|f| f.id == id)
-        .unwrap()
 }
 
 /// Round `n` of a 10-s window at `rps` successful requests per second;
@@ -79,35 +67,18 @@ fn target_of(id: ColumnId) -> Target {
 /// A column of `/users/1` whose rounds are at `rates` successful requests
 /// per second, each read by the proxy as `proxy`.
 fn column(id: ColumnId, rates: &[f64], proxy: Option<(f64, f64)>) -> ColumnResult {
-    ColumnResult {
-        id,
-        label: id.to_string(),
-        server: target_of(id),
-        method: "GET".into(),
-        path: "/users/1".into(),
-        background_path: None,
-        rounds: rates
-            .iter()
-            .zip(1..)
-            .map(|(&rps, n)| round(n, rps, proxy))
-            .collect(),
-        failure: None,
-    }
+    let rounds = rates
+        .iter()
+        .zip(1..)
+        .map(|(&rps, n)| round(n, rps, proxy))
+        .collect();
+    column_of(id, target_of(id), "/users/1", rounds)
 }
 
 /// `run` with group `id` made of `columns` (in place of its own).
 fn with_group(mut run: RunResults, id: GroupId, columns: Vec<ColumnResult>) -> RunResults {
     run.groups.retain(|g| g.id != id);
-    run.groups.push(GroupResult {
-        id,
-        title: id.to_string(),
-        load: String::new(),
-        warm_up: String::new(),
-        columns,
-        cold_start: None,
-        idle: None,
-        sweep: None,
-    });
+    run.groups.push(group_of(id, columns));
     run
 }
 
@@ -156,17 +127,8 @@ fn round_trips_per_request_are_two_on_sqlx_and_one_on_the_others() {
         "remote-db-round-trips-per-request",
     );
     assert_eq!(f.verdict, Verdict::Held, "{}", f.evidence);
-    assert!(
-        f.evidence
-            .contains("blocking 1.00, sqlx 2.02, deadpool 1.00"),
-        "{}",
-        f.evidence
-    );
-    assert!(
-        f.evidence.contains("pipelined 0.10 (not judged)"),
-        "{}",
-        f.evidence
-    );
+    assert_evidence_has(&f, "blocking 1.00, sqlx 2.02, deadpool 1.00");
+    assert_evidence_has(&f, "pipelined 0.10 (not judged)");
     // sqlx counted at one round trip per request: not its design.
     let one = changed(at_their_bounds(), C::AsyncUsersRemote, |c| c.2 = 1.0);
     let f = finding(&remote(&one), "remote-db-round-trips-per-request");
@@ -193,11 +155,7 @@ fn round_trips_per_request_are_two_on_sqlx_and_one_on_the_others() {
 fn each_pooled_driver_serves_its_pool_over_its_round_trips() {
     let f = finding(&remote(&at_their_bounds()), "remote-db-pool-is-the-queue");
     assert_eq!(f.verdict, Verdict::Held, "{}", f.evidence);
-    assert!(
-        f.evidence.contains("sqlx 1950 vs 1980 req/s"),
-        "{}",
-        f.evidence
-    );
+    assert_evidence_has(&f, "sqlx 1950 vs 1980 req/s");
     // deadpool far below its bound: its pool is not what limits it.
     let slow = changed(at_their_bounds(), C::AsyncUsersDeadpoolRemote, |c| {
         c.1 = 2500.0;
@@ -213,11 +171,9 @@ fn the_pipelined_driver_passes_twice_the_blocking_server_or_not() {
         "remote-db-pipelined-over-blocking",
     );
     assert_eq!(f.verdict, Verdict::Held, "{}", f.evidence);
-    assert!(
-        f.evidence
-            .contains("round trips per request 0.10, delivered round trip 2.60 ms"),
-        "{}",
-        f.evidence
+    assert_evidence_has(
+        &f,
+        "round trips per request 0.10, delivered round trip 2.60 ms",
     );
     let slow = changed(at_their_bounds(), C::AsyncUsersPipelinedRemote, |c| {
         c.1 = 5000.0;
@@ -290,12 +246,9 @@ fn the_yielding_drivers_bound_uses_the_delivered_round_trip() {
     });
     let f = finding(&remote(&columns), "remote-db-yielding-reaches-pool");
     assert_eq!(f.verdict, Verdict::Held, "{}", f.evidence);
-    assert!(
-        f.evidence.contains(
-            "pool 10 / 2.50 ms delivered (median of rounds; the setting 2.0 ms) = 4000 req/s"
-        ),
-        "{}",
-        f.evidence
+    assert_evidence_has(
+        &f,
+        "pool 10 / 2.50 ms delivered (median of rounds; the setting 2.0 ms) = 4000 req/s",
     );
     // A run saved before bench read the proxy is judged on the setting.
     let mut old = remote(&columns);
@@ -309,11 +262,7 @@ fn the_yielding_drivers_bound_uses_the_delivered_round_trip() {
     }
     let f = finding(&old, "remote-db-yielding-reaches-pool");
     assert_eq!(f.verdict, Verdict::NotHeld, "{}", f.evidence);
-    assert!(
-        f.evidence.contains("pool 10 / 2.0 ms = 5000 req/s"),
-        "{}",
-        f.evidence
-    );
+    assert_evidence_has(&f, "pool 10 / 2.0 ms = 5000 req/s");
 }
 
 /// The pool sweep: each pooled driver at `pooled(size)` req/s by pool
@@ -374,12 +323,9 @@ fn in_the_pool_sweep_the_pool_is_the_queue_and_two_clients_suffice() {
     let rising = |size: f64| 200.0 * size;
     let f = finding(&sweep(rising, [8000.0, 9500.0, 9600.0]), id);
     assert_eq!(f.verdict, Verdict::Held, "{}", f.evidence);
-    assert!(
-        f.evidence.contains(
-            "blocking at pool 2 5.0%, 5.0%, 5.0% per round of its best (pool 40, 8000 req/s)"
-        ),
-        "{}",
-        f.evidence
+    assert_evidence_has(
+        &f,
+        "blocking at pool 2 5.0%, 5.0%, 5.0% per round of its best (pool 40, 8000 req/s)",
     );
     // Two clients well short of the best: not free of a pool.
     let f = finding(&sweep(rising, [3000.0, 5000.0, 9600.0]), id);

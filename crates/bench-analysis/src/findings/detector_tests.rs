@@ -196,28 +196,15 @@ fn rounds_that_disagree_or_a_missing_figure_are_inconclusive() {
     assert!(exact_flags_verdict(&[], &calls, &THRESHOLDS).is_none());
 }
 
-/// The saved seed run of docs/results/seed-2026-12-03, which has every group.
-fn saved_seed_run() -> bench_model::RunResults {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../docs/results/seed-2026-12-03/results.json");
-    let text = std::fs::read_to_string(&path).unwrap();
-    bench_model::SavedRun::from_json(&text, "seed-2026-12-03")
-        .unwrap()
-        .results
-}
-
 /// The columns a finding of `run` names, by finding id.
 fn columns_of(run: &bench_model::RunResults, id: &str) -> Vec<ColumnId> {
-    super::check(run, &THRESHOLDS)
-        .into_iter()
-        .find(|f| f.id == id)
-        .unwrap()
-        .columns
+    super::test_runs::finding(run, id).columns
 }
 
 #[test]
 fn detector_findings_name_the_columns_the_run_saved_not_todays_matrix() {
-    let mut run = saved_seed_run();
+    // The saved seed run of seed-2026-12-03, which has every group.
+    let mut run = super::test_runs::saved_run("seed-2026-12-03");
     let async_load_columns: Vec<ColumnId> = run
         .groups
         .iter()

@@ -34,6 +34,8 @@ mod pool_sweep;
 mod redis_clients;
 mod seeds;
 mod sweeps;
+#[cfg(test)]
+mod test_runs;
 mod tiny_http;
 mod virtual_detector;
 #[cfg(test)]

@@ -4,10 +4,11 @@
 //! the pipelined driver needs no pool, so two shared clients serve about
 //! as much as its best client count.
 
-use super::checks::{across, larger, median, pct, rps, Ctx, Kind, Needs, Outcome, Spec};
+use super::checks::{across, larger, median, pct, Ctx, Kind, Needs, Outcome, Spec};
 use super::Thresholds;
 use crate::stats::share_words;
 use crate::verdict::Side;
+use bench_model::figures::successful_rps;
 use bench_model::{ColumnId, ColumnResult};
 
 /// Every finding of this family, in report order.
@@ -108,11 +109,16 @@ fn share_of_best(columns: &[&ColumnResult], at: usize) -> Vec<(u32, f64)> {
         .filter_map(|r| {
             let best = columns
                 .iter()
-                .map(|c| c.rounds.iter().find(|x| x.round == r.round).and_then(rps))
+                .map(|c| {
+                    c.rounds
+                        .iter()
+                        .find(|x| x.round == r.round)
+                        .and_then(successful_rps)
+                })
                 .collect::<Option<Vec<f64>>>()?
                 .into_iter()
                 .fold(0.0, f64::max);
-            Some((r.round, rps(r)? / best))
+            Some((r.round, successful_rps(r)? / best))
         })
         .collect()
 }
@@ -123,7 +129,7 @@ fn best_words(columns: &[&ColumnResult], sizes: &[u32], what: &str) -> String {
     let (size, best) = columns
         .iter()
         .zip(sizes)
-        .map(|(c, size)| (*size, median(c, rps)))
+        .map(|(c, size)| (*size, median(c, successful_rps)))
         .fold((0, f64::MIN), |b, x| if x.1 > b.1 { x } else { b });
     format!("{what} {size}, {best:.0} req/s")
 }

@@ -1,14 +1,15 @@
 //! The seeds' own conclusions (seeds 000 to 003), and the lesson they imply
 //! about mixed loads, each as a check on this run's rounds.
 
-use super::checks::{across, beats, comes_close, median, p99, paired, paired_rounds, pct};
-use super::checks::{peak_threads, rps};
+use super::checks::{across, beats, comes_close, median, paired, paired_rounds, pct};
+use super::checks::{compare_columns, Compared};
 use super::checks::{Kind, Needs, Outcome, Spec};
 use super::Thresholds;
-use crate::stats::{ratio_words, ratios};
+use crate::stats::ratio_words;
 use crate::verdict::Side;
+use bench_model::figures::{p99_ms, peak_threads, successful_rps};
 use bench_model::ColumnId;
-use bench_model::{ColumnResult, RoundResult};
+use bench_model::ColumnResult;
 
 /// Every finding of this family, in report order.
 pub(super) fn specs(t: &Thresholds) -> Vec<Spec> {
@@ -63,11 +64,11 @@ fn mixed(t: &Thresholds) -> Vec<Spec> {
             check: Box::new(move |cx, t| {
                 let (i, o) = (cx.col(inline)?, cx.col(offloaded)?);
                 // A p99 below 1 us would make the factor meaningless; floor it.
-                let factor = paired(i, o, |ri, ro| Some(ri.load.latency_ms.p99 / ro.load.latency_ms.p99.max(0.001)));
+                let factor = paired(i, o, |ri, ro| Some(p99_ms(ri)? / p99_ms(ro)?.max(0.001)));
                 let evidence = format!(
                     "/health p99 {:.1} ms vs {:.1} ms (column medians); next to {inline} / next to {offloaded}: {}",
-                    median(i, p99),
-                    median(o, p99),
+                    median(i, p99_ms),
+                    median(o, p99_ms),
                     ratio_words(&factor)
                 );
                 Some(Outcome::judged(&factor, (Side::Above, t.mixed_p99_factor), t, evidence))
@@ -134,13 +135,13 @@ pub(super) fn cpu_inline_hurts_async(_t: &Thresholds) -> Spec {
             let (b, a) = (cx.col(C::BlockingCpu)?, cx.col(C::AsyncCpu)?);
             // How much worse async is, per round: the larger of the two ratios.
             let worse = paired(a, b, |ra, rb| {
-                let slower = rps(rb)? / rps(ra)?;
-                let later = ra.load.latency_ms.p99 / rb.load.latency_ms.p99;
+                let slower = successful_rps(rb)? / successful_rps(ra)?;
+                let later = p99_ms(ra)? / p99_ms(rb)?;
                 Some(slower.max(later))
             });
             let evidence = format!(
                 "throughput {:.0} vs {:.0} req/s, p99 {:.1} vs {:.1} ms (async inline vs blocking, column medians); worse by (the larger of blocking/async throughput and async/blocking p99): {}",
-                median(a, rps), median(b, rps), median(a, p99), median(b, p99), ratio_words(&worse)
+                median(a, successful_rps), median(b, successful_rps), median(a, p99_ms), median(b, p99_ms), ratio_words(&worse)
             );
             Some(Outcome::judged(&worse, (Side::Above, 1.0), t, evidence))
         }),
@@ -160,12 +161,12 @@ pub(super) fn cpu_offload_recovers(t: &Thresholds) -> Spec {
             let b = cx.col(C::BlockingCpu)?;
             let (r, s) = (cx.col(C::AsyncCpuRayon)?, cx.col(C::AsyncCpuSpawnBlocking)?);
             let best: Vec<f64> = b.rounds.iter().filter_map(|rb| {
-                let at = |c: &ColumnResult| c.rounds.iter().find(|x| x.round == rb.round).and_then(rps);
-                Some(at(r)?.max(at(s)?) / rps(rb)?)
+                let at = |c: &ColumnResult| c.rounds.iter().find(|x| x.round == rb.round).and_then(successful_rps);
+                Some(at(r)?.max(at(s)?) / successful_rps(rb)?)
             }).collect();
             let evidence = format!(
                 "rayon {:.0}, spawn_blocking {:.0} vs blocking {:.0} req/s (column medians); the better offload / blocking: {}",
-                median(r, rps), median(s, rps), median(b, rps), ratio_words(&best)
+                median(r, successful_rps), median(s, successful_rps), median(b, successful_rps), ratio_words(&best)
             );
             Some(Outcome::judged(&best, (Side::Above, 1.0 - t.offload_within), t, evidence))
         }),
@@ -203,15 +204,15 @@ pub(super) fn db_inline_driver_worst(_t: &Thresholds) -> Spec {
             let ratio: Vec<f64> = inline.rounds.iter().filter_map(|ri| {
                 let slowest = others
                     .iter()
-                    .map(|c| c.rounds.iter().find(|x| x.round == ri.round).and_then(rps))
+                    .map(|c| c.rounds.iter().find(|x| x.round == ri.round).and_then(successful_rps))
                     .collect::<Option<Vec<f64>>>()?
                     .into_iter()
                     .fold(f64::INFINITY, f64::min);
-                Some(rps(ri)? / slowest)
+                Some(successful_rps(ri)? / slowest)
             }).collect();
             let evidence = format!(
                 "inline driver {:.0} req/s (column median); over the slowest other column: {}",
-                median(inline, rps),
+                median(inline, successful_rps),
                 ratio_words(&ratio)
             );
             Some(Outcome::judged(&ratio, (Side::Below, 1.0), t, evidence))
@@ -274,14 +275,10 @@ pub(super) fn baseline_cpu_per_request(_t: &Thresholds) -> Spec {
             .into(),
         needs: Needs::Columns(vec![C::AsyncHealth, C::BlockingHealth]),
         check: Box::new(|cx, t| {
-            let (a, b) = (cx.col(C::AsyncHealth)?, cx.col(C::BlockingHealth)?);
-            let us = RoundResult::server_cpu_us_per_request;
-            let per_round = ratios(a, b, us);
-            let evidence = format!(
-                "{:.1} vs {:.1} us of server CPU per request (column medians); async / blocking: {}",
-                median(a, us),
-                median(b, us),
-                ratio_words(&per_round)
+            let (per_round, evidence) = compare_columns(
+                (cx.col(C::AsyncHealth)?, cx.col(C::BlockingHealth)?),
+                Compared::CpuPerRequest,
+                ("column medians", "async / blocking"),
             );
             Some(Outcome::judged(&per_round, (Side::Below, 1.0), t, evidence))
         }),

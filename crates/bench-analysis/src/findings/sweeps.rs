@@ -5,8 +5,9 @@
 use super::checks::{pct, where_the_cores_went, Ctx, Kind, Needs, Outcome, Spec};
 use super::Thresholds;
 use crate::stats::{ratio_words, share_words};
-use crate::sweep::{self as sw, successful_rps};
+use crate::sweep as sw;
 use crate::verdict::Side;
+use bench_model::figures::successful_rps;
 use bench_model::{ColumnId, GroupId};
 use bench_model::{ColumnResult, SweepInfo};
 

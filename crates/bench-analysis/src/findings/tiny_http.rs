@@ -1,10 +1,11 @@
 //! The findings about the design card's tiny_http 0.12: it starves
 //! connections on a cold start, and runs a thread per open connection.
 
-use super::checks::{across, median, paired_rounds, peak_threads, Kind, Needs, Outcome, Spec};
+use super::checks::{across, median, paired_rounds, Kind, Needs, Outcome, Spec};
 use super::Thresholds;
 use crate::stats::ratio_words;
 use crate::verdict::{judge, Call, Side};
+use bench_model::figures::peak_threads;
 use bench_model::ColumnId;
 use bench_model::Verdict;
 

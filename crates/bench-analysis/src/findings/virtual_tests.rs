@@ -3,23 +3,16 @@
 //! virtual columns added from its own rounds, each figure set to what the
 //! case tests.
 
-use std::path::Path;
-
-use super::check;
+use super::test_runs::{assert_evidence_has, finding, saved_run};
+use bench_model::fixtures::{column_of as column, group_of};
 use bench_model::Verdict;
 use bench_model::{ColumnId, Driver, GroupId, Target};
-use bench_model::{
-    ColumnResult, DetectorWindow, GroupResult, PoolWindow, RoundResult, RouteWindow, RunResults,
-};
-use bench_model::{Finding, THRESHOLDS};
+use bench_model::{ColumnResult, DetectorWindow, PoolWindow, RoundResult, RouteWindow, RunResults};
 
+/// The saved seed run, with two carriers and the database 2 ms away
+/// behind a pool of 10.
 fn saved() -> RunResults {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../docs/results/seed-2026-12-02/results.json");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let mut run = bench_model::SavedRun::from_json(&text, "seed-2026-12-02")
-        .unwrap()
-        .results;
+    let mut run = saved_run("seed-2026-12-02");
     run.settings.virtual_carriers = Some(2);
     run.settings.remote_db_round_trip_ms = Some(2.0);
     run.settings.db_pool_size = 10;
@@ -31,13 +24,6 @@ fn column_of(run: &RunResults, id: ColumnId) -> &ColumnResult {
         .iter()
         .flat_map(|g| &g.columns)
         .find(|c| c.id == id)
-        .unwrap()
-}
-
-fn finding(run: &RunResults, id: &str) -> Finding {
-    check(run, &THRESHOLDS)
-        .into_iter()
-        .find(|f| f.id == id)
         .unwrap()
 }
 
@@ -53,31 +39,9 @@ fn round(n: u32, rps: f64, p99_ms: f64, detector: Option<DetectorWindow>) -> Rou
     r
 }
 
-fn column(id: ColumnId, server: Target, path: &str, rounds: Vec<RoundResult>) -> ColumnResult {
-    ColumnResult {
-        id,
-        label: id.to_string(),
-        server,
-        method: "GET".into(),
-        path: path.into(),
-        background_path: None,
-        rounds,
-        failure: None,
-    }
-}
-
 fn add_group(run: &mut RunResults, id: GroupId, columns: Vec<ColumnResult>) {
     run.groups.retain(|g| g.id != id);
-    run.groups.push(GroupResult {
-        id,
-        title: id.to_string(),
-        load: String::new(),
-        warm_up: String::new(),
-        columns,
-        cold_start: None,
-        idle: None,
-        sweep: None,
-    });
+    run.groups.push(group_of(id, columns));
 }
 
 /// A virtual server's reading of `route`: `calls` blocking calls and
@@ -163,13 +127,8 @@ fn the_yielding_driver_reaches_the_pool_and_reports_its_wait() {
     remote(&mut run, &[900.0; 3], &[4500.0, 4400.0, 4600.0], Some(2.1));
     let f = finding(&run, "remote-db-yielding-reaches-pool");
     assert_eq!(f.verdict, Verdict::Held, "{}", f.evidence);
-    assert!(f.evidence.contains("= 5000 req/s"), "{}", f.evidence);
-    assert!(
-        f.evidence
-            .contains("0.50 ms per checkout, 1.00 s over the window"),
-        "{}",
-        f.evidence
-    );
+    assert_evidence_has(&f, "= 5000 req/s");
+    assert_evidence_has(&f, "0.50 ms per checkout, 1.00 s over the window");
     assert!(!f.evidence.contains("median round"), "{}", f.evidence);
     remote(&mut run, &[900.0; 3], &[3000.0; 3], Some(2.1));
     let f = finding(&run, "remote-db-yielding-reaches-pool");
@@ -212,18 +171,8 @@ fn the_pinning_driver_caps_at_carriers_over_query_time_and_below_half_of_yieldin
     remote(&mut run, &[940.0, 960.0, 950.0], &[4500.0; 3], Some(2.1));
     let cap = finding(&run, "remote-db-pinning-caps-at-carriers");
     assert_eq!(cap.verdict, Verdict::Held, "{}", cap.evidence);
-    assert!(
-        cap.evidence
-            .contains("2.10 ms per query (remote-mixed, median) = 952 req/s"),
-        "{}",
-        cap.evidence
-    );
-    assert!(
-        cap.evidence
-            .contains("this window's own marks, not judged: 2.73 ms"),
-        "{}",
-        cap.evidence
-    );
+    assert_evidence_has(&cap, "2.10 ms per query (remote-mixed, median) = 952 req/s");
+    assert_evidence_has(&cap, "this window's own marks, not judged: 2.73 ms");
     let half = finding(&run, "remote-db-pinning-half-of-yielding");
     assert_eq!(half.verdict, Verdict::Held, "{}", half.evidence);
 
@@ -296,7 +245,7 @@ fn virtual_threads_pass_the_thread_cap_by_five_times_or_not() {
     // The saved async plateau is 7716 req/s, 11.6x the cap of 667.
     let f = finding(&with_virtual_sweep(1.0), "sweep-virtual-past-cap");
     assert_eq!(f.verdict, Verdict::Held, "{}", f.evidence);
-    assert!(f.evidence.contains("/ cap 667 req/s"), "{}", f.evidence);
+    assert_evidence_has(&f, "/ cap 667 req/s");
     let f = finding(&with_virtual_sweep(0.3), "sweep-virtual-past-cap");
     assert_eq!(f.verdict, Verdict::NotHeld, "{}", f.evidence);
 }
@@ -319,9 +268,9 @@ fn idle_connections_cost_virtual_threads_no_threads_with_memory_beside_the_other
     );
     assert_eq!(f.verdict, Verdict::Held, "{}", f.evidence);
     for name in ["virtual threads", "event loop", "tiny_http"] {
-        assert!(f.evidence.contains(&format!("{name} ")), "{}", f.evidence);
+        assert_evidence_has(&f, &format!("{name} "));
     }
-    assert!(f.evidence.contains("KiB (at 10000 open)"), "{}", f.evidence);
+    assert_evidence_has(&f, "KiB (at 10000 open)");
     let f = finding(
         &with_virtual_idle(ColumnId::BlockingIdleTinyHttp),
         "idle-virtual-no-threads",
@@ -398,13 +347,7 @@ fn the_pinning_detector_flags_exactly_the_pinning_routes_and_inline_cpu() {
         assert_eq!(f.verdict, Verdict::Held, "{id}: {}", f.evidence);
     }
     let marks = finding(&run, MARKS);
-    assert!(
-        marks
-            .evidence
-            .contains("/users/{id}, /users/{id}/cache, /cpu"),
-        "{}",
-        marks.evidence
-    );
+    assert_evidence_has(&marks, "/users/{id}, /users/{id}/cache, /cpu");
     assert!(
         finding(&run, TIMING).evidence.contains("carrier lag p99"),
         "timing names its lag probe"
@@ -419,12 +362,9 @@ fn each_half_of_the_pinning_detector_fails_on_its_own() {
     let run = stalls(&figures);
     let marks = finding(&run, MARKS);
     assert_eq!(marks.verdict, Verdict::NotHeld, "{}", marks.evidence);
-    assert!(
-        marks
-            .evidence
-            .contains("flagged but should not be: /users/{id} in virtual-yielding-users-stalls"),
-        "{}",
-        marks.evidence
+    assert_evidence_has(
+        &marks,
+        "flagged but should not be: /users/{id} in virtual-yielding-users-stalls",
     );
     assert_eq!(finding(&run, TIMING).verdict, Verdict::Held);
 
@@ -434,12 +374,6 @@ fn each_half_of_the_pinning_detector_fails_on_its_own() {
     let run = stalls(&figures);
     let timing = finding(&run, TIMING);
     assert_eq!(timing.verdict, Verdict::NotHeld, "{}", timing.evidence);
-    assert!(
-        timing
-            .evidence
-            .contains("should be flagged but is not: /cpu"),
-        "{}",
-        timing.evidence
-    );
+    assert_evidence_has(&timing, "should be flagged but is not: /cpu");
     assert_eq!(finding(&run, MARKS).verdict, Verdict::Held);
 }

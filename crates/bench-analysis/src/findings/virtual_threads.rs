@@ -5,11 +5,13 @@
 //! window's query time), at most half the yielding driver's throughput,
 //! and delays /health beside it; and no OS thread per idle connection.
 
-use super::checks::{median, pct, where_the_cores_went, Ctx, Kind, Needs, Outcome, Spec};
+use super::checks::{compare_columns, median, pct, where_the_cores_went, Compared};
+use super::checks::{Ctx, Kind, Needs, Outcome, Spec};
 use super::Thresholds;
-use crate::stats::{ratio_words, ratios, share_words};
-use crate::sweep::{self as sw, successful_rps};
+use crate::stats::{ratio_words, share_words};
+use crate::sweep as sw;
 use crate::verdict::{Call, Side};
+use bench_model::figures::{delivered_round_trip_ms, successful_rps};
 use bench_model::Spread;
 use bench_model::{ColumnId, GroupId};
 use bench_model::{ColumnResult, IdleCell, IdleRound, IdleStep, RoundResult};
@@ -28,6 +30,10 @@ pub(super) fn specs(t: &Thresholds) -> Vec<Spec> {
 
 /// The route the remote-database group loads, as `/metrics` labels it.
 const USERS_ROUTE: &str = "/users/{id}";
+
+/// How evidence names the two drivers compared: whose medians, which ratio.
+const PINNING_VS_YIELDING: (&str, &str) =
+    ("pinning vs yielding, column medians", "pinning / yielding");
 
 /// 1. Virtual threads pass the blocking server's cap on /posts/1.
 fn past_thread_cap(t: &Thresholds) -> Spec {
@@ -62,11 +68,6 @@ fn past_thread_cap(t: &Thresholds) -> Spec {
             ))
         }),
     }
-}
-
-/// Successful requests per second of a round.
-fn ok_rps(r: &RoundResult) -> Option<f64> {
-    Some(r.load.successful_throughput_rps)
 }
 
 /// The Postgres pool's mean wait per checkout over a column's rounds, in words.
@@ -105,13 +106,13 @@ fn yielding_reaches_pool(t: &Thresholds) -> Spec {
             let setting_ms = s.remote_db_round_trip_ms?;
             let pool = f64::from(s.db_pool_size);
             // Each round against its own delivered round trip, when read.
-            let round_trip = |r: &RoundResult| r.delivered_round_trip_ms().unwrap_or(setting_ms);
+            let round_trip = |r: &RoundResult| delivered_round_trip_ms(r).unwrap_or(setting_ms);
             let ratio: Vec<f64> = y
                 .rounds
                 .iter()
-                .filter_map(|r| Some(ok_rps(r)? / (pool * 1000.0 / round_trip(r).max(1e-6))))
+                .filter_map(|r| Some(successful_rps(r)? / (pool * 1000.0 / round_trip(r).max(1e-6))))
                 .collect();
-            let delivered = Spread::of(y.rounds.iter().filter_map(RoundResult::delivered_round_trip_ms));
+            let delivered = Spread::of(y.rounds.iter().filter_map(delivered_round_trip_ms));
             let (round_trip_ms, words) = match delivered {
                 Some(d) => (
                     d.median,
@@ -122,13 +123,13 @@ fn yielding_reaches_pool(t: &Thresholds) -> Spec {
             let bound = pool * 1000.0 / round_trip_ms.max(1e-6);
             let short = format!(
                 "{:.0} req/s (column median) vs pool {} / {words} = {bound:.0} req/s; throughput / that: {}",
-                median(y, ok_rps),
+                median(y, successful_rps),
                 s.db_pool_size,
                 ratio_words(&ratio)
             );
             let outcome = Outcome::judged(&ratio, (Side::Above, t.pool_bound_fraction), t, String::new());
             // A prediction that did not come true says what held it back.
-            let cores = match crate::stats::median_round(y, ok_rps) {
+            let cores = match crate::stats::median_round(y, successful_rps) {
                 Some(r) if !outcome.verdict.held() => format!(
                     "; in its median round, {}",
                     where_the_cores_went(r, "server", cx.results.machine.cores as f64)
@@ -178,7 +179,7 @@ fn carrier_cap_outcome(cx: &Ctx<'_>, t: &Thresholds) -> Option<Outcome> {
     let p = cx.col(ColumnId::VirtualPinningUsersRemote)?;
     let other = cx.col(ColumnId::VirtualPinningHealthNextToUsersRemote)?;
     let carriers = f64::from(cx.results.settings.virtual_carriers?);
-    let got: Vec<f64> = p.rounds.iter().filter_map(ok_rps).collect();
+    let got: Vec<f64> = p.rounds.iter().filter_map(successful_rps).collect();
     let each: Vec<String> = got.iter().map(|x| format!("{x:.0}")).collect();
     let Some(query) = Spread::of(other.rounds.iter().filter_map(query_ms)) else {
         return Some(Outcome::of_calls(
@@ -223,16 +224,10 @@ fn pinning_half_of_yielding(t: &Thresholds) -> Spec {
         ),
         needs: Needs::Columns(vec![C::VirtualPinningUsersRemote, C::VirtualYieldingUsersRemote]),
         check: Box::new(|cx, t| {
-            let (p, y) = (
-                cx.col(C::VirtualPinningUsersRemote)?,
-                cx.col(C::VirtualYieldingUsersRemote)?,
-            );
-            let ratio = ratios(p, y, ok_rps);
-            let evidence = format!(
-                "{:.0} vs {:.0} req/s (pinning vs yielding, column medians); pinning / yielding: {}",
-                median(p, ok_rps),
-                median(y, ok_rps),
-                ratio_words(&ratio)
+            let (ratio, evidence) = compare_columns(
+                (cx.col(C::VirtualPinningUsersRemote)?, cx.col(C::VirtualYieldingUsersRemote)?),
+                Compared::Throughput,
+                PINNING_VS_YIELDING,
             );
             Some(Outcome::judged(
                 &ratio,
@@ -260,17 +255,13 @@ fn pinning_delays_health(t: &Thresholds) -> Spec {
             C::VirtualYieldingHealthNextToUsersRemote,
         ]),
         check: Box::new(|cx, t| {
-            let (p, y) = (
-                cx.col(C::VirtualPinningHealthNextToUsersRemote)?,
-                cx.col(C::VirtualYieldingHealthNextToUsersRemote)?,
-            );
-            let p99 = |r: &RoundResult| Some(r.load.latency_ms.p99.max(0.001));
-            let factor = ratios(p, y, p99);
-            let evidence = format!(
-                "/health p99 {:.1} ms vs {:.1} ms (pinning vs yielding, column medians); pinning / yielding: {}",
-                median(p, p99),
-                median(y, p99),
-                ratio_words(&factor)
+            let (factor, evidence) = compare_columns(
+                (
+                    cx.col(C::VirtualPinningHealthNextToUsersRemote)?,
+                    cx.col(C::VirtualYieldingHealthNextToUsersRemote)?,
+                ),
+                Compared::HealthP99,
+                PINNING_VS_YIELDING,
             );
             Some(Outcome::judged(
                 &factor,

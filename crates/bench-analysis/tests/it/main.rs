@@ -3,5 +3,11 @@
 //! verdict rule on crafted rounds, and the house rule that verdicts are
 //! made in its module only.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code outside #[test] functions: a panic is how it reports a failure"
+)]
+
 mod one_verdict_module;
 mod verdict_rule;

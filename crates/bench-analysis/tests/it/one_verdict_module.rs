@@ -5,12 +5,6 @@
 //! named anywhere. Test code (a `*_tests.rs` module, or what follows a
 //! file's `#[cfg(test)]`) is not looked at.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
 use std::path::{Path, PathBuf};
 
 const MADE_ONLY_IN_VERDICT_RS: &[&str] = &[

@@ -7,12 +7,6 @@
 //! The rounds are the saved seed run's (docs/results/seed-2026-12-03),
 //! their figures set to what each case tests.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
 use std::path::Path;
 
 use bench_analysis::findings::check;
@@ -27,6 +21,12 @@ fn saved() -> RunResults {
     bench_model::SavedRun::from_json(&text, "seed-2026-12-03")
         .unwrap()
         .results
+}
+
+/// Fails, showing the whole evidence, unless `f`'s evidence holds `part`.
+#[track_caller]
+fn assert_evidence_has(f: &Finding, part: &str) {
+    assert!(f.evidence.contains(part), "no {part:?} in: {}", f.evidence);
 }
 
 fn finding(run: &RunResults, id: &str) -> Finding {
@@ -83,18 +83,8 @@ fn every_round_clears_held_every_round_misses_not_held_else_inconclusive() {
     assert_eq!(near.verdict, Verdict::Inconclusive, "{}", near.evidence);
     // The evidence shows the ratios as they were judged: per round, with
     // their median, beside the column medians.
-    assert!(
-        mixed
-            .evidence
-            .contains("per round 2.00x, 0.50x, 2.00x (median 2.00x)"),
-        "{}",
-        mixed.evidence
-    );
-    assert!(
-        mixed.evidence.contains("(column medians)"),
-        "{}",
-        mixed.evidence
-    );
+    assert_evidence_has(&mixed, "per round 2.00x, 0.50x, 2.00x (median 2.00x)");
+    assert_evidence_has(&mixed, "(column medians)");
 }
 
 #[test]
@@ -116,11 +106,7 @@ fn a_round_without_a_success_counts_at_zero_with_its_errors_in_the_evidence() {
     // Blocking got nothing in a round: async beat it there.
     let f = cache_wins(&[2000.0; 3], &[1000.0, 0.0, 1000.0]);
     assert_eq!(f.verdict, Verdict::Held, "{}", f.evidence);
-    assert!(
-        f.evidence.contains("per round 2.00x, inf, 2.00x"),
-        "{}",
-        f.evidence
-    );
+    assert_evidence_has(&f, "per round 2.00x, inf, 2.00x");
 }
 
 #[test]
@@ -178,11 +164,7 @@ fn a_sweep_won_only_at_its_top_step_has_no_crossover() {
     assert_eq!(crossover_call(&steps, 0.05), Call::Unclear);
     let f = users_sweep(only_top);
     assert_ne!(f.verdict, Verdict::Held, "{}", f.evidence);
-    assert!(
-        f.evidence.contains("per round: none, none, none"),
-        "{}",
-        f.evidence
-    );
+    assert_evidence_has(&f, "per round: none, none, none");
     // Behind by more than the margin just below the top step: every round
     // misses, NOT HELD.
     let f = users_sweep([1.0, 1.0, 1.0, 1.0, 1.0, 0.8, 1.5]);
@@ -190,10 +172,5 @@ fn a_sweep_won_only_at_its_top_step_has_no_crossover() {
     // Ahead at the two top steps in every round: a crossover at 256, HELD.
     let f = users_sweep([1.0, 1.0, 1.0, 1.0, 1.0, 1.2, 1.5]);
     assert_eq!(f.verdict, Verdict::Held, "{}", f.evidence);
-    assert!(
-        f.evidence
-            .contains("per round: from 256, from 256, from 256"),
-        "{}",
-        f.evidence
-    );
+    assert_evidence_has(&f, "per round: from 256, from 256, from 256");
 }

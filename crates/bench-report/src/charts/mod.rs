@@ -1,5 +1,6 @@
 //! SVG charts of a run, written by hand: a bar chart per group for
-//! throughput and p99 (the bar at the median over rounds, a whisker from the
+//! throughput (successful requests per second, as every printer counts it:
+//! [`bench_model::figures`]) and p99 (the bar at the median over rounds, a whisker from the
 //! lowest to the highest round), for the mixed group a line chart of /health
 //! p99 over time, for the idle group RSS against idle connections, and for
 //! a sweep throughput and p99 against connections. No chart library: a few
@@ -14,14 +15,14 @@ pub use bars::bar_chart;
 pub use lines::{idle_rss_chart, line_chart};
 pub use sweep::{sweep_chart, SweepSeries};
 
-use bench_analysis::stats::{column_spread, Metric};
-use bench_model::Spread;
-use bench_model::{ColumnResult, GroupResult, RunResults};
+use bench_analysis::stats::column_spread;
+use bench_model::figures::{p99_ms, step_p99_ms, successful_rps};
+use bench_model::{ColumnResult, GroupResult, Metric, RunResults, Spread};
 
 /// The round of `c` whose p99 is the median one (the round a
 /// latency-over-time line is drawn from).
 fn median_round(c: &ColumnResult) -> Option<&bench_model::RoundResult> {
-    bench_analysis::stats::median_round(c, |r| Some(r.load.latency_ms.p99))
+    bench_analysis::stats::median_round(c, p99_ms)
 }
 
 /// Every chart of a run, as (file name, SVG text).
@@ -47,11 +48,11 @@ pub fn of_group(g: &GroupResult) -> Vec<(String, String)> {
         }
         files.push((
             format!("{}-throughput.svg", g.id),
-            group_bars(g, "throughput", "req/s", |r| Some(r.load.throughput_rps)),
+            group_bars(g, "throughput", "req/s", successful_rps),
         ));
         files.push((
             format!("{}-p99.svg", g.id),
-            group_bars(g, "p99 latency", "ms", |r| Some(r.load.latency_ms.p99)),
+            group_bars(g, "p99 latency", "ms", p99_ms),
         ));
         if matches!(
             g.id,
@@ -123,7 +124,7 @@ fn sweep_charts(g: &GroupResult, info: &bench_model::SweepInfo) -> Vec<(String, 
             sweep_chart(
                 (g.title.as_str(), &format!("successful req/s, {rounds}")),
                 "req/s",
-                &series(bench_analysis::sweep::successful_rps),
+                &series(successful_rps),
                 cap,
                 false,
             ),
@@ -138,7 +139,7 @@ fn sweep_charts(g: &GroupResult, info: &bench_model::SweepInfo) -> Vec<(String, 
                     ),
                 ),
                 "ms (log scale)",
-                &series(|r| r.step.map(|s| s.latency_lower_bound_ms.p99)),
+                &series(step_p99_ms),
                 None,
                 true,
             ),

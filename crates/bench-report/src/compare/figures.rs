@@ -22,10 +22,14 @@
 
 use bench_model::Spread;
 
+use crate::numbers::number;
+
 /// What is compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Figure {
-    /// Requests per second (in a sweep: successful answers per second).
+    /// Successful requests per second (in a sweep, at the step), as
+    /// everywhere ([`bench_model::figures::successful_rps`]): a column
+    /// whose requests fail faster does not gain by it.
     Throughput,
     /// The 99th percentile of latency, in ms (in a sweep: every request of
     /// the window counted, a lower bound where some got no answer).
@@ -162,12 +166,12 @@ pub fn describe_relative(change: Option<f64>) -> String {
 pub fn describe_spread(s: Option<&Spread>) -> String {
     match s {
         None => "-".to_owned(),
-        Some(s) if s.n == 1 => super::number(s.median),
+        Some(s) if s.n == 1 => number(s.median),
         Some(s) => format!(
             "{} ({}..{})",
-            super::number(s.median),
-            super::number(s.min),
-            super::number(s.max)
+            number(s.median),
+            number(s.min),
+            number(s.max)
         ),
     }
 }

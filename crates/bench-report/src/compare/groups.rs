@@ -1,19 +1,21 @@
 //! The groups and columns of two runs matched by (group id, column id), and
 //! their figures side by side ([`super::figures`]).
 //!
-//! A load column gives its throughput, p99 and server CPU per request over
-//! its rounds. A sweep column gives the same per step, at every step both
+//! A load column gives its throughput (successful requests per second),
+//! p99 and server CPU per request over its rounds. A sweep column gives the same per step, at every step both
 //! runs took (as the sweep tables count them: successful answers, every
 //! request in the p99, CPU per answer). An idle server gives its KiB and
 //! threads per idle connection at the largest size both runs measured on
 //! it. The cold-start probe is not compared here: its finding is.
 
 use super::figures::{Figure, FigureChange};
-use bench_analysis::stats::{column_spread, Metric};
+use bench_analysis::stats::column_spread;
 use bench_analysis::sweep;
+use bench_model::figures::{p99_ms, server_cpu_us_per_answer, server_cpu_us_per_request};
+use bench_model::figures::{step_p99_ms, successful_rps};
 use bench_model::Spread;
 use bench_model::{ColumnId, GroupId};
-use bench_model::{ColumnResult, GroupResult, IdleResult, IdleServer, RoundResult, RunResults};
+use bench_model::{ColumnResult, GroupResult, IdleResult, IdleServer, Metric, RunResults};
 use bench_model::{IdleCell, Skipped};
 
 /// Which run alone has something.
@@ -155,27 +157,12 @@ fn only_in_one<T: Copy + PartialEq>(a: &[T], b: &[T]) -> Vec<(T, OnlyIn)> {
     old.chain(new).collect()
 }
 
-fn rps(r: &RoundResult) -> Option<f64> {
-    Some(r.load.throughput_rps)
-}
-
-fn p99(r: &RoundResult) -> Option<f64> {
-    Some(r.load.latency_ms.p99)
-}
-
-fn step_p99(r: &RoundResult) -> Option<f64> {
-    r.step.map(|s| s.latency_lower_bound_ms.p99)
-}
-
-/// Throughput, p99 and server CPU per request of a load column.
+/// Throughput (successful), p99 and server CPU per request of a load column.
 fn load_rows(o: &ColumnResult, n: &ColumnResult, margin: f64) -> Vec<FigureChange> {
     let figures: [(Figure, Metric); 3] = [
-        (Figure::Throughput, rps),
-        (Figure::P99, p99),
-        (
-            Figure::CpuPerRequest,
-            RoundResult::server_cpu_us_per_request,
-        ),
+        (Figure::Throughput, successful_rps),
+        (Figure::P99, p99_ms),
+        (Figure::CpuPerRequest, server_cpu_us_per_request),
     ];
     figures
         .into_iter()
@@ -198,9 +185,9 @@ fn sweep_rows(
     margin: f64,
 ) -> Vec<FigureChange> {
     let figures: [(Figure, Metric); 3] = [
-        (Figure::Throughput, sweep::successful_rps),
-        (Figure::P99, step_p99),
-        (Figure::CpuPerRequest, sweep::server_cpu_us_per_answer),
+        (Figure::Throughput, successful_rps),
+        (Figure::P99, step_p99_ms),
+        (Figure::CpuPerRequest, server_cpu_us_per_answer),
     ];
     let mut rows = Vec::new();
     for &step in steps {

@@ -9,8 +9,9 @@ use std::fmt::Write as _;
 use super::findings::summary;
 use super::tables::{figures_legend, group_heading, group_notes, group_table};
 use super::text::{label_line, outcome_line};
-use super::{number, Change, Comparison, FindingChange, Judged};
+use super::{Change, Comparison, FindingChange, Judged};
 use crate::html::page::{escape, page, table, verdict_class};
+use crate::numbers::number;
 
 /// A verdict badge with its interval's median, or "-".
 fn verdict_cell(j: Option<&Judged>) -> String {

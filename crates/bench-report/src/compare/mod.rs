@@ -9,14 +9,14 @@
 //! This module is the model: pure functions from two [`SavedRun`]s to a
 //! [`Comparison`]. The printers ([`text`], [`markdown`], [`html`]) are pure
 //! functions of the comparison, built on the same tables ([`tables`]), so
-//! they cannot disagree; [`files`] writes the two files `--out` asks for.
+//! they cannot disagree; [`files`] names the two files `--out` asks for
+//! (bench writes them).
 //!
 //! Findings are compared as each file saved them, never judged again: a
 //! saved run is a record, and a comparison of two records must not depend
 //! on the build that reads them.
 
 pub mod figures;
-pub mod files;
 pub mod findings;
 pub mod glance;
 pub mod groups;
@@ -25,9 +25,6 @@ pub mod markdown;
 mod tables;
 pub mod text;
 pub mod warnings;
-
-#[cfg(test)]
-mod tests;
 
 use bench_model::RunResults;
 use bench_model::SavedRun;
@@ -109,6 +106,15 @@ pub fn compare(old: &SavedRun, new: &SavedRun, names: (&str, &str)) -> Compariso
     }
 }
 
+/// The files `bench compare --out DIR` writes, as (file name, text):
+/// compare.md and compare.html.
+pub fn files(cmp: &Comparison) -> Vec<(String, String)> {
+    vec![
+        ("compare.md".to_owned(), markdown::render(cmp)),
+        ("compare.html".to_owned(), html::render(cmp)),
+    ]
+}
+
 /// A saved run's matrix, with the findings and thresholds it was saved with.
 fn glance_of(run: &SavedRun) -> crate::glance::Glance {
     crate::glance::build(&run.results, &run.findings, &run.thresholds)
@@ -118,18 +124,4 @@ fn glance_of(run: &SavedRun) -> crate::glance::Glance {
 /// margin, the larger of the two runs' should they differ (a warning says so).
 pub fn margin(old: &SavedRun, new: &SavedRun) -> f64 {
     old.thresholds.margin.max(new.thresholds.margin)
-}
-
-/// A figure with three significant digits (never in exponent form):
-/// "12807", "41.3", "1.03", "0.000699"; "n/a" when not finite.
-pub fn number(x: f64) -> String {
-    if !x.is_finite() {
-        return "n/a".to_owned();
-    }
-    if x == 0.0 {
-        return "0".to_owned();
-    }
-    let digits = x.abs().log10().floor() as i32;
-    let decimals = (2 - digits).clamp(0, 6) as usize;
-    format!("{x:.decimals$}")
 }

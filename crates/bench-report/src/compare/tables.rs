@@ -4,7 +4,8 @@
 //! round ranges, the relative change and its word).
 
 use super::figures::{describe_relative, describe_spread};
-use super::{number, FindingChange, GroupChange, Judged};
+use super::{FindingChange, GroupChange, Judged};
+use crate::numbers::number;
 use crate::table::Table;
 
 /// "HELD 1.16": the verdict with its interval's median; "-" when absent.

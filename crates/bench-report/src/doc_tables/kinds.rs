@@ -21,24 +21,59 @@
 //! - `profiles` and `loads`: what each profile sets, and each group's load
 //!   in it, from bench's code ([`super::CodeTables`]).
 
-use std::path::Path;
-
 use crate::headline::{counts_words, split, DESIGN_CHECKS, PREDICTIONS};
 use crate::idle_table::idle_table;
 use crate::markdown::render_table;
 use crate::sweep_table::sweep_tables;
 use crate::table::compact_table;
+use bench_model::GroupResult;
 use bench_model::SavedRun;
-use bench_model::Spread;
 use bench_model::{ColumnId, Finding, GroupId};
-use bench_model::{GroupResult, IdleCell, IdleServer};
+
+use super::{CodeTables, Sources};
+
+/// The kinds whose second word is the results.json they are made of.
+const OF_A_RUN: &[&str] = &[
+    "findings",
+    "findings-rejudged",
+    "glance",
+    "glance-rejudged",
+    "models",
+    "group",
+    "sweep",
+    "idle",
+];
+
+/// The results.json `spec` names, for a kind made of one.
+pub(super) fn run_path(spec: &str) -> Option<&str> {
+    let mut words = spec.split_whitespace();
+    let kind = words.next()?;
+    OF_A_RUN.contains(&kind).then(|| words.next()).flatten()
+}
+
+/// Whether `spec` is the table of every saved run.
+pub(super) fn wants_saved_runs(spec: &str) -> bool {
+    spec.split_whitespace().next() == Some("runs")
+}
+
+/// The report.md beside a run's results.json, which a glance of the run
+/// links to where it exists.
+pub fn report_beside(results_json: &str) -> Option<String> {
+    results_json
+        .strip_suffix("results.json")
+        .map(|dir| format!("{dir}report.md"))
+}
 
 /// The table `spec` ("KIND [PATH] [GROUP]") names, in Markdown.
-pub(super) fn make(spec: &str, root: &Path, code: &super::CodeTables) -> Result<String, String> {
+pub(super) fn make(spec: &str, sources: &Sources, code: &CodeTables) -> Result<String, String> {
     let words: Vec<&str> = spec.split_whitespace().collect();
-    let run = |i: usize| -> Result<SavedRun, String> {
+    let run = |i: usize| -> Result<&SavedRun, String> {
         let path = words.get(i).ok_or("no results.json named")?;
-        crate::saved::read(&root.join(path))
+        match sources.runs.get(*path) {
+            Some(Ok(run)) => Ok(run),
+            Some(Err(e)) => Err(e.clone()),
+            None => Err(format!("{path} was not read")),
+        }
     };
     let group = |i: usize| -> Result<GroupId, String> {
         let name = words.get(i).ok_or("no group named")?;
@@ -55,26 +90,26 @@ pub(super) fn make(spec: &str, root: &Path, code: &super::CodeTables) -> Result<
         }
         Some("glance") => {
             let run = run(1)?;
-            Ok(glance(&run, &run.findings, words[1], root))
+            Ok(glance(run, &run.findings, words[1], sources))
         }
         Some("glance-rejudged") => {
             let run = run(1)?;
             let findings = bench_analysis::findings::check(&run.results, &run.thresholds);
-            Ok(glance(&run, &findings, words[1], root))
+            Ok(glance(run, &findings, words[1], sources))
         }
         Some("kinds") => Ok(kinds()),
-        Some("models") => Ok(models(&run(1)?)),
-        Some("runs") => runs(root),
+        Some("models") => Ok(models(run(1)?)),
+        Some("runs") => runs(sources),
         Some("profiles") => Ok(code.profiles.clone()),
         Some("loads") => Ok(code.loads.clone()),
         Some("group") => {
             let run = run(1)?;
-            let g = find_group(&run, group(2)?)?;
+            let g = find_group(run, group(2)?)?;
             Ok(render_table(&compact_table(g)))
         }
         Some("sweep") => {
             let run = run(1)?;
-            let g = find_group(&run, group(2)?)?;
+            let g = find_group(run, group(2)?)?;
             let tables: Vec<String> = sweep_tables(g)
                 .into_iter()
                 .take(2)
@@ -148,12 +183,9 @@ fn findings(all: &[Finding]) -> String {
 /// The run at a glance with `findings`' verdicts: the predictions counted,
 /// then the matrix; a workload links to the report.md beside `path` when
 /// there is one.
-fn glance(run: &SavedRun, findings: &[Finding], path: &str, root: &Path) -> String {
+fn glance(run: &SavedRun, findings: &[Finding], path: &str, sources: &Sources) -> String {
     let (predictions, checks) = split(findings);
-    let report = path
-        .strip_suffix("results.json")
-        .map(|dir| format!("{dir}report.md"))
-        .filter(|r| root.join(r).is_file());
+    let report = report_beside(path).filter(|r| sources.reports.contains(r));
     let g = crate::glance::build(&run.results, findings, &run.thresholds);
     format!(
         "**{PREDICTIONS}**: {}; design checks apart: {}.\n\n{}",
@@ -182,23 +214,15 @@ fn verdict_counts(run: &SavedRun) -> String {
     out
 }
 
-fn runs(root: &Path) -> Result<String, String> {
-    let dir = root.join("docs/results");
-    let mut folders: Vec<_> = std::fs::read_dir(&dir)
-        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.join("results.json").is_file())
-        .collect();
-    folders.sort();
+fn runs(sources: &Sources) -> Result<String, String> {
+    let saved = match &sources.saved_runs {
+        Some(Ok(saved)) => saved,
+        Some(Err(e)) => return Err(e.clone()),
+        None => return Err("the saved runs were not read".to_owned()),
+    };
     let mut out = String::from("| run | started | commit | machine | profile, groups | verdicts | CPU split |\n|---|---|---|---|---|---|---|\n");
-    for folder in folders {
-        let run = crate::saved::read(&folder.join("results.json"))?;
+    for (name, run) in saved {
         let r = &run.results;
-        let name = folder
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
         let commit = r.source.as_ref().map_or("not recorded".to_owned(), |s| {
             format!(
                 "`{}`{}",
@@ -218,30 +242,11 @@ fn runs(root: &Path) -> Result<String, String> {
             md(&r.machine.cpu_model),
             r.settings.profile,
             groups.join(", "),
-            verdict_counts(&run),
+            verdict_counts(run),
             md(&r.cpu_split_words())
         ));
     }
     Ok(out)
-}
-
-/// A server's median threads and KiB above idle per connection with
-/// `size` idle connections open.
-fn per_connection(server: &IdleServer, size: usize) -> Option<(f64, f64)> {
-    let IdleCell::Measured(steps) = server.cell(size) else {
-        return None;
-    };
-    let threads = Spread::of(
-        steps
-            .iter()
-            .filter_map(|(r, s)| s.threads_per_connection(&r.idle)),
-    )?;
-    let kib = Spread::of(
-        steps
-            .iter()
-            .filter_map(|(r, s)| s.kib_per_connection(&r.idle)),
-    )?;
-    Some((threads.median, kib.median))
 }
 
 /// The models side by side: what a waiting request holds and when each is
@@ -249,18 +254,17 @@ fn per_connection(server: &IdleServer, size: usize) -> Option<(f64, f64)> {
 /// connection are the run's (its idle group at its largest size each opened).
 fn models(run: &SavedRun) -> String {
     let idle = run.results.groups.iter().find_map(|g| g.idle.as_ref());
+    // The glance's figures of an idle server: KiB (its main figure) and
+    // threads per connection at the largest size it opened.
     let figures = |id: ColumnId| -> String {
-        let Some(idle) = idle else {
-            return "not measured".to_owned();
-        };
-        let Some(server) = idle.servers.iter().find(|s| s.id == id) else {
-            return "not measured".to_owned();
-        };
-        let Some(size) = server.largest_measured(&idle.sizes) else {
-            return "not measured".to_owned();
-        };
-        match per_connection(server, size) {
-            Some((threads, kib)) => format!("{threads:.2} threads, {kib:.1} KiB (at {size} open)"),
+        let measure = idle.and_then(|idle| {
+            let server = idle.servers.iter().find(|s| s.id == id)?;
+            crate::glance::measure::of_idle(server, &idle.sizes)
+        });
+        match measure.and_then(|m| Some((m.threads_per_connection?, m.main.median, m.open?))) {
+            Some((threads, kib, size)) => {
+                format!("{threads:.2} threads, {kib:.1} KiB (at {size} open)")
+            }
             None => "not measured".to_owned(),
         }
     };

@@ -33,16 +33,7 @@ pub fn anchor(heading: &str) -> String {
 fn verdict(v: Option<&RowVerdict>) -> String {
     match v {
         None => "*no finding judges this row*".to_owned(),
-        Some(v) => format!(
-            "{}{} `{}`",
-            v.verdict.word(),
-            if v.is_design_check() {
-                " (design check)"
-            } else {
-                ""
-            },
-            v.finding
-        ),
+        Some(v) => format!("{} `{}`", v.words(), v.finding),
     }
 }
 

@@ -5,8 +5,10 @@
 //! per request (or its threads per idle connection).
 
 use bench_analysis::stats::column_spread;
-use bench_analysis::sweep::{plateau, server_cpu_us_per_answer, successful_rps};
-use bench_model::{ColumnResult, IdleCell, IdleServer, RoundResult, Spread, SweepInfo};
+use bench_analysis::sweep::plateau;
+use bench_model::figures::{p99_ms, server_cpu_us_per_answer, server_cpu_us_per_request};
+use bench_model::figures::{step_p99_ms, successful_rps};
+use bench_model::{ColumnResult, IdleCell, IdleServer, Spread, SweepInfo};
 
 /// What a row's cells are compared by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,20 +61,6 @@ pub struct Measure {
     pub open: Option<usize>,
 }
 
-fn p99(r: &RoundResult) -> Option<f64> {
-    Some(r.load.latency_ms.p99)
-}
-
-fn rps(r: &RoundResult) -> Option<f64> {
-    Some(r.load.successful_throughput_rps)
-}
-
-/// Every request of a sweep step's window counted, a lower bound where
-/// some went unanswered, as the sweep tables count it.
-fn step_p99(r: &RoundResult) -> Option<f64> {
-    r.step.map(|s| s.latency_lower_bound_ms.p99)
-}
-
 fn median(s: Option<Spread>) -> Option<f64> {
     s.map(|s| s.median)
 }
@@ -80,9 +68,9 @@ fn median(s: Option<Spread>) -> Option<f64> {
 /// A load column's figures; `None` without a measured round.
 pub fn of_load(c: &ColumnResult) -> Option<Measure> {
     Some(Measure {
-        main: column_spread(c, rps)?,
-        p99_ms: median(column_spread(c, p99)),
-        cpu_us_per_request: median(column_spread(c, RoundResult::server_cpu_us_per_request)),
+        main: column_spread(c, successful_rps)?,
+        p99_ms: median(column_spread(c, p99_ms)),
+        cpu_us_per_request: median(column_spread(c, server_cpu_us_per_request)),
         threads_per_connection: None,
         open: None,
     })
@@ -94,7 +82,7 @@ pub fn of_sweep(c: &ColumnResult, sweep: &SweepInfo, top: usize) -> Option<Measu
     let at_top = |metric| plateau(c, &sweep.steps, top, metric);
     Some(Measure {
         main: at_top(successful_rps)?,
-        p99_ms: median(at_top(step_p99)),
+        p99_ms: median(at_top(step_p99_ms)),
         cpu_us_per_request: median(at_top(server_cpu_us_per_answer)),
         threads_per_connection: None,
         open: None,

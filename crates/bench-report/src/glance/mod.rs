@@ -114,6 +114,16 @@ impl RowVerdict {
     pub fn is_design_check(&self) -> bool {
         self.kind == Some(FindingKind::DesignCheck)
     }
+
+    /// "HELD", or "HELD (design check)".
+    pub fn words(&self) -> String {
+        let kind = if self.is_design_check() {
+            " (design check)"
+        } else {
+            ""
+        };
+        format!("{}{kind}", self.verdict.word())
+    }
 }
 
 /// A column of another implementation, against our models in its group.

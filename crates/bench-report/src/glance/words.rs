@@ -7,14 +7,14 @@ use bench_model::Spread;
 use super::measure::{Figure, Measure};
 use super::wrongs::{Wrong, WrongKind};
 use super::{Calibration, Cell, Pick, RowVerdict};
-use crate::compare::number;
+use crate::numbers::{fmt_ms, number};
 
 /// A milliseconds figure: "0.85 ms", "12.6 ms", "6824 ms", "14.0 s".
 pub fn ms(v: f64) -> String {
     if v >= 10_000.0 {
         format!("{:.1} s", v / 1000.0)
     } else {
-        format!("{} ms", crate::table::fmt_ms(v))
+        format!("{} ms", fmt_ms(v))
     }
 }
 
@@ -99,16 +99,7 @@ pub fn cell_lines(figure_: Figure, cell: &Cell) -> Vec<String> {
 pub fn verdict(v: Option<&RowVerdict>) -> String {
     match v {
         None => "no finding judges this row".to_owned(),
-        Some(v) => format!(
-            "{}{} {}",
-            v.verdict.word(),
-            if v.is_design_check() {
-                " (design check)"
-            } else {
-                ""
-            },
-            v.finding
-        ),
+        Some(v) => format!("{} {}", v.words(), v.finding),
     }
 }
 

@@ -19,6 +19,7 @@
 
 use bench_analysis::findings::kind_of;
 use bench_analysis::stats::column_spread;
+use bench_model::figures::p99_ms;
 use bench_model::{ColdStartServer, ColumnId, ColumnResult, Finding, FindingKind, GroupId};
 use bench_model::{IdleCell, IdleResult, IdleServer, RunResults, Spread, Thresholds};
 
@@ -132,10 +133,6 @@ fn judging(findings: &[Finding], ids: &[ColumnId], right: &[ColumnId]) -> Option
         .map(RowVerdict::of)
 }
 
-fn p99(r: &bench_model::RoundResult) -> Option<f64> {
-    Some(r.load.latency_ms.p99)
-}
-
 /// The first segment of a route: the resource it works on ("users").
 fn resource(route: &str) -> &str {
     route
@@ -172,7 +169,7 @@ fn beside(
                 .is_some_and(|b| resource(&route_of(b)) == resource(&bg))
         })
         .find(|o| !blocks_by_design(o.server, &o.path, o.background_path.as_deref()))
-        .and_then(|o| Some((o.id, column_spread(o, p99)?.median)));
+        .and_then(|o| Some((o.id, column_spread(o, p99_ms)?.median)));
     let driver = c
         .server
         .driver()
@@ -182,7 +179,7 @@ fn beside(
         group,
         column: c.id,
         what: format!("{bg}{driver}"),
-        p99_ms: column_spread(c, p99).map(|s| s.median),
+        p99_ms: column_spread(c, p99_ms).map(|s| s.median),
         right,
         threads: None,
         unanswered: None,

@@ -6,10 +6,11 @@ use std::fmt::Write as _;
 
 use super::page::{escape, fold, table};
 use crate::charts;
+use crate::cold_start_table::cold_start_table;
 use crate::idle_table::{idle_notes, idle_table};
 use crate::lines::{cold_start_line, group_load_line, sweep_lines};
 use crate::sweep_table::sweep_tables;
-use crate::table::{cold_start_table, compact_table, group_table};
+use crate::table::{compact_table, group_table};
 use bench_model::GroupResult;
 use bench_model::Thresholds;
 

@@ -9,6 +9,7 @@
 mod findings;
 mod groups;
 pub mod page;
+mod style;
 
 use std::fmt::Write as _;
 

@@ -5,17 +5,11 @@
 //! before the findings; and in a comparison, a changed verdict or a
 //! relative figure that moved marks its row or cell, and nothing else.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
 use bench_analysis::findings::check;
 use bench_model::*;
 use bench_report::glance::{self, Cell, Glance, Model};
 
-use crate::build::*;
+use bench_model::fixtures::*;
 
 /// A column on a real route, so that the route table can say whether it
 /// blocks by design.

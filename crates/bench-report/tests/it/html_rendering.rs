@@ -2,24 +2,11 @@
 //! verdict badge and meaning; every chart inline; each load group's compact
 //! table with its full table folded; nothing that would fetch anything.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
 use bench_analysis::findings::check;
 
 use bench_model::THRESHOLDS;
-use bench_report::saved::SavedRun;
 
-fn saved(name: &str) -> SavedRun {
-    let path = format!(
-        "{}/../../docs/results/{name}/results.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    bench_report::saved::read(std::path::Path::new(&path)).unwrap()
-}
+use crate::saved_run as saved;
 
 #[test]
 fn findings_come_first_one_row_each_in_order_with_their_verdict() {

@@ -3,12 +3,6 @@
 //! of a printer compiles in seconds and rendering a saved run needs
 //! nothing but the run.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
 use std::process::Command;
 
 /// The crates a report must not pull in, directly or through another crate.

@@ -6,10 +6,11 @@ use bench_analysis::findings::check;
 use bench_model::Verdict;
 use bench_model::*;
 use bench_model::{Thresholds, THRESHOLDS};
-use bench_report::table::{cold_start_table, group_table};
+use bench_report::cold_start_table::cold_start_table;
+use bench_report::table::group_table;
 use bench_report::text::render_table;
 
-use crate::build::*;
+use bench_model::fixtures::*;
 
 #[test]
 fn group_table_shows_medians_spreads_idle_to_peak_and_ratios() {
@@ -906,4 +907,31 @@ fn the_proxys_counts_are_rows_of_a_group_that_read_it() {
         row(&group_table(&local), "Postgres round trips per request"),
         None
     );
+}
+
+#[test]
+fn the_throughput_chart_draws_successful_requests() {
+    // async-cpu ends 400 requests a second, 300 of them failed fast.
+    let mut failing = steady("async-cpu", "async", 100.0, 10.0, 5);
+    for r in &mut failing.rounds {
+        r.load.throughput_rps = 400.0;
+    }
+    let g = group(
+        "cpu",
+        vec![
+            steady("blocking-cpu", "blocking", 200.0, 10.0, 200),
+            failing,
+        ],
+    );
+    let charts = bench_report::charts::of_group(&g);
+    let (_, svg) = charts
+        .iter()
+        .find(|(name, _)| name == "cpu-throughput.svg")
+        .unwrap();
+    let bars: Vec<&str> = svg
+        .split("<text class=\"value\"")
+        .skip(1)
+        .map(|t| &t[t.find('>').unwrap() + 1..t.find('<').unwrap()])
+        .collect();
+    assert_eq!(bars, ["200", "100"], "{svg}");
 }

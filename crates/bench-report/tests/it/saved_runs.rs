@@ -7,34 +7,16 @@
 //! judged again by this build's rules, it renders as well. No rendered
 //! file names an issue of the project's tracker by number.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
-use std::path::{Path, PathBuf};
-
 use bench_model::GroupId;
 
-fn saved_runs() -> Vec<PathBuf> {
-    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/results");
-    let mut runs: Vec<PathBuf> = std::fs::read_dir(&docs)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path().join("results.json"))
-        .filter(|p| p.is_file())
-        .collect();
-    runs.sort();
-    runs
-}
+use crate::{read_run, saved_runs};
 
 #[test]
 fn every_saved_run_renders_with_the_findings_it_was_saved_with() {
     let runs = saved_runs();
     assert!(runs.len() >= 3, "found only {runs:?}");
     for results in runs {
-        let saved = bench_report::saved::read(&results).unwrap();
+        let saved = read_run(&results);
         let files =
             bench_report::files::report_files(&saved.results, &saved.findings, &saved.thresholds);
         let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();

@@ -66,7 +66,7 @@ pub fn run_matrix(cli: &Cli) -> ExitCode {
 /// saved run, written into DIR (default: `rendered/` beside the file),
 /// never over the saved file.
 pub fn render(cli: &Cli, path: &Path, recheck: bool) -> ExitCode {
-    let saved = match bench_report::saved::read(path) {
+    let saved = match crate::output::saved::read(path) {
         Ok(s) => s,
         Err(e) => return fail("render", e),
     };
@@ -110,7 +110,7 @@ pub fn doc_tables(check: bool) -> ExitCode {
             "run it inside the project: no folder with README.md and docs/ above here",
         );
     };
-    match bench_report::doc_tables::stale(&root, !check, &crate::plan::tables::code_tables()) {
+    match crate::output::doc_tables::stale(&root, !check, &crate::plan::tables::code_tables()) {
         Ok(stale) if stale.is_empty() => ExitCode::SUCCESS,
         Ok(stale) => {
             for file in &stale {
@@ -137,8 +137,8 @@ pub fn doc_tables(check: bool) -> ExitCode {
 /// regression), 2 when a file cannot be read or written.
 pub fn compare(cli: &Cli, old: &Path, new: &Path) -> ExitCode {
     let (old_run, new_run) = match (
-        bench_report::saved::read(old),
-        bench_report::saved::read(new),
+        crate::output::saved::read(old),
+        crate::output::saved::read(new),
     ) {
         (Ok(o), Ok(n)) => (o, n),
         (Err(e), _) | (_, Err(e)) => return fail("compare", e),
@@ -150,8 +150,9 @@ pub fn compare(cli: &Cli, old: &Path, new: &Path) -> ExitCode {
     }
     print!("{}", bench_report::compare::text::render(&cmp));
     if let Some(dir) = &cli.out {
-        if let Err(e) = bench_report::compare::files::write(dir, &cmp) {
-            return fail("compare", e);
+        let files = bench_report::compare::files(&cmp);
+        if let Err(e) = crate::output::write_files(dir, &files) {
+            return fail("compare", format!("{e:#}"));
         }
         println!("\ncompare.md and compare.html written to {}", dir.display());
     }

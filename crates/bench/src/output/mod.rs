@@ -1,11 +1,16 @@
-//! A run's files, written in this one place: the run judged with this
-//! build's thresholds, results.json (bench-model's writer) and the report
-//! files (bench-report's). A finished run, an interrupted one and
-//! `bench import` all end in [`judge_and_write`]; `bench render` writes
-//! only the report files of a saved run ([`write_report`]), never its
-//! results.json.
+//! A run's files, read and written in this one place (bench-report, which
+//! makes their text, touches no file): the run judged with this build's
+//! thresholds, results.json (bench-model's writer) and the report files
+//! (bench-report's). A finished run, an interrupted one and `bench import`
+//! all end in [`judge_and_write`]; `bench render` writes only the report
+//! files of a saved run ([`write_report`]), never its results.json; `bench
+//! compare --out` writes the comparison's ([`write_files`]). A saved run is
+//! read by [`saved`]; README.md's and docs/' tables by [`doc_tables`].
 
-use std::path::Path;
+pub mod doc_tables;
+pub mod saved;
+
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use bench_model::{Finding, RunResults, Thresholds, THRESHOLDS};
@@ -40,15 +45,26 @@ pub fn write_report(
     findings: &[Finding],
     t: &Thresholds,
 ) -> anyhow::Result<()> {
-    for (name, text) in bench_report::files::report_files(results, findings, t) {
-        write_file(dir, &name, &text)?;
-    }
+    write_files(
+        dir,
+        &bench_report::files::report_files(results, findings, t),
+    )?;
     Ok(())
 }
 
-/// `text` into `dir/name`, the folder made if missing.
-fn write_file(dir: &Path, name: &str, text: &str) -> anyhow::Result<()> {
+/// Each (file name, text) of `files` into `dir`, the folder made if
+/// missing; the paths written, in order.
+pub fn write_files(dir: &Path, files: &[(String, String)]) -> anyhow::Result<Vec<PathBuf>> {
+    files
+        .iter()
+        .map(|(name, text)| write_file(dir, name, text))
+        .collect()
+}
+
+/// `text` into `dir/name`, the folder made if missing; the path written.
+fn write_file(dir: &Path, name: &str, text: &str) -> anyhow::Result<PathBuf> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let path = dir.join(name);
-    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))
+    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(path)
 }

@@ -237,14 +237,17 @@ fn a_hog_beside_a_network_load_shows_in_everything_else_and_the_window_is_not_qu
                 "window {i}: {t:?}"
             );
         }
-        let mut round = crate::build::round(i as u32 + 1, 1000.0, 1.0, 10);
+        let mut round = bench_model::fixtures::round(i as u32 + 1, 1000.0, 1.0, 10);
         round.cpu = cpu_use(*t, WINDOW.as_secs_f64());
         rounds.push(round);
     }
     // bench's quiet check flags every window, the hog's among the columns.
-    let mut column = crate::build::steady("async-health", "async", 1000.0, 1.0, 10);
+    let mut column = bench_model::fixtures::steady("async-health", "async", 1000.0, 1.0, 10);
     column.rounds = rounds;
-    let results = crate::build::results(vec![crate::build::group("baseline", vec![column])]);
+    let results = bench_model::fixtures::results(vec![bench_model::fixtures::group(
+        "baseline",
+        vec![column],
+    )]);
     let busy = bench_analysis::findings::busy_windows(&results, &THRESHOLDS);
     assert_eq!(busy.len(), WINDOWS, "windows not flagged: {busy:?}");
     let quiet = bench_report::lines::quiet_line(&results, &THRESHOLDS);

@@ -47,7 +47,7 @@ struct ExpectedRow {
 
 /// The rows the matrix of the run in `results_json` has, from the run alone.
 fn expected_rows(results_json: &Path) -> Vec<ExpectedRow> {
-    let saved = bench_report::saved::read(results_json).unwrap();
+    let saved = bench::output::saved::read(results_json).unwrap();
     let g = glance::build(&saved.results, &saved.findings, &saved.thresholds);
     g.rows
         .iter()

@@ -10,10 +10,6 @@
 //! venv (Locust), Python 3 alone, node, a JDK with Debian's Tomcat and Netty jars,
 //! the pinned Java 21 and 25 runtimes (`scripts/install-java-runtimes.sh`).
 
-// bench-report's builders of fixed runs, for the seed profile's test.
-#[path = "../../../bench-report/tests/it/build.rs"]
-mod build;
-
 mod browser;
 mod cli_errors;
 mod cold_start_fairness;

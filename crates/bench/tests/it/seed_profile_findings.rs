@@ -1,15 +1,14 @@
 //! The seed profile measures every finding: a run of every group and
-//! column its matrix loads, each with plausible rounds (from bench-report's
-//! builders; behind a proxy, the proxy's reading of each window too),
+//! column its matrix loads, each with plausible rounds (from bench-model's
+//! fixtures; behind a proxy, the proxy's reading of each window too),
 //! leaves no finding NOT MEASURED. The matrix and the findings must name
 //! the same columns.
 
 use bench::plan::{groups, seed, Load, Network};
 use bench_analysis::findings::check;
+use bench_model::fixtures::{group, idle_result, probed, results, steady, sweep_group};
 use bench_model::{ColdStartResult, ColumnResult, GroupId, GroupResult, ProxyWindow};
 use bench_model::{Verdict, THRESHOLDS};
-
-use crate::build::{group, idle_result, probed, results, steady, sweep_group};
 
 #[test]
 fn the_seed_profile_measures_every_finding() {

@@ -1,22 +1,20 @@
-//! Runs built from fixed figures, for the tests of what a run's report and
-//! findings say: a round, a column, a group, an idle group, a sweep, a
-//! whole run. bench's own tests include this file too (for the test that
-//! the seed profile's matrix measures every finding), so it uses nothing
-//! but bench-model and bench-analysis.
-
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-#![allow(dead_code)] // each including test binary uses a part
+//! Runs built from fixed figures, for tests: a round, a sweep step, a
+//! column, a group, an idle group, a cold-start probe, a sweep group, a
+//! whole run. The one builder every test of bench-analysis, bench-report
+//! and bench starts from, each case then setting the figures it tests.
+//! Behind the `fixtures` feature, which only their dev-dependencies turn on.
+//!
+//! Ids are given as results.json spells them ("async-users", "async"), or
+//! typed ([`column_of`], [`group_of`]); a name that is no id panics, as a
+//! test's mistake should.
 
 use std::collections::BTreeMap;
 
-use bench_model::*;
+use crate::*;
 
-/// One round: throughput, p99, peak threads; everything else derived.
-pub(crate) fn round(n: u32, rps: f64, p99: f64, threads: u64) -> RoundResult {
+/// One round: throughput (every request a success), p99, peak threads;
+/// everything else derived from them.
+pub fn round(n: u32, rps: f64, p99: f64, threads: u64) -> RoundResult {
     RoundResult {
         round: n,
         position: n - 1,
@@ -70,38 +68,74 @@ pub(crate) fn round(n: u32, rps: f64, p99: f64, threads: u64) -> RoundResult {
     }
 }
 
+/// A round at `rps` with a 5 ms p99 and 20 threads at peak.
+pub fn bench_round(n: u32, rps: f64) -> RoundResult {
+    round(n, rps, 5.0, 20)
+}
+
+/// `r` as a sweep step at `connections`: every request answered, its
+/// latency the lower bound's.
+pub fn at_step(mut r: RoundResult, connections: usize) -> RoundResult {
+    r.step = Some(SweepStep {
+        connections,
+        fresh_server: false,
+        latency_lower_bound_ms: r.load.latency_ms,
+        unfinished: 0,
+        timeouts: 0,
+    });
+    r
+}
+
 /// The column spelled `id`.
-pub(crate) fn column_id(id: &str) -> ColumnId {
+pub fn column_id(id: &str) -> ColumnId {
     ColumnId::parse(id).unwrap_or_else(|| panic!("no column {id}"))
 }
 
-/// A column whose rounds have these (throughput, p99) pairs and `threads` at peak.
-pub(crate) fn column(id: &str, server: &str, rounds: &[(f64, f64)], threads: u64) -> ColumnResult {
+/// Column `id` on `server`, loading `GET path`, with `rounds`.
+pub fn column_of(
+    id: ColumnId,
+    server: Target,
+    path: &str,
+    rounds: Vec<RoundResult>,
+) -> ColumnResult {
     ColumnResult {
-        id: column_id(id),
-        label: id.into(),
-        server: Target::parse(server).unwrap_or(Target::Blocking),
+        id,
+        label: id.to_string(),
+        server,
         method: "GET".into(),
-        path: "/x".into(),
+        path: path.into(),
         background_path: None,
-        rounds: rounds
-            .iter()
-            .enumerate()
-            .map(|(i, (rps, p99))| round(i as u32 + 1, *rps, *p99, threads))
-            .collect(),
+        rounds,
         failure: None,
     }
 }
 
+/// A column whose rounds have these (throughput, p99) pairs and `threads`
+/// at peak, on the server spelled `server` (blocking if none is).
+pub fn column(id: &str, server: &str, rounds: &[(f64, f64)], threads: u64) -> ColumnResult {
+    let rounds = rounds
+        .iter()
+        .enumerate()
+        .map(|(i, (rps, p99))| round(i as u32 + 1, *rps, *p99, threads))
+        .collect();
+    column_of(
+        column_id(id),
+        Target::parse(server).unwrap_or(Target::Blocking),
+        "/x",
+        rounds,
+    )
+}
+
 /// The same figures in each of three rounds.
-pub(crate) fn steady(id: &str, server: &str, rps: f64, p99: f64, threads: u64) -> ColumnResult {
+pub fn steady(id: &str, server: &str, rps: f64, p99: f64, threads: u64) -> ColumnResult {
     column(id, server, &[(rps, p99); 3], threads)
 }
 
-pub(crate) fn group(id: &str, columns: Vec<ColumnResult>) -> GroupResult {
+/// Group `id` of `columns`, under a load named "test load".
+pub fn group_of(id: GroupId, columns: Vec<ColumnResult>) -> GroupResult {
     GroupResult {
-        id: GroupId::parse(id).unwrap_or_else(|| panic!("no group {id}")),
-        title: id.into(),
+        id,
+        title: id.to_string(),
         load: "test load".into(),
         warm_up: "none (cold start)".into(),
         columns,
@@ -111,8 +145,17 @@ pub(crate) fn group(id: &str, columns: Vec<ColumnResult>) -> GroupResult {
     }
 }
 
-/// A probed server whose cold starts each had these first answers (ms; `None`: never).
-pub(crate) fn probed(id: &str, starts: &[&[Option<f64>]]) -> ColdStartServer {
+/// The group spelled `id`, of `columns`.
+pub fn group(id: &str, columns: Vec<ColumnResult>) -> GroupResult {
+    group_of(
+        GroupId::parse(id).unwrap_or_else(|| panic!("no group {id}")),
+        columns,
+    )
+}
+
+/// A probed server whose cold starts each had these first answers (ms;
+/// `None`: never).
+pub fn probed(id: &str, starts: &[&[Option<f64>]]) -> ColdStartServer {
     ColdStartServer {
         id: column_id(id),
         label: id.into(),
@@ -124,7 +167,7 @@ pub(crate) fn probed(id: &str, starts: &[&[Option<f64>]]) -> ColdStartServer {
 /// An idle group result: per server (id, threads above idle at every
 /// size), three rounds at each size; RSS rises 20 KiB per connection on
 /// async, 32 on tiny_http and 8 on nio.
-pub(crate) fn idle_result(sizes: &[usize], servers: &[(&str, u64)]) -> IdleResult {
+pub fn idle_result(sizes: &[usize], servers: &[(&str, u64)]) -> IdleResult {
     let idle = ProcessFigures {
         threads: 10,
         rss_bytes: 20 << 20,
@@ -141,47 +184,48 @@ pub(crate) fn idle_result(sizes: &[usize], servers: &[(&str, u64)]) -> IdleResul
         "blocking-idle-tiny-http" => 32,
         _ => 8,
     };
+    let step = |id: &str, n: usize, threads_above: u64| IdleStep {
+        connections: n,
+        opened: n,
+        open_seconds: 0.1,
+        server: ProcessFigures {
+            threads: idle.threads + threads_above,
+            rss_bytes: idle.rss_bytes + n as u64 * kib(id) * 1024,
+            open_fds: idle.open_fds + n as u64,
+        },
+        probe: Some(probe(0.5)),
+        still_open: n,
+        failure: None,
+    };
+    let server = |id: &str, threads_above: u64| IdleServer {
+        id: column_id(id),
+        label: id.into(),
+        failure: None,
+        rounds: (1..=3)
+            .map(|round| IdleRound {
+                round,
+                position: round - 1,
+                idle,
+                probe_none_open: probe(0.3),
+                steps: sizes.iter().map(|&n| step(id, n, threads_above)).collect(),
+                stopped: None,
+                after_close: Some(idle),
+                closed_within_ms: Some(12.0),
+            })
+            .collect(),
+    };
     IdleResult {
         sizes: sizes.to_vec(),
         servers: servers
             .iter()
-            .map(|&(id, threads_above)| IdleServer {
-                id: column_id(id),
-                label: id.into(),
-                failure: None,
-                rounds: (1..=3)
-                    .map(|round| IdleRound {
-                        round,
-                        position: round - 1,
-                        idle,
-                        probe_none_open: probe(0.3),
-                        steps: sizes
-                            .iter()
-                            .map(|&n| IdleStep {
-                                connections: n,
-                                opened: n,
-                                open_seconds: 0.1,
-                                server: ProcessFigures {
-                                    threads: idle.threads + threads_above,
-                                    rss_bytes: idle.rss_bytes + n as u64 * kib(id) * 1024,
-                                    open_fds: idle.open_fds + n as u64,
-                                },
-                                probe: Some(probe(0.5)),
-                                still_open: n,
-                                failure: None,
-                            })
-                            .collect(),
-                        stopped: None,
-                        after_close: Some(idle),
-                        closed_within_ms: Some(12.0),
-                    })
-                    .collect(),
-            })
+            .map(|&(id, threads_above)| server(id, threads_above))
             .collect(),
     }
 }
 
-pub(crate) fn results(groups: Vec<GroupResult>) -> RunResults {
+/// A whole run of `groups` on a two-core test machine, with bench's
+/// default settings.
+pub fn results(groups: Vec<GroupResult>) -> RunResults {
     RunResults {
         schema_version: SCHEMA_VERSION,
         started_at: "2026-11-30T00:00:00Z".into(),
@@ -223,8 +267,9 @@ pub(crate) fn results(groups: Vec<GroupResult>) -> RunResults {
 }
 
 /// A sweep group: every column at every step in three rounds, its
-/// successful throughput `rps(column, round, connections)`.
-pub(crate) fn sweep_group(
+/// successful throughput `rps(column, round, connections)`; the posts
+/// sweeps with the blocking server's cap (200 handler threads, 300 ms).
+pub fn sweep_group(
     id: &str,
     steps: &[usize],
     rps: impl Fn(&str, u32, usize) -> f64,
@@ -243,22 +288,20 @@ pub(crate) fn sweep_group(
             .into();
             for round in 1..=3 {
                 for &n in steps {
-                    let mut r = bench_round(round, rps(c, round, n));
-                    r.step = Some(SweepStep {
-                        connections: n,
-                        fresh_server: false,
-                        latency_lower_bound_ms: r.load.latency_ms,
-                        unfinished: 0,
-                        timeouts: 0,
-                    });
-                    col.rounds.push(r);
+                    col.rounds
+                        .push(at_step(bench_round(round, rps(c, round, n)), n));
                 }
             }
             col
         })
         .collect();
     let mut g = group(id, columns);
-    let cap = bench_analysis::sweep::littles_law_cap(200, std::time::Duration::from_millis(300));
+    // Little's law, as bench_analysis::sweep::littles_law_cap gives it.
+    let cap = LittleCap {
+        handler_threads: 200,
+        latency_ms: 300.0,
+        rps: 200.0 * 1000.0 / 300.0,
+    };
     g.sweep = Some(SweepInfo {
         steps: steps.to_vec(),
         rounds: 3,
@@ -268,8 +311,4 @@ pub(crate) fn sweep_group(
         cap_note: "test".into(),
     });
     g
-}
-
-pub(crate) fn bench_round(n: u32, rps: f64) -> RoundResult {
-    round(n, rps, 5.0, 20)
 }

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-pub use bench_model::SavedRun;
+use bench_model::SavedRun;
 
 /// Reads `path`, or says in one line why it cannot: unreadable, not JSON,
 /// a schema version this build does not read, or not a bench run.

@@ -2,21 +2,13 @@
 //! read as `bench compare` reads them, then edited one field at a time so
 //! each case differs from its base in exactly what it tests.
 
-use std::path::Path;
-
-use super::*;
 use bench_model::SavedRun;
 use bench_model::{ColumnId, GroupId};
 use bench_model::{GroupResult, IdleServer};
 use bench_model::{Spread, Verdict};
+use bench_report::compare::*;
 
-fn seed(name: &str) -> SavedRun {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../docs/results")
-        .join(name)
-        .join("results.json");
-    crate::saved::read(&path).unwrap()
-}
+use crate::saved_run as seed;
 
 fn first() -> SavedRun {
     seed("seed-2026-12-01")
@@ -167,6 +159,7 @@ fn a_column_changes_only_beyond_both_runs_round_ranges() {
     let mut new = old.clone();
     scale(&mut new, GroupId::Cpu, ColumnId::BlockingCpu, |r| {
         r.load.throughput_rps *= 2.0;
+        r.load.successful_throughput_rps *= 2.0;
         r.load.latency_ms.p99 *= 2.0;
         r.server_process.cpu_seconds *= 0.5;
     });
@@ -190,11 +183,26 @@ fn a_column_changes_only_beyond_both_runs_round_ranges() {
     let shift = (s.max - s.min) / 2.0;
     let mut nudged = old.clone();
     scale(&mut nudged, GroupId::Cpu, ColumnId::AsyncCpu, |r| {
-        r.load.throughput_rps += shift;
+        r.load.successful_throughput_rps += shift;
     });
     let r = row(&cmp(&old, &nudged), "async-cpu", Figure::Throughput).clone();
     assert_eq!(r.word, Word::WithinNoise);
     assert!(r.relative().unwrap() > 0.0);
+}
+
+#[test]
+fn a_column_whose_requests_fail_faster_is_no_gain() {
+    // Half its requests now fail, and fail fast: twice as many end each
+    // second, half as many succeed. Throughput is the successful one.
+    let old = first();
+    let mut new = old.clone();
+    scale(&mut new, GroupId::Cpu, ColumnId::BlockingCpu, |r| {
+        r.load.throughput_rps *= 2.0;
+        r.load.successful_throughput_rps *= 0.5;
+    });
+    let r = row(&cmp(&old, &new), "blocking-cpu", Figure::Throughput).clone();
+    assert_eq!(r.word, Word::Regressed);
+    assert_eq!(figures::describe_relative(r.relative()), "-50.0%");
 }
 
 #[test]
@@ -326,22 +334,6 @@ fn sweeps_compare_per_step_and_idle_servers_at_their_largest_common_size() {
 }
 
 #[test]
-fn figures_are_written_with_three_significant_digits() {
-    let cases = [
-        (12807.4, "12807"),
-        (41.26, "41.3"),
-        (1.0329, "1.03"),
-        (0.000699, "0.000699"),
-        (-0.5, "-0.500"),
-        (0.0, "0"),
-        (f64::NAN, "n/a"),
-    ];
-    for (x, want) in cases {
-        assert_eq!(number(x), want, "{x}");
-    }
-}
-
-#[test]
 fn a_run_against_itself_marks_nothing_in_its_matrix() {
     let c = cmp(&seed("seed-2026-12-03"), &seed("seed-2026-12-03"));
     assert_eq!(c.glance.len(), 10);
@@ -405,13 +397,13 @@ fn a_relative_figure_moving_beyond_both_spreads_marks_its_cell() {
     let c = cmp(&old, &new);
     let row = c.glance.iter().find(|r| r.name == "/health").unwrap();
     assert!(!row.verdict_changed);
-    let moved: Vec<(crate::glance::Model, bool)> = row.moved.clone();
+    let moved: Vec<(bench_report::glance::Model, bool)> = row.moved.clone();
     assert_eq!(
         moved,
         [
-            (crate::glance::Model::ThreadPool, true),
-            (crate::glance::Model::EventLoop, false),
-            (crate::glance::Model::VirtualThreads, false)
+            (bench_report::glance::Model::ThreadPool, true),
+            (bench_report::glance::Model::EventLoop, false),
+            (bench_report::glance::Model::VirtualThreads, false)
         ]
     );
     assert!(html::render(&c).contains("<td class=\"changed\">"));

@@ -1,0 +1,78 @@
+//! The figures of a round that a reader compares, each defined once, all
+//! of one shape ([`Metric`]), so that the findings, the tables, the matrix
+//! at a glance, the comparison of two runs and the charts cannot mean two
+//! things by one word.
+//!
+//! Throughput is successful throughput: requests answered with a status
+//! below 400, per second ([`successful_rps`]). Counted by every request
+//! that ended, a column whose requests start failing fast would look like
+//! a gain; counted by successes, a round in which nothing succeeded is at
+//! 0. (Seed 000's table keeps its "Throughput (req/s)" row of every ended
+//! request, [`crate::LoadStats::throughput_rps`], beside the successful one.)
+//!
+//! A sweep step's window ends with requests still in flight: its figures
+//! ([`step_p99_ms`], [`unanswered`], [`server_cpu_us_per_answer`]) count
+//! them apart.
+
+use crate::RoundResult;
+
+/// A figure of one round, `None` where the round does not have it.
+pub type Metric = fn(&RoundResult) -> Option<f64>;
+
+/// Throughput: successful requests per second over the window (errors,
+/// timeouts and requests unfinished at the window's end do not count).
+pub fn successful_rps(r: &RoundResult) -> Option<f64> {
+    Some(r.load.successful_throughput_rps)
+}
+
+/// The 99th percentile of the window's latency, ms.
+pub fn p99_ms(r: &RoundResult) -> Option<f64> {
+    Some(r.load.latency_ms.p99)
+}
+
+/// The server's peak thread count in the window, `None` when it was not
+/// sampled.
+pub fn peak_threads(r: &RoundResult) -> Option<f64> {
+    (r.server_process.samples > 0).then_some(r.server_process.peak_threads as f64)
+}
+
+/// Server CPU per request in microseconds (the figure shared cores
+/// disturb least), over every request it served ([`RoundResult::requests_served`]);
+/// `None` when the server was not sampled or nothing was served.
+pub fn server_cpu_us_per_request(r: &RoundResult) -> Option<f64> {
+    let n = r.requests_served();
+    (r.server_process.samples > 0 && n > 0).then(|| r.server_process.cpu_seconds * 1e6 / n as f64)
+}
+
+/// Round trips to Postgres per successful request of the window, from
+/// the proxy's exchanges; `None` without a proxy reading or a success.
+pub fn postgres_round_trips_per_request(r: &RoundResult) -> Option<f64> {
+    r.postgres_proxy?.round_trips_per(r.load.ok_requests)
+}
+
+/// The mean round trip the proxy in front of Postgres delivered in the
+/// window, in ms.
+pub fn delivered_round_trip_ms(r: &RoundResult) -> Option<f64> {
+    r.postgres_proxy?.delivered_round_trip_ms()
+}
+
+/// A sweep step's p99 with every request of its window counted, those
+/// given no answer at their wait: a lower bound where any went unanswered.
+pub fn step_p99_ms(r: &RoundResult) -> Option<f64> {
+    r.step.map(|s| s.latency_lower_bound_ms.p99)
+}
+
+/// Requests of a sweep step's window that got no answer: still in flight
+/// at its end, or timed out.
+pub fn unanswered(r: &RoundResult) -> Option<f64> {
+    r.step.map(|s| (s.unfinished + s.timeouts) as f64)
+}
+
+/// Server CPU per answered request in a sweep step's window
+/// (microseconds): requests unfinished at the window's end or timed out
+/// are not divided by.
+pub fn server_cpu_us_per_answer(r: &RoundResult) -> Option<f64> {
+    let answered = r.load.total_requests.saturating_sub(unanswered(r)? as u64);
+    (r.server_process.samples > 0 && answered > 0)
+        .then(|| r.server_process.cpu_seconds * 1e6 / answered as f64)
+}
