@@ -1,12 +1,13 @@
-//! The matrix and its loads, as data: groups of columns ([`matrix`], the
-//! calibration groups' Java columns among them) with
-//! the stable ids of bench-model, the load shapes ([`loads`]), the profiles
-//! that give each group its load ([`profiles`]), a column as the results
-//! name it ([`columns`]) and the profiles as the docs' tables ([`tables`]).
+//! The matrix and its loads, as data: groups of columns ([`matrix`], made
+//! of [`group`]s of [`column`]s, the calibration groups' Java columns among
+//! them) with the stable ids of bench-model, the load shapes ([`loads`]),
+//! the profiles that give each group its load ([`profiles`]) and the
+//! profiles as the docs' tables ([`tables`]).
 //! Nothing here starts a server or sends a request.
 
 mod calibration_groups;
-mod columns;
+mod column;
+mod group;
 mod loads;
 mod matrix;
 mod more_groups;
@@ -16,10 +17,10 @@ mod seed_groups;
 pub mod tables;
 
 pub use bench_model::{ColumnId, Driver, GroupId, JavaServer, Target};
+pub use column::Column;
+pub use group::{Group, Needs, Network, REMOTE_DB_ROUND_TRIP, STALLS_ROUND_TRIP};
 pub use loads::{IdleLoad, Load, Sweep};
-pub use matrix::{
-    group_of, groups, Column, Group, Needs, Network, REMOTE_DB_ROUND_TRIP, STALLS_ROUND_TRIP,
-};
+pub use matrix::{group_of, groups};
 pub use profiles::{
     doubling, profile, quick, seed, tiny, ColdStartProbe, PathValues, Profile,
     JVM_WARM_UP_CONNECTIONS, PROFILE_NAMES,
