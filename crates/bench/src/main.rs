@@ -15,11 +15,11 @@ fn main() -> ExitCode {
         Some(Command::Serve { server, args }) => commands::serve(*server, args.clone()),
         Some(Command::DocTables { check }) => commands::doc_tables(*check),
         Some(Command::Proxy { to, round_trip_us }) => commands::proxy(*to, *round_trip_us),
-        Some(Command::Render { results, recheck }) => commands::render(&cli, results, *recheck),
-        Some(Command::Compare { old, new }) => commands::compare(&cli, old, new),
-        Some(Command::Export { tool }) => commands::export(&cli, tool),
-        Some(Command::Import { tool, files }) => commands::import(&cli, tool, files),
-        Some(Command::Watch { column, command }) => commands::watch(&cli, column, command),
-        None => commands::run_matrix(&cli),
+        Some(Command::Render(args)) => commands::render(args),
+        Some(Command::Compare(args)) => commands::compare(args),
+        Some(Command::Export(args)) => commands::export(args),
+        Some(Command::Import(args)) => commands::import(args),
+        Some(Command::Watch(args)) => commands::watch(args),
+        None => commands::run_matrix(&cli.run),
     }
 }

@@ -8,29 +8,8 @@ use std::time::Duration;
 use anyhow::Context;
 use loadgen::{LoadModel, Plan, StopAt};
 
-use crate::plan::{Column, Load, PathValues};
+use crate::plan::{Column, Load, LoadOptions, PathValues};
 use bench_model::{ErrorKind, Latency, LoadStats, Second};
-
-/// Everything about a run that is not the column.
-#[derive(Debug, Clone, Copy)]
-pub struct LoadOptions {
-    pub timeout: Duration,
-    pub threads: usize,
-    /// What the columns' paths name (`/cpu?n=`).
-    pub paths: PathValues,
-    /// Mixed group: how long the background load runs alone before the
-    /// /health probe starts (the group's warm-up, [`crate::plan::Load::warm_up`]).
-    pub mixed_lead: Duration,
-    /// The JVM's own warm-up on each fresh Java server (the profile's
-    /// [`crate::plan::Profile::jvm_warm_up`]; zero with `--cold`).
-    pub jvm_warm_up: Duration,
-}
-
-impl LoadOptions {
-    /// The shortest lead of the mixed group's background (`--cold`): long
-    /// enough for its connections to be open before the probe starts.
-    pub const MIN_MIXED_LEAD: Duration = Duration::from_millis(100);
-}
 
 fn url(addr: SocketAddr, path: &str, paths: PathValues) -> String {
     format!("http://{addr}{}", paths.fill(path))

@@ -2,7 +2,10 @@
 //! of [`group`]s of [`column`]s, the calibration groups' Java columns among
 //! them) with the stable ids of bench-model, the load shapes ([`loads`]),
 //! the profiles that give each group its load ([`profiles`]) and the
-//! profiles as the docs' tables ([`tables`]).
+//! profiles as the docs' tables ([`tables`]); and a run's plan
+//! ([`RunPlan`]): what was asked ([`Request`]) and the profile made into
+//! one value that says everything the run will do, with the servers'
+//! arguments and settings ([`ServerPlan`]).
 //! Nothing here starts a server or sends a request.
 
 mod calibration_groups;
@@ -13,7 +16,12 @@ mod matrix;
 mod more_groups;
 mod pool_sweep;
 mod profiles;
+mod request;
+mod run_plan;
+#[cfg(test)]
+mod run_plan_tests;
 mod seed_groups;
+mod servers;
 pub mod tables;
 
 pub use bench_model::{ColumnId, Driver, GroupId, JavaServer, Target};
@@ -25,6 +33,9 @@ pub use profiles::{
     doubling, profile, quick, seed, tiny, ColdStartProbe, PathValues, Profile,
     JVM_WARM_UP_CONNECTIONS, PROFILE_NAMES,
 };
+pub use request::{JavaChoice, LoadOverrides, Request, Selection, ServerChoices};
+pub use run_plan::{GroupPlan, LoadOptions, RunPlan};
+pub use servers::{binary, mode_args, ServerPlan};
 
 /// The order of a group's `n` columns in round `round` (1-based): rotated by
 /// one more place each round, so no column is always first or last.

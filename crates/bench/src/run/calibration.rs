@@ -4,37 +4,38 @@
 //! virtual threads, and the JVM's own warm-up on each fresh Java server.
 
 use super::launch::RoundServer;
-use crate::cli::Cli;
-use crate::measure::load::{run_warm_up, ColumnError, LoadOptions};
-use crate::plan::{Column, Group, JavaServer, Load, Target, JVM_WARM_UP_CONNECTIONS};
+use crate::measure::load::{run_warm_up, ColumnError};
+use crate::plan::JVM_WARM_UP_CONNECTIONS;
+use crate::plan::{Column, GroupPlan, JavaChoice, JavaServer, Load, LoadOptions, Target};
 use crate::servers::java::{self, JavaServers, JVM_FLAGS};
 use bench_model::{JvmSettings, RunSettings, Skipped, SkippedGroup};
 
 /// Whether a group has a column on a Java server.
-fn has_java(g: &Group) -> bool {
-    g.columns.iter().any(|c| c.target.java().is_some())
+fn has_java(g: &GroupPlan) -> bool {
+    g.group.columns.iter().any(|c| c.target.java().is_some())
 }
 
-/// Builds the Java servers when `matrix` has a Java column. Without a JDK
-/// or a jar, the groups with one are dropped from `matrix` and returned as
-/// skipped, with one line on stderr that says why and what to install; on
-/// a JDK before 21, so are Tomcat's virtual-thread columns.
+/// Builds the Java servers with the JDK and jars `choice` names when
+/// `groups` has a Java column. Without a JDK or a jar, the groups with one
+/// are dropped from `groups` and returned as skipped, with one line on
+/// stderr that says why and what to install; on a JDK before 21, so are
+/// Tomcat's virtual-thread columns.
 pub(super) fn prepare_java(
-    cli: &Cli,
-    matrix: &mut Vec<Group>,
+    choice: &JavaChoice,
+    groups: &mut Vec<GroupPlan>,
 ) -> (Option<JavaServers>, Vec<SkippedGroup>) {
-    if !matrix.iter().any(has_java) {
+    if !groups.iter().any(has_java) {
         return (None, Vec::new());
     }
     eprintln!("bench: building the calibration servers (Tomcat, Netty)");
-    let servers = match java::prepare(cli.java_home.as_deref(), cli.java_jars.as_deref()) {
+    let servers = match java::prepare(choice.home.as_deref(), choice.jars.as_deref()) {
         Ok(s) => s,
         Err(reason) => {
             let mut skipped = Vec::new();
-            matrix.retain(|g| {
+            groups.retain(|g| {
                 if has_java(g) {
                     skipped.push(SkippedGroup {
-                        group: Skipped::Group(g.id),
+                        group: Skipped::Group(g.group.id),
                         reason: reason.clone(),
                     });
                 }
@@ -55,7 +56,7 @@ pub(super) fn prepare_java(
             servers.jdk.version,
             servers.jdk.home.display()
         );
-        for g in matrix.iter_mut() {
+        for g in groups.iter_mut().map(|g| &mut g.group) {
             let group = g.id;
             g.columns.retain(|c| {
                 let on_virtual = c.target == Target::Java(JavaServer::TomcatVirtual);

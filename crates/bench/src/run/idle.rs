@@ -6,22 +6,22 @@
 use super::rounds::{every_column_round, Measured};
 use super::Ctx;
 use crate::measure::load::ColumnError;
-use crate::plan::{Group, IdleLoad, Load};
+use crate::plan::{GroupPlan, IdleLoad};
 use bench_model::{GroupResult, IdleResult, IdleRound, IdleServer};
 
-/// The idle group `group` under `idle`, `rounds` rounds.
+/// The idle group `group`, its load `idle`.
 pub(super) fn measure_idle_group(
-    group: &Group,
-    (idle, rounds): (&IdleLoad, u32),
+    group: &GroupPlan,
+    idle: &IdleLoad,
     cx: &Ctx<'_>,
 ) -> anyhow::Result<GroupResult> {
     let (launch, options, progress) = (cx.launch, cx.options, cx.progress);
-    let load = Load::Idle(idle.clone());
+    let rounds = group.rounds;
     let result = |servers: Vec<IdleServer>| GroupResult {
-        id: group.id,
-        title: group.title.to_owned(),
-        load: load.describe(),
-        warm_up: load.describe_warm_up(None, options.mixed_lead),
+        id: group.group.id,
+        title: group.group.title.to_owned(),
+        load: group.load.describe(),
+        warm_up: group.describe_warm_up(options),
         columns: Vec::new(),
         cold_start: None,
         idle: Some(IdleResult {
@@ -33,6 +33,7 @@ pub(super) fn measure_idle_group(
     // Raised before any server starts: the servers inherit bench's limit.
     let _ = loadgen::ensure_fd_capacity(0);
     let mut servers: Vec<IdleServer> = group
+        .group
         .columns
         .iter()
         .map(|c| IdleServer {
@@ -49,8 +50,8 @@ pub(super) fn measure_idle_group(
         rounds,
         (progress, kept),
         |i, round, position| {
-            let column = &group.columns[i];
-            let server = launch.start_column(column.target, column.server_args)?;
+            let column = &group.group.columns[i];
+            let server = launch.start_column(column)?;
             let outcome = match server.pid() {
             Some(pid) => crate::measure::idle_cost::measure_round(
                 server.addr(),

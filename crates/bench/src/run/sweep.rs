@@ -16,23 +16,21 @@ use super::rounds::{every_column_round, Measured};
 use super::window::{server_stats, SAMPLE_EVERY};
 use super::Ctx;
 use crate::measure::cpu_account::{account, Parts};
-use crate::measure::load::{run_sweep_step, ColumnError, LoadOptions};
+use crate::measure::load::{run_sweep_step, ColumnError};
 use crate::measure::remote_metrics;
-use crate::plan::{Column, Group, Load, Sweep};
+use crate::plan::{Column, GroupPlan, LoadOptions, Sweep};
 use crate::servers::{http_get_within, requests_total};
-use bench_model::{
-    ColumnResult, GroupResult, LittleCap, RoundResult, ServerStats, SweepInfo, SweepStep,
-};
+use bench_model::{ColumnResult, GroupResult, RoundResult, ServerStats, SweepInfo, SweepStep};
 
-/// The sweep group `group` under `sweep`, `rounds` column rounds; `cap` is
-/// the blocking server's predicted cap and how it was found.
+/// The sweep group `group`, its load `sweep`, with the blocking server's
+/// predicted cap the plan carries.
 pub(super) fn measure_sweep_group(
-    group: &Group,
-    (sweep, rounds): (&Sweep, u32),
-    (cap, cap_note): (Option<LittleCap>, String),
+    group: &GroupPlan,
+    sweep: &Sweep,
     cx: &Ctx<'_>,
 ) -> anyhow::Result<GroupResult> {
-    let load = Load::Sweep(sweep.clone());
+    let rounds = group.rounds;
+    let (cap, cap_note) = group.sweep_cap.clone().unwrap_or_default();
     let info = SweepInfo {
         steps: sweep.steps.clone(),
         rounds,
@@ -42,16 +40,17 @@ pub(super) fn measure_sweep_group(
         cap_note,
     };
     let result = |columns: Vec<ColumnResult>| GroupResult {
-        id: group.id,
-        title: group.title.to_owned(),
-        load: load.describe(),
-        warm_up: load.describe_warm_up(None, cx.options.mixed_lead),
+        id: group.group.id,
+        title: group.group.title.to_owned(),
+        load: group.load.describe(),
+        warm_up: group.describe_warm_up(cx.options),
         columns,
         cold_start: None,
         idle: None,
         sweep: Some(info.clone()),
     };
     let mut columns: Vec<ColumnResult> = group
+        .group
         .columns
         .iter()
         .map(|c| c.empty_result(cx.options.paths))
@@ -67,8 +66,13 @@ pub(super) fn measure_sweep_group(
                 |r: &RoundResult| cx.progress.say(&step_line(&labels[i], round, rounds, r));
             // A sweep says each step as it ends; the round is kept after
             // its last step.
-            let rounds =
-                measure_sweep_column(&group.columns[i], sweep, cx, (round, position), on_step)?;
+            let rounds = measure_sweep_column(
+                &group.group.columns[i],
+                sweep,
+                cx,
+                (round, position),
+                on_step,
+            )?;
             Ok(Measured {
                 rounds,
                 lines: Vec::new(),
@@ -106,7 +110,7 @@ fn measure_sweep_column(
     on_step: impl Fn(&RoundResult),
 ) -> Result<Vec<RoundResult>, ColumnError> {
     let (launch, options) = (cx.launch, cx.options);
-    let mut server = launch.start_column(column.target, column.server_args)?;
+    let mut server = launch.start_column(column)?;
     super::calibration::warm_up_jvm(&server, column, options)?;
     let mut out = Vec::new();
     for (k, &connections) in sweep.steps.iter().enumerate() {
@@ -114,7 +118,7 @@ fn measure_sweep_column(
         if k > 0 && matches!(server, RoundServer::Owned(_)) && !settled(server.addr(), sweep.settle)
         {
             server.kill();
-            server = launch.start_column(column.target, column.server_args)?;
+            server = launch.start_column(column)?;
             super::calibration::warm_up_jvm(&server, column, options)?;
             fresh_server = true;
         }

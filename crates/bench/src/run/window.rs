@@ -13,9 +13,9 @@ use process_stats::{CpuSnapshot, PeakSampler, Peaks, ProcessSample};
 use super::launch::{Launch, RoundServer};
 use crate::measure::cpu_account::{account, Parts};
 use crate::measure::detector;
-use crate::measure::load::{run_column, run_warm_up, ColumnError, LoadOptions};
+use crate::measure::load::{run_column, run_warm_up, ColumnError};
 use crate::measure::{proxy_stats, remote_metrics};
-use crate::plan::{Column, Load};
+use crate::plan::{Column, Load, LoadOptions};
 use crate::servers::{http_get, requests_total};
 use bench_model::{CpuUse, LoadStats, ProxyWindow, RoundResult, ServerStats};
 
@@ -69,7 +69,7 @@ pub(super) fn measure_column(
     (column, load, warm_up): (&Column, &Load, Option<&Load>),
     (round, position): (u32, u32),
 ) -> Result<RoundResult, ColumnError> {
-    let server = launch.start_column(column.target, column.server_args)?;
+    let server = launch.start_column(column)?;
     let idle = Idle::read(&server);
     super::calibration::warm_up_jvm(&server, column, options)?;
     if let Some(w) = warm_up {

@@ -60,7 +60,10 @@ fn durations_are_read_as_loadgen_reads_them() {
     // One parser for both tools: `1m30s` works here as it does for `loadgen -d`.
     use clap::Parser as _;
     let cli = bench::cli::Cli::try_parse_from(["bench", "--duration", "1m30s"]).unwrap();
-    assert_eq!(cli.duration, Some(std::time::Duration::from_secs(90)));
+    assert_eq!(
+        cli.run.profile.duration,
+        Some(std::time::Duration::from_secs(90))
+    );
 }
 
 #[test]

@@ -13,7 +13,7 @@
 use std::time::{Duration, Instant};
 
 use bench::measure::idle_cost::measure_round;
-use bench::measure::load::LoadOptions;
+use bench::plan::LoadOptions;
 use bench::plan::{groups, ColumnId, GroupId, IdleLoad};
 use bench_model::{IdleRound, IDLE_FDS_SLACK};
 

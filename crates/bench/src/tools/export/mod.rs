@@ -126,7 +126,7 @@ fn server_flags_section(cols: &[ExportColumn]) -> String {
     let mut lines = String::new();
     let flags = |c: &ExportColumn| -> Vec<&str> {
         let t = c.column.target;
-        crate::servers::mode_args(t)
+        crate::plan::mode_args(t)
             .iter()
             .chain(c.column.server_args)
             .copied()
@@ -144,7 +144,7 @@ fn server_flags_section(cols: &[ExportColumn]) -> String {
         lines.push_str(&format!(
             "- `{}`: the {} server started with `{}`{watched}\n",
             c.column.id.as_str(),
-            crate::servers::binary(t),
+            crate::plan::binary(t),
             flags(c).join(" ")
         ));
     }

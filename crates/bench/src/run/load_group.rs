@@ -1,0 +1,62 @@
+//! A load group: every column once per round under the group's load, each
+//! round a fresh server warmed up and measured ([`super::window`]), then
+//! the group's cold-start probe if it has one ([`super::cold_starts`]).
+
+use super::rounds::{every_column_round, round_line, Measured};
+use super::{cold_starts, window, Ctx};
+use crate::plan::{GroupPlan, Load};
+use bench_model::{ColumnResult, GroupResult};
+
+/// `group` under `load` (its own, not a sweep's or the idle group's).
+pub(super) fn measure_load_group(
+    group: &GroupPlan,
+    load: &Load,
+    cx: &Ctx<'_>,
+) -> anyhow::Result<GroupResult> {
+    let warm_up = group.warm_up_load();
+    let result = |columns: Vec<ColumnResult>| GroupResult {
+        id: group.group.id,
+        title: group.group.title.to_owned(),
+        load: load.describe(),
+        warm_up: group.describe_warm_up(cx.options),
+        columns,
+        cold_start: None,
+        idle: None,
+        sweep: None,
+    };
+    let mut columns: Vec<_> = group
+        .group
+        .columns
+        .iter()
+        .map(|c| c.empty_result(cx.options.paths))
+        .collect();
+    let labels: Vec<String> = columns.iter().map(|c| c.label.clone()).collect();
+    let kept = |so_far: &[ColumnResult]| cx.snapshot.keep(result(so_far.to_vec()));
+    let rounds = group.rounds;
+    every_column_round(
+        &mut columns,
+        rounds,
+        (cx.progress, kept),
+        |i, round, position| {
+            let column = &group.group.columns[i];
+            let r = window::measure_column(
+                cx.launch,
+                cx.options,
+                (column, load, warm_up.as_ref()),
+                (round, position),
+            )?;
+            Ok(Measured {
+                lines: vec![round_line(&labels[i], round, rounds, &r)],
+                rounds: vec![r],
+            })
+        },
+    )?;
+    let cold_start = match &group.cold_start {
+        Some(probe) => cold_starts::measure_cold_starts(&group.group, probe, cx)?,
+        None => None,
+    };
+    Ok(GroupResult {
+        cold_start,
+        ..result(columns)
+    })
+}
