@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::Context;
 use loadgen::{LoadModel, Plan, StopAt};
 
-use crate::plan::{Column, Load, LoadOptions, PathValues};
+use crate::plan::{Column, Load, LoadOptions, PathValues, JVM_WARM_UP_CONNECTIONS};
 use bench_model::{ErrorKind, Latency, LoadStats, Second};
 
 fn url(addr: SocketAddr, path: &str, paths: PathValues) -> String {
@@ -202,6 +202,25 @@ pub fn run_warm_up(
     loadgen::run_blocking(&warm_up_plan)
         .with_context(|| format!("{}: warm-up failed", column.id.as_str()))?;
     Ok(())
+}
+
+/// The JVM's own warm-up on a fresh server of a Java column: its route in
+/// a closed loop for [`LoadOptions::jvm_warm_up`], nothing recorded, so
+/// that the JIT has compiled the request path before the column's own
+/// warm-up and window. Nothing for our servers.
+pub fn run_jvm_warm_up(
+    addr: SocketAddr,
+    column: &Column,
+    o: &LoadOptions,
+) -> Result<(), ColumnError> {
+    if column.target.java().is_none() || o.jvm_warm_up.is_zero() {
+        return Ok(());
+    }
+    let load = Load::Closed {
+        connections: JVM_WARM_UP_CONNECTIONS,
+        duration: o.jvm_warm_up,
+    };
+    run_warm_up(addr, column, &load, o)
 }
 
 /// One sweep step against `addr`: a closed loop at `connections` for

@@ -12,7 +12,7 @@
 
 use std::time::Duration;
 
-use bench_model::{GroupId, LittleCap, RunSettings, Skipped, SkippedGroup};
+use bench_model::{GroupId, GroupResult, LittleCap, RunSettings, Skipped, SkippedGroup};
 
 use super::group::{Group, Network};
 use super::loads::Load;
@@ -299,6 +299,21 @@ impl GroupPlan {
     pub fn describe_warm_up(&self, options: &LoadOptions) -> String {
         self.load
             .describe_warm_up(self.warm_up_load().as_ref(), options.mixed_lead)
+    }
+
+    /// Its result with nothing measured yet: what it is, how it is loaded
+    /// and warmed up.
+    pub fn empty_result(&self, options: &LoadOptions) -> GroupResult {
+        GroupResult {
+            id: self.group.id,
+            title: self.group.title.to_owned(),
+            load: self.load.describe(),
+            warm_up: self.describe_warm_up(options),
+            columns: Vec::new(),
+            cold_start: None,
+            idle: None,
+            sweep: None,
+        }
     }
 
     /// Column rounds to measure: each column once per round.

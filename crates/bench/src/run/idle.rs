@@ -15,26 +15,8 @@ pub(super) fn measure_idle_group(
     idle: &IdleLoad,
     cx: &Ctx<'_>,
 ) -> anyhow::Result<GroupResult> {
-    let (launch, options, progress) = (cx.launch, cx.options, cx.progress);
-    let rounds = group.rounds;
-    let result = |servers: Vec<IdleServer>| GroupResult {
-        id: group.group.id,
-        title: group.group.title.to_owned(),
-        load: group.load.describe(),
-        warm_up: group.describe_warm_up(options),
-        columns: Vec::new(),
-        cold_start: None,
-        idle: Some(IdleResult {
-            sizes: idle.sizes.clone(),
-            servers,
-        }),
-        sweep: None,
-    };
-    // Raised before any server starts: the servers inherit bench's limit.
-    let _ = loadgen::ensure_fd_capacity(0);
-    let mut servers: Vec<IdleServer> = group
-        .group
-        .columns
+    let (columns, rounds) = (&group.group.columns, group.rounds);
+    let mut servers: Vec<IdleServer> = columns
         .iter()
         .map(|c| IdleServer {
             id: c.id,
@@ -44,21 +26,16 @@ pub(super) fn measure_idle_group(
         })
         .collect();
     let labels: Vec<String> = servers.iter().map(|s| s.label.clone()).collect();
-    let kept = |so_far: &[IdleServer]| cx.snapshot.keep(result(so_far.to_vec()));
-    every_column_round(
-        &mut servers,
-        rounds,
-        (progress, kept),
-        |i, round, position| {
-            let column = &group.group.columns[i];
-            let server = launch.start_column(column)?;
-            let outcome = match server.pid() {
+    let measure = |i: usize, round, position| {
+        let column = &columns[i];
+        let server = cx.launch.start_column(column)?;
+        let outcome = match server.pid() {
             Some(pid) => crate::measure::idle_cost::measure_round(
                 server.addr(),
                 pid,
                 column,
                 idle,
-                options,
+                cx.options,
                 (round, position),
             ),
             None => Err(anyhow::anyhow!(
@@ -66,14 +43,24 @@ pub(super) fn measure_idle_group(
                 server.addr()
             )),
         };
-            server.kill();
-            let r = outcome.map_err(|e| ColumnError::Failed(format!("{e:#}")))?;
-            Ok(Measured {
-                lines: idle_round_lines(&labels[i], round, rounds, &r),
-                rounds: vec![r],
-            })
-        },
-    )?;
+        server.kill();
+        let r = outcome.map_err(|e| ColumnError::Failed(format!("{e:#}")))?;
+        Ok(Measured {
+            lines: idle_round_lines(&labels[i], round, rounds, &r),
+            rounds: vec![r],
+        })
+    };
+    let result = |servers: Vec<IdleServer>| GroupResult {
+        idle: Some(IdleResult {
+            sizes: idle.sizes.clone(),
+            servers,
+        }),
+        ..group.empty_result(cx.options)
+    };
+    let kept = |so_far: &[IdleServer]| cx.snapshot.keep(result(so_far.to_vec()));
+    // Raised before any server starts: the servers inherit bench's limit.
+    let _ = loadgen::ensure_fd_capacity(0);
+    every_column_round(&mut servers, rounds, (cx.progress, kept), measure)?;
     Ok(result(servers))
 }
 

@@ -10,7 +10,10 @@ use std::rc::Rc;
 
 use crate::measure::load::ColumnError;
 use crate::plan::{Column, ServerPlan, Target};
+use crate::servers::java::{self, JavaServers};
 use crate::servers::{http_get, parse_base_url, ExitedAtStart, OwnedServer};
+use anyhow::Context;
+use bench_model::RunSettings;
 
 /// How each column's server comes to be: started fresh by bench with these
 /// arguments, or a server someone else runs at a given address.
@@ -20,10 +23,8 @@ pub(super) struct Launch {
     pub(super) services: Vec<String>,
     /// The rest of each column's arguments ([`ServerPlan::args_of`]).
     pub(super) servers: ServerPlan,
-    /// `bench serve tomcat|netty`'s: the JVM, the class path and the
-    /// servers' flags ([`crate::servers::java::serve_args`]); empty when
-    /// the run has no Java column.
-    pub(super) java_args: Vec<String>,
+    /// The Java servers, when the run has a Java column.
+    pub(super) java: Option<JavaLaunch>,
     pub(super) blocking_external: Option<SocketAddr>,
     pub(super) async_external: Option<SocketAddr>,
     pub(super) logs: PathBuf,
@@ -41,6 +42,14 @@ pub(super) struct Launch {
     /// Whether this kernel keeps softirq and irq time out of process times
     /// (the run's [`bench_model::CpuAccounting`]).
     pub(super) irq_apart: bool,
+}
+
+/// The calibration servers as built for the run, and the sizes of their
+/// Rust twins they start with: (handler threads, pool size).
+#[derive(Clone)]
+pub(super) struct JavaLaunch {
+    pub(super) servers: JavaServers,
+    pub(super) sizes: (u32, u32),
 }
 
 /// A column's server for one round.
@@ -77,48 +86,6 @@ impl RoundServer {
 }
 
 impl Launch {
-    /// The same launch, its servers reaching Postgres and Redis at
-    /// `database_url` and `redis_url` (proxies, whose pids are
-    /// `proxy_pids`, the Postgres one's measurements served at
-    /// `postgres_proxy_stats`).
-    pub(super) fn through(
-        &self,
-        database_url: &str,
-        redis_url: &str,
-        proxy_pids: Vec<u32>,
-        postgres_proxy_stats: Option<SocketAddr>,
-    ) -> Launch {
-        let rewrite = |args: &[String]| -> Vec<String> {
-            let mut out = args.to_vec();
-            for (flag, url) in [("--database-url", database_url), ("--redis-url", redis_url)] {
-                if let Some(i) = out.iter().position(|a| a == flag) {
-                    if let Some(value) = out.get_mut(i + 1) {
-                        *value = url.to_owned();
-                    }
-                }
-            }
-            out
-        };
-        Launch {
-            services: rewrite(&self.services),
-            servers: self.servers.clone(),
-            java_args: rewrite(&self.java_args),
-            blocking_external: self.blocking_external,
-            async_external: self.async_external,
-            logs: self.logs.clone(),
-            set_up: Rc::clone(&self.set_up),
-            proxy_pids,
-            postgres_proxy_stats,
-            irq_apart: self.irq_apart,
-        }
-    }
-
-    /// The URL a flag of this launch's servers gives, e.g. `--database-url`.
-    pub(super) fn url_of(&self, flag: &str) -> Option<&str> {
-        let i = self.services.iter().position(|a| a == flag)?;
-        self.services.get(i + 1).map(String::as_str)
-    }
-
     /// The address of a server bench did not start for `target`, if one
     /// was given. Virtual threads are always bench's own: there is no URL
     /// flag for them.
@@ -138,7 +105,8 @@ impl Launch {
         }
         let log = self.logs.join(format!("{}-server.log", target.name()));
         let java = target.java().is_some();
-        if java && !self.set_up.get() && self.url_of("--database-url").is_some() {
+        let has_database = self.services.iter().any(|a| a == "--database-url");
+        if java && !self.set_up.get() && has_database {
             // A Java server applies no migrations: ours does, once.
             let log = self.logs.join("blocking-server.log");
             let args = [&self.services[..], &self.servers.blocking].concat();
@@ -146,11 +114,11 @@ impl Launch {
             self.set_up.set(true);
         }
         let first = if java {
-            &self.java_args
+            self.java_args()?
         } else {
-            &self.services
+            self.services.clone()
         };
-        let mut args = [&first[..], &self.servers.args_of(column)].concat();
+        let mut args = [first, self.servers.args_of(column)].concat();
         let skip = "--skip-setup".to_owned();
         if self.set_up.get() && !args.contains(&skip) && !java {
             args.push(skip);
@@ -165,6 +133,22 @@ impl Launch {
 }
 
 impl Launch {
+    /// `bench serve tomcat|netty`'s first arguments: the JVM, the class
+    /// path, the twin's sizes and the run's database.
+    fn java_args(&self) -> anyhow::Result<Vec<String>> {
+        let java = self.java.as_ref().context("no Java servers were built")?;
+        let database_url = self
+            .services
+            .iter()
+            .position(|a| a == "--database-url")
+            .and_then(|i| self.services.get(i + 1));
+        Ok(java::serve_args(
+            &java.servers,
+            java.sizes,
+            database_url.map(String::as_str),
+        ))
+    }
+
     /// [`Launch::start`] for a column round: a server that exits during
     /// start-up fails the column (it refuses the column's flags), anything
     /// else ends the run.
@@ -179,19 +163,43 @@ impl Launch {
     }
 }
 
-/// The server given by `--<which>-url`, which must answer /health before
-/// anything else happens.
-pub(super) fn external_target(
-    url: &Option<String>,
-    which: &str,
-) -> anyhow::Result<Option<SocketAddr>> {
-    let Some(url) = url else { return Ok(None) };
-    let addr = parse_base_url(url).map_err(|e| anyhow::anyhow!("--{which}-url: {e}"))?;
-    match http_get(addr, "/health") {
-        Ok((200, _)) => Ok(Some(addr)),
-        Ok((status, _)) => {
-            anyhow::bail!("the {which} server at {url} answered /health with {status}")
+/// The servers given by URL, each of which must answer /health before
+/// anything else happens, recorded in `settings` at the address each
+/// answered: (blocking, async).
+pub(super) fn check_given_servers(
+    servers: &ServerPlan,
+    settings: &mut RunSettings,
+) -> anyhow::Result<(Option<SocketAddr>, Option<SocketAddr>)> {
+    let mut answered = [None, None];
+    for (i, (url, which)) in [
+        (&servers.blocking_url, "blocking"),
+        (&servers.async_url, "async"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let Some(url) = url else { continue };
+        let addr = parse_base_url(url).map_err(|e| anyhow::anyhow!("--{which}-url: {e}"))?;
+        match http_get(addr, "/health") {
+            Ok((200, _)) => answered[i] = Some(addr),
+            Ok((status, _)) => {
+                anyhow::bail!("the {which} server at {url} answered /health with {status}")
+            }
+            Err(e) => anyhow::bail!("cannot reach the {which} server at {url}: {e}"),
         }
-        Err(e) => anyhow::bail!("cannot reach the {which} server at {url}: {e}"),
     }
+    let [blocking, asynchronous] = answered;
+    if blocking.is_some() || asynchronous.is_some() {
+        let url = |a: Option<SocketAddr>| a.map(|a| format!("http://{a}"));
+        let (b, a) = (url(blocking), url(asynchronous));
+        let ours = || "started by bench".to_owned();
+        let both = (
+            b.clone().unwrap_or_else(ours),
+            a.clone().unwrap_or_else(ours),
+        );
+        settings.targets = format!("blocking {}, async {}", both.0, both.1);
+        settings.server_figures_from = Some("/metrics (servers bench did not start)".to_owned());
+        (settings.blocking_url, settings.async_url) = (b, a);
+    }
+    Ok((blocking, asynchronous))
 }

@@ -13,50 +13,32 @@ pub(super) fn measure_load_group(
     load: &Load,
     cx: &Ctx<'_>,
 ) -> anyhow::Result<GroupResult> {
-    let warm_up = group.warm_up_load();
-    let result = |columns: Vec<ColumnResult>| GroupResult {
-        id: group.group.id,
-        title: group.group.title.to_owned(),
-        load: load.describe(),
-        warm_up: group.describe_warm_up(cx.options),
-        columns,
-        cold_start: None,
-        idle: None,
-        sweep: None,
-    };
-    let mut columns: Vec<_> = group
-        .group
-        .columns
+    let (columns, rounds, warm_up) = (&group.group.columns, group.rounds, group.warm_up_load());
+    let mut results: Vec<ColumnResult> = columns
         .iter()
         .map(|c| c.empty_result(cx.options.paths))
         .collect();
-    let labels: Vec<String> = columns.iter().map(|c| c.label.clone()).collect();
+    let labels: Vec<String> = results.iter().map(|c| c.label.clone()).collect();
+    let measure = |i: usize, round, position| {
+        let column = (&columns[i], load, warm_up.as_ref());
+        let r = window::measure_column(cx.launch, cx.options, column, (round, position))?;
+        Ok(Measured {
+            lines: vec![round_line(&labels[i], round, rounds, &r)],
+            rounds: vec![r],
+        })
+    };
+    let result = |columns: Vec<ColumnResult>| GroupResult {
+        columns,
+        ..group.empty_result(cx.options)
+    };
     let kept = |so_far: &[ColumnResult]| cx.snapshot.keep(result(so_far.to_vec()));
-    let rounds = group.rounds;
-    every_column_round(
-        &mut columns,
-        rounds,
-        (cx.progress, kept),
-        |i, round, position| {
-            let column = &group.group.columns[i];
-            let r = window::measure_column(
-                cx.launch,
-                cx.options,
-                (column, load, warm_up.as_ref()),
-                (round, position),
-            )?;
-            Ok(Measured {
-                lines: vec![round_line(&labels[i], round, rounds, &r)],
-                rounds: vec![r],
-            })
-        },
-    )?;
+    every_column_round(&mut results, rounds, (cx.progress, kept), measure)?;
     let cold_start = match &group.cold_start {
         Some(probe) => cold_starts::measure_cold_starts(&group.group, probe, cx)?,
         None => None,
     };
     Ok(GroupResult {
         cold_start,
-        ..result(columns)
+        ..result(results)
     })
 }

@@ -1,7 +1,7 @@
 //! One bench run from start to end, carrying out its plan
 //! ([`crate::plan::RunPlan`]) in named steps: check against the machine
 //! what the plan cannot know ([`prepare`]: the servers given by URL, the
-//! JDK, Postgres and Redis), then measure every group ([`measure_group`]):
+//! JDK, Postgres and Redis), then measure every group ([`group`]):
 //! each column once per round on a server process started for it
 //! ([`rounds`], [`window`]), a load group ([`load_group`]) with its
 //! cold-start probe ([`cold_starts`]), a sweep step by step ([`sweep`]),
@@ -9,6 +9,7 @@
 
 mod calibration;
 mod cold_starts;
+mod group;
 mod idle;
 mod interrupt;
 mod launch;
@@ -25,10 +26,10 @@ mod window;
 use std::path::Path;
 use std::time::Instant;
 
-use crate::plan::{GroupPlan, Load, LoadOptions, RunPlan};
-use bench_model::{GroupResult, RunResults, SCHEMA_VERSION};
+use crate::plan::{LoadOptions, RunPlan};
+use bench_model::{RunResults, SCHEMA_VERSION};
 use launch::Launch;
-use progress::{PlannedGroup, Progress};
+use progress::Progress;
 use snapshot::Snapshot;
 
 pub use interrupt::install_interrupt_cleanup;
@@ -39,10 +40,7 @@ pub fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<RunResults> {
     let machine = crate::measure::machine::describe();
     let started_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     let prepared = prepare::prepare(plan, dir)?;
-    let progress = Progress::new(
-        estimate(&prepared.groups, &plan.load),
-        plan.heartbeat.unwrap_or(progress::HEARTBEAT),
-    );
+    let progress = Progress::new(&prepared.groups, &plan.load, plan.heartbeat);
     let snapshot = Snapshot::new(
         dir,
         started,
@@ -67,7 +65,8 @@ pub fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<RunResults> {
     };
     for (k, group) in prepared.groups.iter().enumerate() {
         progress.group_started(k);
-        snapshot.finished(measure_group(group, &cx)?);
+        let result = group::measure_group(group, &cx)?;
+        snapshot.finished(result);
     }
     drop(progress);
     drop(interrupt::take_guards());
@@ -81,37 +80,4 @@ struct Ctx<'a> {
     options: &'a LoadOptions,
     progress: &'a Progress,
     snapshot: &'a Snapshot,
-}
-
-/// The run's groups as the progress estimate sees them.
-fn estimate(groups: &[GroupPlan], options: &LoadOptions) -> Vec<PlannedGroup> {
-    groups
-        .iter()
-        .map(|g| PlannedGroup {
-            title: g.group.title.to_owned(),
-            column_rounds: g.column_rounds(),
-            per_round: g.planned_round(options),
-        })
-        .collect()
-}
-
-/// One group, behind its proxies if its Postgres and Redis are a round
-/// trip away: a sweep, the idle group, or a load group.
-fn measure_group(group: &GroupPlan, cx: &Ctx<'_>) -> anyhow::Result<GroupResult> {
-    let network = proxies::for_group(cx.launch, group.group.network)?;
-    let cx = &Ctx {
-        launch: network.as_ref().map_or(cx.launch, |n| &n.launch),
-        ..*cx
-    };
-    cx.progress.say(&format!(
-        "\n{} — {}; {} rounds",
-        group.group.title,
-        group.load.describe(),
-        group.rounds
-    ));
-    match &group.load {
-        Load::Sweep(sweep) => sweep::measure_sweep_group(group, sweep, cx),
-        Load::Idle(idle) => idle::measure_idle_group(group, idle, cx),
-        load => load_group::measure_load_group(group, load, cx),
-    }
 }

@@ -5,12 +5,11 @@
 //! groups that need them are skipped); then how each column's server is
 //! launched, and the settings results.json records.
 
-use std::net::SocketAddr;
 use std::path::Path;
 
 use anyhow::Context;
 
-use super::launch::{external_target, Launch};
+use super::launch::{check_given_servers, Launch};
 use super::{calibration, services};
 use crate::plan::{GroupPlan, RunPlan};
 use bench_model::{CpuAccounting, IrqTime, RunSettings, SkippedGroup};
@@ -30,15 +29,14 @@ pub(super) struct Prepared {
 /// servers, finds Postgres and Redis when a server bench starts needs
 /// them, and makes `dir/logs` for the servers' logs.
 pub(super) fn prepare(plan: &RunPlan, dir: &Path) -> anyhow::Result<Prepared> {
-    let servers = &plan.servers;
-    let blocking_external = external_target(&servers.blocking_url, "blocking")?;
-    let async_external = external_target(&servers.async_url, "async")?;
+    let mut settings = plan.settings.clone();
+    let (blocking_external, async_external) = check_given_servers(&plan.servers, &mut settings)?;
     let mut groups = plan.groups.clone();
-    let (java, java_skipped) = calibration::prepare_java(&plan.java, &mut groups);
+    let (java, java_skipped) = calibration::prepare_java(plan, &mut groups, &mut settings);
     let needs_ours = groups
         .iter()
         .flat_map(|g| &g.group.columns)
-        .any(|c| servers.url_of(c.target).is_none());
+        .any(|c| plan.servers.url_of(c.target).is_none());
     let (services, mut skipped) = if needs_ours {
         services::find_services(&mut groups)?
     } else {
@@ -46,19 +44,13 @@ pub(super) fn prepare(plan: &RunPlan, dir: &Path) -> anyhow::Result<Prepared> {
     };
     skipped.extend(plan.skipped.iter().cloned());
     skipped.extend(java_skipped);
-    let mut settings = plan.settings.clone();
-    record_targets(&mut settings, blocking_external, async_external);
-    settings.jvm = java
-        .as_ref()
-        .map(|java| calibration::jvm_settings(java, &plan.load));
-    let java_args = calibration::java_args(java.as_ref(), &settings, &services);
     let logs = dir.join("logs");
     std::fs::create_dir_all(&logs).with_context(|| format!("cannot create {}", logs.display()))?;
     let cpu_accounting = crate::measure::machine::cpu_accounting();
     let launch = Launch {
         services,
-        servers: servers.clone(),
-        java_args,
+        servers: plan.servers.clone(),
+        java,
         blocking_external,
         async_external,
         logs,
@@ -74,27 +66,4 @@ pub(super) fn prepare(plan: &RunPlan, dir: &Path) -> anyhow::Result<Prepared> {
         skipped,
         cpu_accounting,
     })
-}
-
-/// Which servers bench started and which answered at a URL given, into
-/// `settings`: a server given by URL is recorded at the address it answered.
-fn record_targets(
-    settings: &mut RunSettings,
-    blocking: Option<SocketAddr>,
-    asynchronous: Option<SocketAddr>,
-) {
-    let url = |a: Option<SocketAddr>| a.map(|a| format!("http://{a}"));
-    let (blocking, asynchronous) = (url(blocking), url(asynchronous));
-    if blocking.is_none() && asynchronous.is_none() {
-        return;
-    }
-    let ours = || "started by bench".to_owned();
-    settings.targets = format!(
-        "blocking {}, async {}",
-        blocking.clone().unwrap_or_else(ours),
-        asynchronous.clone().unwrap_or_else(ours)
-    );
-    settings.server_figures_from = Some("/metrics (servers bench did not start)".to_owned());
-    settings.blocking_url = blocking;
-    settings.async_url = asynchronous;
 }

@@ -16,7 +16,7 @@ use super::rounds::{every_column_round, Measured};
 use super::window::{server_stats, SAMPLE_EVERY};
 use super::Ctx;
 use crate::measure::cpu_account::{account, Parts};
-use crate::measure::load::{run_sweep_step, ColumnError};
+use crate::measure::load::{run_jvm_warm_up, run_sweep_step, ColumnError};
 use crate::measure::remote_metrics;
 use crate::plan::{Column, GroupPlan, LoadOptions, Sweep};
 use crate::servers::{http_get_within, requests_total};
@@ -29,7 +29,23 @@ pub(super) fn measure_sweep_group(
     sweep: &Sweep,
     cx: &Ctx<'_>,
 ) -> anyhow::Result<GroupResult> {
-    let rounds = group.rounds;
+    let (columns, rounds) = (&group.group.columns, group.rounds);
+    let mut results: Vec<ColumnResult> = columns
+        .iter()
+        .map(|c| c.empty_result(cx.options.paths))
+        .collect();
+    let labels: Vec<String> = results.iter().map(|c| c.label.clone()).collect();
+    let measure = |i: usize, round, position| {
+        // A sweep says each step as it ends; the round is kept after its
+        // last step.
+        let on_step = |r: &RoundResult| cx.progress.say(&step_line(&labels[i], round, rounds, r));
+        let at = (round, position);
+        let rounds = measure_sweep_column(&columns[i], sweep, cx, at, on_step)?;
+        Ok(Measured {
+            rounds,
+            lines: Vec::new(),
+        })
+    };
     let (cap, cap_note) = group.sweep_cap.clone().unwrap_or_default();
     let info = SweepInfo {
         steps: sweep.steps.clone(),
@@ -40,46 +56,13 @@ pub(super) fn measure_sweep_group(
         cap_note,
     };
     let result = |columns: Vec<ColumnResult>| GroupResult {
-        id: group.group.id,
-        title: group.group.title.to_owned(),
-        load: group.load.describe(),
-        warm_up: group.describe_warm_up(cx.options),
         columns,
-        cold_start: None,
-        idle: None,
         sweep: Some(info.clone()),
+        ..group.empty_result(cx.options)
     };
-    let mut columns: Vec<ColumnResult> = group
-        .group
-        .columns
-        .iter()
-        .map(|c| c.empty_result(cx.options.paths))
-        .collect();
-    let labels: Vec<String> = columns.iter().map(|c| c.label.clone()).collect();
     let kept = |so_far: &[ColumnResult]| cx.snapshot.keep(result(so_far.to_vec()));
-    every_column_round(
-        &mut columns,
-        rounds,
-        (cx.progress, kept),
-        |i, round, position| {
-            let on_step =
-                |r: &RoundResult| cx.progress.say(&step_line(&labels[i], round, rounds, r));
-            // A sweep says each step as it ends; the round is kept after
-            // its last step.
-            let rounds = measure_sweep_column(
-                &group.group.columns[i],
-                sweep,
-                cx,
-                (round, position),
-                on_step,
-            )?;
-            Ok(Measured {
-                rounds,
-                lines: Vec::new(),
-            })
-        },
-    )?;
-    Ok(result(columns))
+    every_column_round(&mut results, rounds, (cx.progress, kept), measure)?;
+    Ok(result(results))
 }
 
 /// One step's progress line.
@@ -111,7 +94,6 @@ fn measure_sweep_column(
 ) -> Result<Vec<RoundResult>, ColumnError> {
     let (launch, options) = (cx.launch, cx.options);
     let mut server = launch.start_column(column)?;
-    super::calibration::warm_up_jvm(&server, column, options)?;
     let mut out = Vec::new();
     for (k, &connections) in sweep.steps.iter().enumerate() {
         let mut fresh_server = false;
@@ -119,10 +101,10 @@ fn measure_sweep_column(
         {
             server.kill();
             server = launch.start_column(column)?;
-            super::calibration::warm_up_jvm(&server, column, options)?;
             fresh_server = true;
         }
-        let mut r = measure_step(launch, &server, (column, connections), sweep, options)?;
+        let step = (column, connections, k == 0 || fresh_server);
+        let mut r = measure_step(launch, &server, step, sweep, options)?;
         r.round = round;
         r.position = position;
         if let Some(step) = &mut r.step {
@@ -135,15 +117,19 @@ fn measure_sweep_column(
     Ok(out)
 }
 
-/// One step on `server`: its window, sampled and CPU-accounted.
+/// One step on `server`: its window, sampled and CPU-accounted; on a
+/// server just started (`fresh`), the JVM's own warm-up first.
 fn measure_step(
     launch: &Launch,
     server: &RoundServer,
-    (column, connections): (&Column, usize),
+    (column, connections, fresh): (&Column, usize, bool),
     sweep: &Sweep,
     options: &LoadOptions,
 ) -> Result<RoundResult, ColumnError> {
     let (addr, pid) = (server.addr(), server.pid());
+    if fresh {
+        run_jvm_warm_up(addr, column, options)?;
+    }
     let idle = pid.and_then(|p| process_stats::sample(p).ok());
     let mut at_start = None;
     let measured = run_sweep_step(

@@ -13,7 +13,7 @@ use process_stats::{CpuSnapshot, PeakSampler, Peaks, ProcessSample};
 use super::launch::{Launch, RoundServer};
 use crate::measure::cpu_account::{account, Parts};
 use crate::measure::detector;
-use crate::measure::load::{run_column, run_warm_up, ColumnError};
+use crate::measure::load::{run_column, run_jvm_warm_up, run_warm_up, ColumnError};
 use crate::measure::{proxy_stats, remote_metrics};
 use crate::plan::{Column, Load, LoadOptions};
 use crate::servers::{http_get, requests_total};
@@ -71,7 +71,7 @@ pub(super) fn measure_column(
 ) -> Result<RoundResult, ColumnError> {
     let server = launch.start_column(column)?;
     let idle = Idle::read(&server);
-    super::calibration::warm_up_jvm(&server, column, options)?;
+    run_jvm_warm_up(server.addr(), column, options)?;
     if let Some(w) = warm_up {
         run_warm_up(server.addr(), column, w, options)?;
     }
