@@ -239,10 +239,13 @@ pub fn export(args: &ExportArgs) -> ExitCode {
         |url: &Option<String>, bind: &str| url.clone().unwrap_or_else(|| format!("http://{bind}"));
     let targets = Targets {
         blocking: default(
-            &args.blocking_url,
+            &args.servers.blocking_url,
             contract::settings::DEFAULT_BLOCKING_BIND,
         ),
-        asynchronous: default(&args.async_url, contract::settings::DEFAULT_ASYNC_BIND),
+        asynchronous: default(
+            &args.servers.async_url,
+            contract::settings::DEFAULT_ASYNC_BIND,
+        ),
         virtual_pinning: export::DEFAULT_VIRTUAL_PINNING_URL.to_owned(),
         virtual_yielding: export::DEFAULT_VIRTUAL_YIELDING_URL.to_owned(),
     };
@@ -319,8 +322,10 @@ pub fn watch(args: &WatchArgs) -> ExitCode {
     // A virtual-thread column's server is the blocking server started with
     // `--threads virtual`: it is watched at the blocking server's URL.
     let url = match target {
-        crate::plan::Target::Blocking | crate::plan::Target::Virtual(_) => &args.blocking_url,
-        crate::plan::Target::Async => &args.async_url,
+        crate::plan::Target::Blocking | crate::plan::Target::Virtual(_) => {
+            &args.servers.blocking_url
+        }
+        crate::plan::Target::Async => &args.servers.async_url,
         crate::plan::Target::Java(_) => {
             return fail(
                 "watch",

@@ -49,6 +49,19 @@ pub struct GroupsFlag {
     pub groups: Option<Vec<String>>,
 }
 
+/// The servers an external load tool loads: the ones `export` writes its
+/// tests for, the one `watch` samples while the tool runs.
+#[derive(Debug, Clone, Args)]
+pub struct ToolServers {
+    /// The blocking server the tool loads, for the blocking and virtual-thread columns (export's default http://127.0.0.1:8080).
+    #[arg(long, value_name = "URL")]
+    pub blocking_url: Option<String>,
+
+    /// The async server the tool loads, for the async columns (export's default http://127.0.0.1:8081).
+    #[arg(long, value_name = "URL")]
+    pub async_url: Option<String>,
+}
+
 /// The main job's flags: what to run, and how.
 #[derive(Debug, Clone, Args)]
 pub struct RunFlags {

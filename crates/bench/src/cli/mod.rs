@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use flags::{GroupsFlag, ProfileFlags, RunFlags};
+use flags::{GroupsFlag, ProfileFlags, RunFlags, ToolServers};
 
 /// Runs the Spring MVC vs WebFlux matrix on the blocking and async reference
 /// servers, on this machine, and prints the seeds' tables and findings.
@@ -115,12 +115,8 @@ pub struct ExportArgs {
     pub profile: ProfileFlags,
     #[command(flatten)]
     pub groups: GroupsFlag,
-    /// The blocking server the tests load (default http://127.0.0.1:8080).
-    #[arg(long, value_name = "URL")]
-    pub blocking_url: Option<String>,
-    /// The async server the tests load (default http://127.0.0.1:8081).
-    #[arg(long, value_name = "URL")]
-    pub async_url: Option<String>,
+    #[command(flatten)]
+    pub servers: ToolServers,
     /// The folder the tests and their README go into (default results).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -151,12 +147,8 @@ pub struct WatchArgs {
     /// The column the command loads, e.g. async-users.
     #[arg(long)]
     pub column: String,
-    /// The blocking server the command loads (for a blocking or virtual-thread column).
-    #[arg(long, value_name = "URL")]
-    pub blocking_url: Option<String>,
-    /// The async server the command loads (for an async column).
-    #[arg(long, value_name = "URL")]
-    pub async_url: Option<String>,
+    #[command(flatten)]
+    pub servers: ToolServers,
     /// The folder <column>.watch.json goes into (default results).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,

@@ -23,18 +23,26 @@ fn plan(
     o: &LoadOptions,
     threads: usize,
 ) -> anyhow::Result<Plan> {
-    plan_with(addr, column, path, model, o, (threads, false))
+    plan_with(
+        addr,
+        column,
+        path,
+        model,
+        o,
+        (threads, false, Duration::ZERO),
+    )
 }
 
 /// [`plan`], with `abandon`: requests in flight at the end of a closed loop
-/// stopped by duration are abandoned instead of waited for.
+/// stopped by duration are abandoned instead of waited for; and `lead`,
+/// an unrecorded start on the same connections.
 fn plan_with(
     addr: SocketAddr,
     column: &Column,
     path: &str,
     model: LoadModel,
     o: &LoadOptions,
-    (threads, abandon): (usize, bool),
+    (threads, abandon, lead): (usize, bool, Duration),
 ) -> anyhow::Result<Plan> {
     let abandon = abandon
         && matches!(
@@ -49,7 +57,8 @@ fn plan_with(
         .load(model)
         .timeout(o.timeout)
         .threads(threads)
-        .abandon_in_flight(abandon);
+        .abandon_in_flight(abandon)
+        .unrecorded_lead(lead);
     if let Some(body) = column.body {
         b = b
             .header("Content-Type: application/json")
@@ -198,7 +207,8 @@ pub fn run_warm_up(
     let Load::Closed { .. } = load else {
         return run_column(addr, column, load, o, &mut || {}).map(|_| ());
     };
-    let warm_up_plan = plan_with(addr, column, column.path, model(load), o, (o.threads, true))?;
+    let how = (o.threads, true, Duration::ZERO);
+    let warm_up_plan = plan_with(addr, column, column.path, model(load), o, how)?;
     loadgen::run_blocking(&warm_up_plan)
         .with_context(|| format!("{}: warm-up failed", column.id.as_str()))?;
     Ok(())
@@ -242,21 +252,8 @@ pub fn run_sweep_step(
         connections,
         stop: StopAt::Duration(window),
     };
-    let mut b = Plan::builder(url(addr, column.path, o.paths))
-        .method(column.method)
-        .load(model)
-        .timeout(o.timeout)
-        .threads(o.threads)
-        .abandon_in_flight(true)
-        .unrecorded_lead(warm_up);
-    if let Some(body) = column.body {
-        b = b
-            .header("Content-Type: application/json")
-            .body(body.as_bytes().to_vec());
-    }
-    let plan = b
-        .build()
-        .map_err(|e| anyhow::anyhow!("bad load plan for {}: {e}", column.id.as_str()))?;
+    let how = (o.threads, true, warm_up);
+    let plan = plan_with(addr, column, column.path, model, o, how)?;
     let load = std::thread::spawn(move || loadgen::run_blocking(&plan));
     std::thread::sleep(warm_up);
     at_window();

@@ -12,7 +12,8 @@
 
 use std::time::Duration;
 
-use bench_model::{GroupId, GroupResult, LittleCap, RunSettings, Skipped, SkippedGroup};
+use bench_model::{ColumnResult, GroupId, GroupResult, LittleCap, RunSettings};
+use bench_model::{Skipped, SkippedGroup};
 
 use super::group::{Group, Network};
 use super::loads::Load;
@@ -314,6 +315,12 @@ impl GroupPlan {
             idle: None,
             sweep: None,
         }
+    }
+
+    /// Its columns' results with no rounds yet.
+    pub fn empty_columns(&self, options: &LoadOptions) -> Vec<ColumnResult> {
+        let columns = self.group.columns.iter();
+        columns.map(|c| c.empty_result(options.paths)).collect()
     }
 
     /// Column rounds to measure: each column once per round.

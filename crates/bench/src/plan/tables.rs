@@ -147,14 +147,21 @@ fn row(out: &mut String, head: &str, cells: impl Iterator<Item = String>) {
     out.push_str(&format!("| {head} | {} |\n", cells.join(" | ")));
 }
 
+/// A table's head: the first cell (`first`, spaces included), then a
+/// column per profile.
+fn header(first: &str, all: &[Profile]) -> String {
+    let names: Vec<String> = all.iter().map(|p| format!("`{}`", p.name)).collect();
+    format!(
+        "|{first}| {} |\n|---|{}\n",
+        names.join(" | "),
+        "---|".repeat(all.len())
+    )
+}
+
 /// What each profile sets, a column per profile.
 fn profiles() -> String {
     let all = all();
-    let mut out = String::from("| |");
-    for p in &all {
-        out.push_str(&format!(" `{}` |", p.name));
-    }
-    out.push_str(&format!("\n|---|{}\n", "---|".repeat(all.len())));
+    let mut out = header(" ", &all);
     row(
         &mut out,
         "rounds per column",
@@ -187,11 +194,7 @@ fn profiles() -> String {
 /// The load of every group, a column per profile.
 fn loads() -> String {
     let all = all();
-    let mut out = String::from("| group |");
-    for p in &all {
-        out.push_str(&format!(" `{}` |", p.name));
-    }
-    out.push_str(&format!("\n|---|{}\n", "---|".repeat(all.len())));
+    let mut out = header(" group ", &all);
     for group in GroupId::ALL {
         row(
             &mut out,

@@ -3,7 +3,7 @@
 //! before the next starts. A server whose round fails is reported failed
 //! with the cause and skipped in later rounds.
 
-use super::rounds::{every_column_round, Measured};
+use super::rounds::{every_column_round, ColumnRound, Measured};
 use super::Ctx;
 use crate::measure::load::ColumnError;
 use crate::plan::{GroupPlan, IdleLoad};
@@ -15,19 +15,8 @@ pub(super) fn measure_idle_group(
     idle: &IdleLoad,
     cx: &Ctx<'_>,
 ) -> anyhow::Result<GroupResult> {
-    let (columns, rounds) = (&group.group.columns, group.rounds);
-    let mut servers: Vec<IdleServer> = columns
-        .iter()
-        .map(|c| IdleServer {
-            id: c.id,
-            label: c.label(),
-            rounds: Vec::new(),
-            failure: None,
-        })
-        .collect();
-    let labels: Vec<String> = servers.iter().map(|s| s.label.clone()).collect();
-    let measure = |i: usize, round, position| {
-        let column = &columns[i];
+    let measure = |at: &ColumnRound<'_>| {
+        let column = &group.group.columns[at.column];
         let server = cx.launch.start_column(column)?;
         let outcome = match server.pid() {
             Some(pid) => crate::measure::idle_cost::measure_round(
@@ -36,7 +25,7 @@ pub(super) fn measure_idle_group(
                 column,
                 idle,
                 cx.options,
-                (round, position),
+                (at.round, at.position),
             ),
             None => Err(anyhow::anyhow!(
                 "not measured: the server at http://{} was not started by bench, so its threads and memory cannot be read",
@@ -46,7 +35,7 @@ pub(super) fn measure_idle_group(
         server.kill();
         let r = outcome.map_err(|e| ColumnError::Failed(format!("{e:#}")))?;
         Ok(Measured {
-            lines: idle_round_lines(&labels[i], round, rounds, &r),
+            lines: idle_round_lines(at, &r),
             rounds: vec![r],
         })
     };
@@ -58,17 +47,31 @@ pub(super) fn measure_idle_group(
         ..group.empty_result(cx.options)
     };
     let kept = |so_far: &[IdleServer]| cx.snapshot.keep(result(so_far.to_vec()));
+    let mut servers: Vec<IdleServer> = group
+        .group
+        .columns
+        .iter()
+        .map(|c| IdleServer {
+            id: c.id,
+            label: c.label(),
+            rounds: Vec::new(),
+            failure: None,
+        })
+        .collect();
     // Raised before any server starts: the servers inherit bench's limit.
     let _ = loadgen::ensure_fd_capacity(0);
-    every_column_round(&mut servers, rounds, (cx.progress, kept), measure)?;
+    every_column_round(&mut servers, group.rounds, (cx.progress, kept), measure)?;
     Ok(result(servers))
 }
 
 /// Progress lines of one idle round: one per size, then the close.
-fn idle_round_lines(label: &str, round: u32, rounds: u32, r: &IdleRound) -> Vec<String> {
+fn idle_round_lines(at: &ColumnRound<'_>, r: &IdleRound) -> Vec<String> {
+    let ColumnRound {
+        label, round, of, ..
+    } = at;
     const MIB: f64 = 1024.0 * 1024.0;
     let mut lines = vec![format!(
-        "  [{round}/{rounds}] {label}: none open: {} threads, {:.1} MiB, /health p99 {:.2} ms",
+        "  [{round}/{of}] {label}: none open: {} threads, {:.1} MiB, /health p99 {:.2} ms",
         r.idle.threads,
         r.idle.rss_bytes as f64 / MIB,
         r.probe_none_open.p99_ms

@@ -1,8 +1,8 @@
 //! A load group: every column once per round under the group's load, each
-//! round a fresh server warmed up and measured ([`super::window`]), then
+//! round on a fresh server, warmed up and measured ([`super::window`]), then
 //! the group's cold-start probe if it has one ([`super::cold_starts`]).
 
-use super::rounds::{every_column_round, round_line, Measured};
+use super::rounds::{every_column_round, round_line, ColumnRound, Measured};
 use super::{cold_starts, window, Ctx};
 use crate::plan::{GroupPlan, Load};
 use bench_model::{ColumnResult, GroupResult};
@@ -13,17 +13,22 @@ pub(super) fn measure_load_group(
     load: &Load,
     cx: &Ctx<'_>,
 ) -> anyhow::Result<GroupResult> {
-    let (columns, rounds, warm_up) = (&group.group.columns, group.rounds, group.warm_up_load());
-    let mut results: Vec<ColumnResult> = columns
-        .iter()
-        .map(|c| c.empty_result(cx.options.paths))
-        .collect();
-    let labels: Vec<String> = results.iter().map(|c| c.label.clone()).collect();
-    let measure = |i: usize, round, position| {
-        let column = (&columns[i], load, warm_up.as_ref());
-        let r = window::measure_column(cx.launch, cx.options, column, (round, position))?;
+    let warm_up = group.warm_up_load();
+    let measure = |at: &ColumnRound<'_>| {
+        let column = &group.group.columns[at.column];
+        let server = cx.launch.start_column(column)?;
+        let r = window::measure_column(
+            (cx.launch, &server),
+            cx.options,
+            (column, load, warm_up.as_ref()),
+            (at.round, at.position),
+        );
+        // Killed, not drained: everything measured has been read, and a
+        // drain of a queue of 300-ms sleeps would only make the run longer.
+        server.kill();
+        let r = r?;
         Ok(Measured {
-            lines: vec![round_line(&labels[i], round, rounds, &r)],
+            lines: vec![round_line(at, &r)],
             rounds: vec![r],
         })
     };
@@ -32,13 +37,14 @@ pub(super) fn measure_load_group(
         ..group.empty_result(cx.options)
     };
     let kept = |so_far: &[ColumnResult]| cx.snapshot.keep(result(so_far.to_vec()));
-    every_column_round(&mut results, rounds, (cx.progress, kept), measure)?;
+    let mut columns = group.empty_columns(cx.options);
+    every_column_round(&mut columns, group.rounds, (cx.progress, kept), measure)?;
     let cold_start = match &group.cold_start {
         Some(probe) => cold_starts::measure_cold_starts(&group.group, probe, cx)?,
         None => None,
     };
     Ok(GroupResult {
         cold_start,
-        ..result(results)
+        ..result(columns)
     })
 }

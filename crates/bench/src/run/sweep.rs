@@ -11,8 +11,7 @@ use anyhow::Context;
 use process_stats::{CpuSnapshot, PeakSampler};
 
 use super::launch::{Launch, RoundServer};
-use super::rounds::round_line;
-use super::rounds::{every_column_round, Measured};
+use super::rounds::{every_column_round, round_line, ColumnRound, Measured};
 use super::window::{server_stats, SAMPLE_EVERY};
 use super::Ctx;
 use crate::measure::cpu_account::{account, Parts};
@@ -29,18 +28,12 @@ pub(super) fn measure_sweep_group(
     sweep: &Sweep,
     cx: &Ctx<'_>,
 ) -> anyhow::Result<GroupResult> {
-    let (columns, rounds) = (&group.group.columns, group.rounds);
-    let mut results: Vec<ColumnResult> = columns
-        .iter()
-        .map(|c| c.empty_result(cx.options.paths))
-        .collect();
-    let labels: Vec<String> = results.iter().map(|c| c.label.clone()).collect();
-    let measure = |i: usize, round, position| {
+    let measure = |at: &ColumnRound<'_>| {
         // A sweep says each step as it ends; the round is kept after its
         // last step.
-        let on_step = |r: &RoundResult| cx.progress.say(&step_line(&labels[i], round, rounds, r));
-        let at = (round, position);
-        let rounds = measure_sweep_column(&columns[i], sweep, cx, at, on_step)?;
+        let on_step = |r: &RoundResult| cx.progress.say(&step_line(at, r));
+        let column = &group.group.columns[at.column];
+        let rounds = measure_sweep_column(column, sweep, cx, at, on_step)?;
         Ok(Measured {
             rounds,
             lines: Vec::new(),
@@ -49,7 +42,7 @@ pub(super) fn measure_sweep_group(
     let (cap, cap_note) = group.sweep_cap.clone().unwrap_or_default();
     let info = SweepInfo {
         steps: sweep.steps.clone(),
-        rounds,
+        rounds: group.rounds,
         window_seconds: sweep.window.as_secs_f64(),
         warm_up_seconds: sweep.warm_up.as_secs_f64(),
         cap,
@@ -61,15 +54,16 @@ pub(super) fn measure_sweep_group(
         ..group.empty_result(cx.options)
     };
     let kept = |so_far: &[ColumnResult]| cx.snapshot.keep(result(so_far.to_vec()));
-    every_column_round(&mut results, rounds, (cx.progress, kept), measure)?;
-    Ok(result(results))
+    let mut columns = group.empty_columns(cx.options);
+    every_column_round(&mut columns, group.rounds, (cx.progress, kept), measure)?;
+    Ok(result(columns))
 }
 
 /// One step's progress line.
-fn step_line(label: &str, round: u32, rounds: u32, r: &RoundResult) -> String {
+fn step_line(at: &ColumnRound<'_>, r: &RoundResult) -> String {
     format!(
         "{}{}",
-        round_line(label, round, rounds, r),
+        round_line(at, r),
         r.step.map_or(String::new(), |s| format!(
             " [{} connections{}; {} unfinished at the end]",
             s.connections,
@@ -89,7 +83,7 @@ fn measure_sweep_column(
     column: &Column,
     sweep: &Sweep,
     cx: &Ctx<'_>,
-    (round, position): (u32, u32),
+    at: &ColumnRound<'_>,
     on_step: impl Fn(&RoundResult),
 ) -> Result<Vec<RoundResult>, ColumnError> {
     let (launch, options) = (cx.launch, cx.options);
@@ -105,8 +99,8 @@ fn measure_sweep_column(
         }
         let step = (column, connections, k == 0 || fresh_server);
         let mut r = measure_step(launch, &server, step, sweep, options)?;
-        r.round = round;
-        r.position = position;
+        r.round = at.round;
+        r.position = at.position;
         if let Some(step) = &mut r.step {
             step.fresh_server = fresh_server;
         }

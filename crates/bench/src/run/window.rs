@@ -1,8 +1,7 @@
-//! One round of one column of a load group: a fresh server, its idle
-//! figures, the warm-up, then the measured window with the server sampled
-//! and the machine's CPU accounted, the server's `/metrics` (and the proxy
-//! in front of Postgres, in a remote group) read around it; the server is
-//! stopped before the next column starts.
+//! One round of one column of a load group on the fresh server started for
+//! it: its idle figures, the warm-up, then the measured window with the
+//! server sampled and the machine's CPU accounted, the server's `/metrics`
+//! (and the proxy in front of Postgres, in a remote group) read around it.
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -62,30 +61,21 @@ struct Window {
     postgres_proxy: Option<ProxyWindow>,
 }
 
-/// One round of `column` under `load`, after `warm_up`.
+/// One round of `column` under `load` on `server`, just started for it,
+/// after `warm_up`.
 pub(super) fn measure_column(
-    launch: &Launch,
+    (launch, server): (&Launch, &RoundServer),
     options: &LoadOptions,
     (column, load, warm_up): (&Column, &Load, Option<&Load>),
     (round, position): (u32, u32),
 ) -> Result<RoundResult, ColumnError> {
-    let server = launch.start_column(column)?;
-    let idle = Idle::read(&server);
+    let idle = Idle::read(server);
     run_jvm_warm_up(server.addr(), column, options)?;
     if let Some(w) = warm_up {
         run_warm_up(server.addr(), column, w, options)?;
     }
-    let window = measure_window(
-        launch,
-        &server,
-        (column, load),
-        options,
-        idle.remote.is_some(),
-    );
-    // Killed, not drained: everything measured has been read, and a drain
-    // of a queue of 300-ms sleeps would only make the run longer.
-    server.kill();
-    let window = window?;
+    let remote = idle.remote.is_some();
+    let window = measure_window(launch, server, (column, load), options, remote)?;
     let detector = match (&window.metrics_before, &window.metrics_after) {
         (Some(before), Some(after)) => detector::window(before, after, &column.detector_routes()),
         _ => None,
