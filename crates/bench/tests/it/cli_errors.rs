@@ -1,22 +1,17 @@
 //! Bad input: one clear line on stderr, a non-zero exit, nothing started.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
+use std::ffi::OsStr;
 use std::net::TcpListener;
-use std::process::Command;
 
+/// `bench ARGS --out DIR`, which must write nothing: its exit code and stderr.
 fn bench(args: &[&str]) -> (i32, String) {
     let out_dir = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_bench"))
-        .args(args)
-        .arg("--out")
-        .arg(out_dir.path())
-        .output()
-        .expect("run bench");
+    let dir = out_dir.path().as_os_str();
+    let out = crate::common::bench(
+        args.iter()
+            .map(OsStr::new)
+            .chain([OsStr::new("--out"), dir]),
+    );
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     // Nothing was written: the run never started.
     assert_eq!(

@@ -9,6 +9,12 @@
 //! (`cargo test -p bench -- --include-ignored`): Chromium, Python with
 //! venv (Locust), Python 3 alone, node, a JDK with Debian's Tomcat and Netty jars.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code outside #[test] functions: a panic is how it reports a failure"
+)]
+
 // bench-report's builders of fixed runs, for the seed profile's test.
 #[path = "../../../bench-report/tests/it/build.rs"]
 mod build;
