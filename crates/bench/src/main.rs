@@ -7,10 +7,21 @@ use std::process::ExitCode;
 
 use bench::cli::commands;
 use bench::cli::{Cli, Command};
-use clap::Parser;
+use clap::Parser as _;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // --help and --version are answers, not errors.
+        Err(e) if !e.use_stderr() => e.exit(),
+        // Bad flags: one line saying what is wrong (clap's first), exit 2.
+        Err(e) => {
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or_default();
+            eprintln!("bench: {}", first.trim_start_matches("error: "));
+            return ExitCode::from(2);
+        }
+    };
     match &cli.command {
         Some(Command::Serve { server, args }) => commands::serve(*server, args.clone()),
         Some(Command::DocTables { check }) => commands::doc_tables(*check),

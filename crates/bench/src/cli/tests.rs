@@ -18,7 +18,10 @@ fn resolve(args: &[&str]) -> Result<(Profile, Vec<GroupId>), String> {
 
 /// The long flags a subcommand's help lists (`--help` and `--version` aside).
 fn flags_of(subcommand: &str) -> Vec<String> {
-    let cmd = Cli::command();
+    // Built, so that a global flag shows in every subcommand as it would
+    // in its help.
+    let mut cmd = Cli::command();
+    cmd.build();
     let sub = cmd.find_subcommand(subcommand).unwrap();
     sub.get_arguments()
         .filter_map(|a| a.get_long())

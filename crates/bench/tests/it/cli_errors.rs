@@ -78,3 +78,30 @@ fn unreachable_async_url_fails_before_anything_starts() {
         "{err}"
     );
 }
+
+#[test]
+fn a_flag_a_subcommand_does_not_read_is_one_line_naming_it() {
+    for (args, says) in [
+        (&["render", "r.json", "--groups", "cpu"][..], "'--groups'"),
+        (&["--profile", "seed", "export", "--tool", "k6"], "'export'"),
+        (
+            &[
+                "proxy",
+                "--to",
+                "127.0.0.1:1",
+                "--round-trip-us",
+                "1",
+                "--cold",
+            ],
+            "'--cold'",
+        ),
+    ] {
+        let (code, err) = bench(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.starts_with("bench: ") && err.contains(says),
+            "{args:?}: {err}"
+        );
+    }
+}
