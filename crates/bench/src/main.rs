@@ -7,19 +7,30 @@ use std::process::ExitCode;
 
 use bench::cli::commands;
 use bench::cli::{Cli, Command};
-use clap::Parser;
+use clap::Parser as _;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // --help and --version are answers, not errors.
+        Err(e) if !e.use_stderr() => e.exit(),
+        // Bad flags: one line saying what is wrong (clap's first), exit 2.
+        Err(e) => {
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or_default();
+            eprintln!("bench: {}", first.trim_start_matches("error: "));
+            return ExitCode::from(2);
+        }
+    };
     match &cli.command {
         Some(Command::Serve { server, args }) => commands::serve(*server, args.clone()),
         Some(Command::DocTables { check }) => commands::doc_tables(*check),
         Some(Command::Proxy { to, round_trip_us }) => commands::proxy(*to, *round_trip_us),
-        Some(Command::Render { results, recheck }) => commands::render(&cli, results, *recheck),
-        Some(Command::Compare { old, new }) => commands::compare(&cli, old, new),
-        Some(Command::Export { tool }) => commands::export(&cli, tool),
-        Some(Command::Import { tool, files }) => commands::import(&cli, tool, files),
-        Some(Command::Watch { column, command }) => commands::watch(&cli, column, command),
-        None => commands::run_matrix(&cli),
+        Some(Command::Render(args)) => commands::render(args),
+        Some(Command::Compare(args)) => commands::compare(args),
+        Some(Command::Export(args)) => commands::export(args),
+        Some(Command::Import(args)) => commands::import(args),
+        Some(Command::Watch(args)) => commands::watch(args),
+        None => commands::run_matrix(&cli.run),
     }
 }

@@ -19,7 +19,8 @@
 //! - `sweep PATH GROUP`: a sweep's throughput and latency per step;
 //! - `idle PATH`: the idle group's table;
 //! - `profiles` and `loads`: what each profile sets, and each group's load
-//!   in it, from bench's code ([`super::CodeTables`]).
+//!   in it; `thresholds` and `flags`: every threshold, and the main job's
+//!   flags; all four from bench's code ([`super::CodeTables`]).
 
 use crate::headline::{counts_words, split, DESIGN_CHECKS, PREDICTIONS};
 use crate::idle_table::idle_table;
@@ -102,6 +103,8 @@ pub(super) fn make(spec: &str, sources: &Sources, code: &CodeTables) -> Result<S
         Some("runs") => runs(sources),
         Some("profiles") => Ok(code.profiles.clone()),
         Some("loads") => Ok(code.loads.clone()),
+        Some("thresholds") => Ok(code.thresholds.clone()),
+        Some("flags") => Ok(code.flags.clone()),
         Some("group") => {
             let run = run(1)?;
             let g = find_group(run, group(2)?)?;
@@ -128,7 +131,7 @@ pub(super) fn make(spec: &str, sources: &Sources, code: &CodeTables) -> Result<S
             Ok(render_table(&idle_table(idle)))
         }
         _ => Err(
-            "unknown kind; expected findings, findings-rejudged, glance, glance-rejudged, kinds, models, runs, group, sweep, idle, profiles or loads"
+            "unknown kind; expected findings, findings-rejudged, glance, glance-rejudged, kinds, models, runs, group, sweep, idle, profiles, loads, thresholds or flags"
                 .to_owned(),
         ),
     }

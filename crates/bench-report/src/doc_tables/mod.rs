@@ -30,11 +30,14 @@ pub use kinds::report_beside;
 
 /// The tables made from bench's code rather than a saved run: what each
 /// profile sets and the load each group gets in it (`profiles` and
-/// `loads`), which bench's plan makes and hands in.
+/// `loads`), every threshold (`thresholds`) and the main job's flags
+/// (`flags`), which bench makes and hands in.
 #[derive(Debug, Clone, Default)]
 pub struct CodeTables {
     pub profiles: String,
     pub loads: String,
+    pub thresholds: String,
+    pub flags: String,
 }
 
 /// What the tables of one file need read, as [`wanted`] finds it in the

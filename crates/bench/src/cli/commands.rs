@@ -3,12 +3,15 @@
 //! `import`, `watch`, and the hidden `serve` and `proxy`. Bad input is one
 //! line on stderr and exit code 2.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
-use crate::cli::{Cli, ServerKind};
+use crate::cli::flags::RunFlags;
+use crate::cli::{
+    out_or_results, CompareArgs, ExportArgs, ImportArgs, RenderArgs, ServerKind, WatchArgs,
+};
 use crate::output::Echo;
-use crate::plan::{ColumnId, JavaServer};
+use crate::plan::{ColumnId, JavaServer, RunPlan};
 use crate::tools::export::{self, Targets, Tool};
 use bench_analysis::findings::check;
 use bench_model::THRESHOLDS;
@@ -18,10 +21,11 @@ fn fail(command: &str, message: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// The main job: every selected group, then the report and its files.
-pub fn run_matrix(cli: &Cli) -> ExitCode {
-    let (profile, groups) = match cli.resolve() {
-        Ok(x) => x,
+/// The main job: the plan of every selected group carried out, then the
+/// report and its files.
+pub fn run_matrix(flags: &RunFlags) -> ExitCode {
+    let plan = match RunPlan::new(&flags.request()) {
+        Ok(plan) => plan,
         Err(e) => {
             eprintln!("bench: {e}");
             return ExitCode::from(2);
@@ -32,8 +36,8 @@ pub fn run_matrix(cli: &Cli) -> ExitCode {
         return ExitCode::FAILURE;
     }
     let stamp = chrono::Utc::now().format("%Y-%m-%dT%H-%M-%SZ").to_string();
-    let dir = cli.runs_dir().join(stamp);
-    let outcome = crate::run::run(cli, &profile, &groups, &dir);
+    let dir = out_or_results(&flags.out).join(stamp);
+    let outcome = crate::run::run(&plan, &dir);
     local_services::stop_started_services();
     let results = match outcome {
         Ok(r) => r,
@@ -50,7 +54,7 @@ pub fn run_matrix(cli: &Cli) -> ExitCode {
         "\nReport, results.json and charts written to {}",
         dir.display()
     );
-    if cli.strict {
+    if flags.strict {
         let unexpected = bench_analysis::errors::unexpected_errors(&results);
         if !unexpected.is_empty() {
             for (column, what) in &unexpected {
@@ -65,7 +69,8 @@ pub fn run_matrix(cli: &Cli) -> ExitCode {
 /// `bench render results.json [--out DIR] [--recheck]`: the report of a
 /// saved run, written into DIR (default: `rendered/` beside the file),
 /// never over the saved file.
-pub fn render(cli: &Cli, path: &Path, recheck: bool) -> ExitCode {
+pub fn render(args: &RenderArgs) -> ExitCode {
+    let (path, recheck) = (args.results.as_path(), args.recheck);
     let saved = match crate::output::saved::read(path) {
         Ok(s) => s,
         Err(e) => return fail("render", e),
@@ -75,7 +80,7 @@ pub fn render(cli: &Cli, path: &Path, recheck: bool) -> ExitCode {
     } else {
         (saved.findings, saved.thresholds)
     };
-    let dir = match &cli.out {
+    let dir = match &args.out {
         Some(out) => out.clone(),
         None => path.parent().unwrap_or(Path::new(".")).join("rendered"),
     };
@@ -110,7 +115,11 @@ pub fn doc_tables(check: bool) -> ExitCode {
             "run it inside the project: no folder with README.md and docs/ above here",
         );
     };
-    match crate::output::doc_tables::stale(&root, !check, &crate::plan::tables::code_tables()) {
+    match crate::output::doc_tables::stale(
+        &root,
+        !check,
+        &crate::plan::tables::code_tables(crate::cli::flag_table::flag_table()),
+    ) {
         Ok(stale) if stale.is_empty() => ExitCode::SUCCESS,
         Ok(stale) => {
             for file in &stale {
@@ -135,7 +144,8 @@ pub fn doc_tables(check: bool) -> ExitCode {
 /// warnings on stderr, compare.md and compare.html into DIR. Exits 1 when a
 /// finding flipped between HELD and NOT HELD (as criterion reports a
 /// regression), 2 when a file cannot be read or written.
-pub fn compare(cli: &Cli, old: &Path, new: &Path) -> ExitCode {
+pub fn compare(args: &CompareArgs) -> ExitCode {
+    let (old, new) = (args.old.as_path(), args.new.as_path());
     let (old_run, new_run) = match (
         crate::output::saved::read(old),
         crate::output::saved::read(new),
@@ -149,7 +159,7 @@ pub fn compare(cli: &Cli, old: &Path, new: &Path) -> ExitCode {
         eprintln!("bench compare: warning: {w}");
     }
     print!("{}", bench_report::compare::text::render(&cmp));
-    if let Some(dir) = &cli.out {
+    if let Some(dir) = &args.out {
         let files = bench_report::compare::files(&cmp);
         if let Err(e) = crate::output::write_files(dir, &files) {
             return fail("compare", format!("{e:#}"));
@@ -215,35 +225,43 @@ pub fn serve(server: ServerKind, args: Vec<String>) -> ExitCode {
 }
 
 /// `bench export --tool T [--profile P] [--groups ...] --out DIR`.
-pub fn export(cli: &Cli, tool: &str) -> ExitCode {
-    let tool = match Tool::parse(tool) {
+pub fn export(args: &ExportArgs) -> ExitCode {
+    let tool = match Tool::parse(&args.tool) {
         Ok(t) => t,
         Err(e) => return fail("export", e),
     };
-    let (profile, groups) = match cli.resolve() {
+    let selection = args.profile.selection(&args.groups);
+    let (profile, groups) = match selection.resolve() {
         Ok(x) => x,
         Err(e) => return fail("export", e),
     };
-    let out = cli.runs_dir();
+    let out = out_or_results(&args.out);
     let default =
         |url: &Option<String>, bind: &str| url.clone().unwrap_or_else(|| format!("http://{bind}"));
     let targets = Targets {
-        blocking: default(&cli.blocking_url, contract::settings::DEFAULT_BLOCKING_BIND),
-        asynchronous: default(&cli.async_url, contract::settings::DEFAULT_ASYNC_BIND),
+        blocking: default(
+            &args.servers.blocking_url,
+            contract::settings::DEFAULT_BLOCKING_BIND,
+        ),
+        asynchronous: default(
+            &args.servers.async_url,
+            contract::settings::DEFAULT_ASYNC_BIND,
+        ),
         virtual_pinning: export::DEFAULT_VIRTUAL_PINNING_URL.to_owned(),
         virtual_yielding: export::DEFAULT_VIRTUAL_YIELDING_URL.to_owned(),
     };
+    let loads = &selection.loads;
     let mut flags = vec![format!("--profile {}", profile.name)];
-    if let Some(d) = cli.duration {
+    if let Some(d) = loads.duration {
         flags.push(format!("--duration {}ms", d.as_millis()));
     }
-    if let Some(n) = cli.connections {
+    if let Some(n) = loads.connections {
         flags.push(format!("--connections {n}"));
     }
-    if let Some(n) = cli.requests {
+    if let Some(n) = loads.requests {
         flags.push(format!("--requests {n}"));
     }
-    if let Some(n) = cli.cpu_n {
+    if let Some(n) = loads.cpu_n {
         flags.push(format!("--cpu-n {n}"));
     }
     match export::export(tool, &profile, &groups, &targets, &flags.join(" "), &out) {
@@ -263,17 +281,17 @@ pub fn export(cli: &Cli, tool: &str) -> ExitCode {
 }
 
 /// `bench import --tool T FILES... --out DIR`.
-pub fn import(cli: &Cli, tool: &str, files: &[PathBuf]) -> ExitCode {
-    let tool = match Tool::parse(tool) {
+pub fn import(args: &ImportArgs) -> ExitCode {
+    let tool = match Tool::parse(&args.tool) {
         Ok(t) => t,
         Err(e) => return fail("import", e),
     };
-    let (profile, _) = match cli.resolve() {
+    let (profile, _) = match args.profile.selection(&Default::default()).resolve() {
         Ok(x) => x,
         Err(e) => return fail("import", e),
     };
-    let out = cli.runs_dir();
-    let imported = match crate::tools::import::read(tool, files) {
+    let out = out_or_results(&args.out);
+    let imported = match crate::tools::import::read(tool, &args.files) {
         Ok(i) => i,
         Err(e) => return fail("import", format!("{e:#}")),
     };
@@ -294,7 +312,8 @@ pub fn import(cli: &Cli, tool: &str, files: &[PathBuf]) -> ExitCode {
 
 /// `bench watch --column ID --blocking-url U --async-url U --out DIR -- CMD...`:
 /// exits with the command's exit code.
-pub fn watch(cli: &Cli, column: &str, command: &[String]) -> ExitCode {
+pub fn watch(args: &WatchArgs) -> ExitCode {
+    let (column, command) = (args.column.as_str(), &args.command);
     let Some(id) = ColumnId::parse(column) else {
         return fail("watch", format!("unknown column {column:?}"));
     };
@@ -304,8 +323,10 @@ pub fn watch(cli: &Cli, column: &str, command: &[String]) -> ExitCode {
     // A virtual-thread column's server is the blocking server started with
     // `--threads virtual`: it is watched at the blocking server's URL.
     let url = match target {
-        crate::plan::Target::Blocking | crate::plan::Target::Virtual(_) => &cli.blocking_url,
-        crate::plan::Target::Async => &cli.async_url,
+        crate::plan::Target::Blocking | crate::plan::Target::Virtual(_) => {
+            &args.servers.blocking_url
+        }
+        crate::plan::Target::Async => &args.servers.async_url,
         crate::plan::Target::Java(_) => {
             return fail(
                 "watch",
@@ -319,11 +340,11 @@ pub fn watch(cli: &Cli, column: &str, command: &[String]) -> ExitCode {
             format!(
                 "column {column} is on the {} server: give --{}-url",
                 target.name(),
-                crate::servers::binary(target)
+                crate::plan::binary(target)
             ),
         );
     };
-    let out = cli.runs_dir();
+    let out = out_or_results(&args.out);
     match crate::tools::watch::watch(id, url, command, &out) {
         Ok((record, code)) => {
             eprintln!(

@@ -19,7 +19,8 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 
 use crate::measure::idle_connections::IdleConnections;
-use crate::measure::load::{run_column, ColumnError, LoadOptions};
+use crate::measure::load::{run_column, ColumnError};
+use crate::plan::LoadOptions;
 use crate::plan::{Column, IdleLoad, Load};
 use bench_model::{IdleRound, IdleStep, ProbeStats, ProcessFigures, IDLE_FDS_SLACK};
 

@@ -8,29 +8,8 @@ use std::time::Duration;
 use anyhow::Context;
 use loadgen::{LoadModel, Plan, StopAt};
 
-use crate::plan::{Column, Load, PathValues};
+use crate::plan::{Column, Load, LoadOptions, PathValues, JVM_WARM_UP_CONNECTIONS};
 use bench_model::{ErrorKind, Latency, LoadStats, Second};
-
-/// Everything about a run that is not the column.
-#[derive(Debug, Clone, Copy)]
-pub struct LoadOptions {
-    pub timeout: Duration,
-    pub threads: usize,
-    /// What the columns' paths name (`/cpu?n=`).
-    pub paths: PathValues,
-    /// Mixed group: how long the background load runs alone before the
-    /// /health probe starts (the group's warm-up, [`crate::plan::Load::warm_up`]).
-    pub mixed_lead: Duration,
-    /// The JVM's own warm-up on each fresh Java server (the profile's
-    /// [`crate::plan::Profile::jvm_warm_up`]; zero with `--cold`).
-    pub jvm_warm_up: Duration,
-}
-
-impl LoadOptions {
-    /// The shortest lead of the mixed group's background (`--cold`): long
-    /// enough for its connections to be open before the probe starts.
-    pub const MIN_MIXED_LEAD: Duration = Duration::from_millis(100);
-}
 
 fn url(addr: SocketAddr, path: &str, paths: PathValues) -> String {
     format!("http://{addr}{}", paths.fill(path))
@@ -44,18 +23,26 @@ fn plan(
     o: &LoadOptions,
     threads: usize,
 ) -> anyhow::Result<Plan> {
-    plan_with(addr, column, path, model, o, (threads, false))
+    plan_with(
+        addr,
+        column,
+        path,
+        model,
+        o,
+        (threads, false, Duration::ZERO),
+    )
 }
 
 /// [`plan`], with `abandon`: requests in flight at the end of a closed loop
-/// stopped by duration are abandoned instead of waited for.
+/// stopped by duration are abandoned instead of waited for; and `lead`,
+/// an unrecorded start on the same connections.
 fn plan_with(
     addr: SocketAddr,
     column: &Column,
     path: &str,
     model: LoadModel,
     o: &LoadOptions,
-    (threads, abandon): (usize, bool),
+    (threads, abandon, lead): (usize, bool, Duration),
 ) -> anyhow::Result<Plan> {
     let abandon = abandon
         && matches!(
@@ -70,7 +57,8 @@ fn plan_with(
         .load(model)
         .timeout(o.timeout)
         .threads(threads)
-        .abandon_in_flight(abandon);
+        .abandon_in_flight(abandon)
+        .unrecorded_lead(lead);
     if let Some(body) = column.body {
         b = b
             .header("Content-Type: application/json")
@@ -219,10 +207,30 @@ pub fn run_warm_up(
     let Load::Closed { .. } = load else {
         return run_column(addr, column, load, o, &mut || {}).map(|_| ());
     };
-    let warm_up_plan = plan_with(addr, column, column.path, model(load), o, (o.threads, true))?;
+    let how = (o.threads, true, Duration::ZERO);
+    let warm_up_plan = plan_with(addr, column, column.path, model(load), o, how)?;
     loadgen::run_blocking(&warm_up_plan)
         .with_context(|| format!("{}: warm-up failed", column.id.as_str()))?;
     Ok(())
+}
+
+/// The JVM's own warm-up on a fresh server of a Java column: its route in
+/// a closed loop for [`LoadOptions::jvm_warm_up`], nothing recorded, so
+/// that the JIT has compiled the request path before the column's own
+/// warm-up and window. Nothing for our servers.
+pub fn run_jvm_warm_up(
+    addr: SocketAddr,
+    column: &Column,
+    o: &LoadOptions,
+) -> Result<(), ColumnError> {
+    if column.target.java().is_none() || o.jvm_warm_up.is_zero() {
+        return Ok(());
+    }
+    let load = Load::Closed {
+        connections: JVM_WARM_UP_CONNECTIONS,
+        duration: o.jvm_warm_up,
+    };
+    run_warm_up(addr, column, &load, o)
 }
 
 /// One sweep step against `addr`: a closed loop at `connections` for
@@ -244,21 +252,8 @@ pub fn run_sweep_step(
         connections,
         stop: StopAt::Duration(window),
     };
-    let mut b = Plan::builder(url(addr, column.path, o.paths))
-        .method(column.method)
-        .load(model)
-        .timeout(o.timeout)
-        .threads(o.threads)
-        .abandon_in_flight(true)
-        .unrecorded_lead(warm_up);
-    if let Some(body) = column.body {
-        b = b
-            .header("Content-Type: application/json")
-            .body(body.as_bytes().to_vec());
-    }
-    let plan = b
-        .build()
-        .map_err(|e| anyhow::anyhow!("bad load plan for {}: {e}", column.id.as_str()))?;
+    let how = (o.threads, true, warm_up);
+    let plan = plan_with(addr, column, column.path, model, o, how)?;
     let load = std::thread::spawn(move || loadgen::run_blocking(&plan));
     std::thread::sleep(warm_up);
     at_window();

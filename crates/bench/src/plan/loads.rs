@@ -150,7 +150,7 @@ impl Load {
     /// The unrecorded window before each measured one: the same load, with
     /// timed loads cut to `length` (a ramp warms up at its peak). The mixed
     /// group has no separate one: its background runs alone for `length`
-    /// before the probe starts ([`crate::measure::load::LoadOptions::mixed_lead`]),
+    /// before the probe starts ([`super::LoadOptions::mixed_lead`]),
     /// which warms the server at the same load without a second window. A
     /// closed warm-up abandons what is still in flight at its end
     /// ([`crate::measure::load::run_warm_up`]).

@@ -1,29 +1,41 @@
-//! The matrix and its loads, as data: groups of columns ([`matrix`], the
-//! calibration groups' Java columns among them) with
-//! the stable ids of bench-model, the load shapes ([`loads`]), the profiles
-//! that give each group its load ([`profiles`]), a column as the results
-//! name it ([`columns`]) and the profiles as the docs' tables ([`tables`]).
+//! The matrix and its loads, as data: groups of columns ([`matrix`], made
+//! of [`group`]s of [`column`]s, the calibration groups' Java columns among
+//! them) with the stable ids of bench-model, the load shapes ([`loads`]),
+//! the profiles that give each group its load ([`profiles`]) and the
+//! profiles as the docs' tables ([`tables`]); and a run's plan
+//! ([`RunPlan`]): what was asked ([`Request`]) and the profile made into
+//! one value that says everything the run will do, with the servers'
+//! arguments and settings ([`ServerPlan`]).
 //! Nothing here starts a server or sends a request.
 
 mod calibration_groups;
-mod columns;
+mod column;
+mod group;
 mod loads;
 mod matrix;
 mod more_groups;
 mod pool_sweep;
 mod profiles;
+mod request;
+mod run_plan;
+#[cfg(test)]
+mod run_plan_tests;
 mod seed_groups;
+mod servers;
 pub mod tables;
 
 pub use bench_model::{ColumnId, Driver, GroupId, JavaServer, Target};
+pub use column::Column;
+pub use group::{Group, Needs, Network, REMOTE_DB_ROUND_TRIP, STALLS_ROUND_TRIP};
 pub use loads::{IdleLoad, Load, Sweep};
-pub use matrix::{
-    group_of, groups, Column, Group, Needs, Network, REMOTE_DB_ROUND_TRIP, STALLS_ROUND_TRIP,
-};
+pub use matrix::{group_of, groups};
 pub use profiles::{
     doubling, profile, quick, seed, tiny, ColdStartProbe, PathValues, Profile,
     JVM_WARM_UP_CONNECTIONS, PROFILE_NAMES,
 };
+pub use request::{JavaChoice, LoadOverrides, Request, Selection, ServerChoices};
+pub use run_plan::{GroupPlan, LoadOptions, RunPlan};
+pub use servers::{binary, mode_args, ServerPlan};
 
 /// The order of a group's `n` columns in round `round` (1-based): rotated by
 /// one more place each round, so no column is always first or last.

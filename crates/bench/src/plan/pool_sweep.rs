@@ -7,182 +7,131 @@
 //! Pure data: a column per driver and size, each on a server started with
 //! that size.
 
-use super::matrix::{col, Column, Group, Network, BOTH, REMOTE_DB_ROUND_TRIP};
+use super::column::{with_args, Column};
+use super::group::{Group, BOTH, REMOTE_DB_ROUND_TRIP};
+use bench_model::ColumnId as C;
+use bench_model::Target::{Async, Blocking, Virtual};
 use bench_model::{ColumnId, Driver, GroupId, Target};
 
-/// A column of the sweep: `/users/1` on `target` started with `args`,
-/// its driver and size named by `variant`.
-fn sized(
-    id: ColumnId,
+/// The pool sizes swept for every pooled driver: the largest well under
+/// Postgres' 100 connections, with room for tests run beside.
+const POOLS: [&[&str]; 5] = [
+    &["--db-pool-size", "2"],
+    &["--db-pool-size", "5"],
+    &["--db-pool-size", "10"],
+    &["--db-pool-size", "20"],
+    &["--db-pool-size", "40"],
+];
+
+/// The same sizes for the async server's deadpool-postgres driver.
+const DEADPOOL_POOLS: [&[&str]; 5] = [
+    &["--postgres-driver", "deadpool", "--db-pool-size", "2"],
+    &["--postgres-driver", "deadpool", "--db-pool-size", "5"],
+    &["--postgres-driver", "deadpool", "--db-pool-size", "10"],
+    &["--postgres-driver", "deadpool", "--db-pool-size", "20"],
+    &["--postgres-driver", "deadpool", "--db-pool-size", "40"],
+];
+
+/// The client counts swept for the pipelined driver, which has no pool.
+const PIPELINED_CLIENTS: [&[&str]; 3] = [
+    &["--postgres-driver", "pipelined", "--postgres-clients", "1"],
+    &["--postgres-driver", "pipelined", "--postgres-clients", "2"],
+    &["--postgres-driver", "pipelined", "--postgres-clients", "4"],
+];
+
+/// The columns of one driver: `/users/1` on `target`, the i-th started
+/// with `args[i]` and named `labels[i]`.
+fn sized<const N: usize>(
     target: Target,
-    args: &'static [&'static str],
-    variant: &'static str,
-) -> Column {
-    Column {
-        server_args: args,
-        variant: Some(variant),
-        ..col(id, target, "/users/1")
-    }
+    ids: [ColumnId; N],
+    args: [&'static [&'static str]; N],
+    labels: [&'static str; N],
+) -> impl Iterator<Item = Column> {
+    (0..N).map(move |i| with_args(ids[i], target, "/users/1", (args[i], labels[i])))
 }
 
-/// Pool sizes 2, 5, 10, 20 and 40 for each pooled driver (the largest well
-/// under Postgres' 100 connections, with room for tests run beside), 1, 2
-/// and 4 clients for the pipelined one; each column started with its own.
-#[allow(
-    clippy::too_many_lines,
-    reason = "a table: a column per driver and size, one entry each"
-)]
+/// Pool sizes 2, 5, 10, 20 and 40 for each pooled driver of every model,
+/// 1, 2 and 4 clients for the pipelined one; each column started with its own.
 pub(super) fn pool_sweep_group() -> Group {
-    use ColumnId as C;
-    use Target::{Async, Blocking, Virtual};
     let yielding = Virtual(Driver::Yielding);
-    Group {
-        id: GroupId::PoolSweep,
-        title: "Pool sweep: /users/1 a round trip away, pool sizes and pipelined clients",
-        needs: BOTH,
-        network: Network::RoundTrip(REMOTE_DB_ROUND_TRIP),
-        columns: vec![
-            sized(
+    let columns = std::iter::empty()
+        .chain(sized(
+            Blocking,
+            [
                 C::BlockingUsersPool2,
-                Blocking,
-                &["--db-pool-size", "2"],
-                "pool 2",
-            ),
-            sized(
                 C::BlockingUsersPool5,
-                Blocking,
-                &["--db-pool-size", "5"],
-                "pool 5",
-            ),
-            sized(
                 C::BlockingUsersPool10,
-                Blocking,
-                &["--db-pool-size", "10"],
-                "pool 10",
-            ),
-            sized(
                 C::BlockingUsersPool20,
-                Blocking,
-                &["--db-pool-size", "20"],
-                "pool 20",
-            ),
-            sized(
                 C::BlockingUsersPool40,
-                Blocking,
-                &["--db-pool-size", "40"],
-                "pool 40",
-            ),
-            sized(
+            ],
+            POOLS,
+            ["pool 2", "pool 5", "pool 10", "pool 20", "pool 40"],
+        ))
+        .chain(sized(
+            yielding,
+            [
                 C::VirtualYieldingUsersPool2,
-                yielding,
-                &["--db-pool-size", "2"],
-                "pool 2",
-            ),
-            sized(
                 C::VirtualYieldingUsersPool5,
-                yielding,
-                &["--db-pool-size", "5"],
-                "pool 5",
-            ),
-            sized(
                 C::VirtualYieldingUsersPool10,
-                yielding,
-                &["--db-pool-size", "10"],
-                "pool 10",
-            ),
-            sized(
                 C::VirtualYieldingUsersPool20,
-                yielding,
-                &["--db-pool-size", "20"],
-                "pool 20",
-            ),
-            sized(
                 C::VirtualYieldingUsersPool40,
-                yielding,
-                &["--db-pool-size", "40"],
-                "pool 40",
-            ),
-            sized(
+            ],
+            POOLS,
+            ["pool 2", "pool 5", "pool 10", "pool 20", "pool 40"],
+        ))
+        .chain(sized(
+            Async,
+            [
                 C::AsyncUsersPool2,
-                Async,
-                &["--db-pool-size", "2"],
-                "sqlx, pool 2",
-            ),
-            sized(
                 C::AsyncUsersPool5,
-                Async,
-                &["--db-pool-size", "5"],
-                "sqlx, pool 5",
-            ),
-            sized(
                 C::AsyncUsersPool10,
-                Async,
-                &["--db-pool-size", "10"],
-                "sqlx, pool 10",
-            ),
-            sized(
                 C::AsyncUsersPool20,
-                Async,
-                &["--db-pool-size", "20"],
-                "sqlx, pool 20",
-            ),
-            sized(
                 C::AsyncUsersPool40,
-                Async,
-                &["--db-pool-size", "40"],
+            ],
+            POOLS,
+            [
+                "sqlx, pool 2",
+                "sqlx, pool 5",
+                "sqlx, pool 10",
+                "sqlx, pool 20",
                 "sqlx, pool 40",
-            ),
-            sized(
+            ],
+        ))
+        .chain(sized(
+            Async,
+            [
                 C::AsyncUsersDeadpoolPool2,
-                Async,
-                &["--postgres-driver", "deadpool", "--db-pool-size", "2"],
-                "deadpool, pool 2",
-            ),
-            sized(
                 C::AsyncUsersDeadpoolPool5,
-                Async,
-                &["--postgres-driver", "deadpool", "--db-pool-size", "5"],
-                "deadpool, pool 5",
-            ),
-            sized(
                 C::AsyncUsersDeadpoolPool10,
-                Async,
-                &["--postgres-driver", "deadpool", "--db-pool-size", "10"],
-                "deadpool, pool 10",
-            ),
-            sized(
                 C::AsyncUsersDeadpoolPool20,
-                Async,
-                &["--postgres-driver", "deadpool", "--db-pool-size", "20"],
-                "deadpool, pool 20",
-            ),
-            sized(
                 C::AsyncUsersDeadpoolPool40,
-                Async,
-                &["--postgres-driver", "deadpool", "--db-pool-size", "40"],
+            ],
+            DEADPOOL_POOLS,
+            [
+                "deadpool, pool 2",
+                "deadpool, pool 5",
+                "deadpool, pool 10",
+                "deadpool, pool 20",
                 "deadpool, pool 40",
-            ),
-            sized(
+            ],
+        ))
+        .chain(sized(
+            Async,
+            [
                 C::AsyncUsersPipelinedClients1,
-                Async,
-                &["--postgres-driver", "pipelined", "--postgres-clients", "1"],
-                "pipelined, 1 client",
-            ),
-            sized(
                 C::AsyncUsersPipelinedClients2,
-                Async,
-                &["--postgres-driver", "pipelined", "--postgres-clients", "2"],
-                "pipelined, 2 clients",
-            ),
-            sized(
                 C::AsyncUsersPipelinedClients4,
-                Async,
-                &["--postgres-driver", "pipelined", "--postgres-clients", "4"],
+            ],
+            PIPELINED_CLIENTS,
+            [
+                "pipelined, 1 client",
+                "pipelined, 2 clients",
                 "pipelined, 4 clients",
-            ),
-        ],
-        cold_start_probe: vec![],
-    }
+            ],
+        ))
+        .collect();
+    let title = "Pool sweep: /users/1 a round trip away, pool sizes and pipelined clients";
+    Group::local(GroupId::PoolSweep, title, BOTH, columns).behind(REMOTE_DB_ROUND_TRIP)
 }
 
 #[cfg(test)]

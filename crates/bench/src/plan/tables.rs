@@ -1,10 +1,14 @@
-//! The `profiles` and `loads` tables of `bench doc-tables`: what each
-//! profile sets and the load each group gets in it, made from the profiles'
-//! own tables ([`super::profile`]), so the docs cannot drift from the code.
+//! The tables of `bench doc-tables` made from bench's code rather than a
+//! saved run: what each profile sets and the load each group gets in it
+//! (`profiles`, `loads`, from the profiles' own tables, [`super::profile`]),
+//! every threshold of the findings (`thresholds`, from bench-model's
+//! [`THRESHOLDS`]) and the main job's flags (`flags`, made by the command
+//! line from its own help), so the docs cannot drift from the code.
 
 use std::time::Duration;
 
 use super::{doubling, profile, GroupId, Load, Profile, PROFILE_NAMES};
+use bench_model::THRESHOLDS;
 
 fn all() -> Vec<Profile> {
     PROFILE_NAMES.iter().filter_map(|n| profile(n)).collect()
@@ -82,12 +86,60 @@ fn brief(load: &Load) -> String {
     }
 }
 
-/// Both tables, for bench-report's doc tables.
-pub fn code_tables() -> bench_report::doc_tables::CodeTables {
+/// Every table made from the code, for bench-report's doc tables; `flags`
+/// is the main job's flags' table, which the command line makes.
+pub fn code_tables(flags: String) -> bench_report::doc_tables::CodeTables {
     bench_report::doc_tables::CodeTables {
         profiles: profiles(),
         loads: loads(),
+        thresholds: thresholds(),
+        flags,
     }
+}
+
+/// What each threshold means, in [`THRESHOLDS`]' order: the line it
+/// draws, in a reader's words (every report prints the figures).
+const MEANINGS: &[(&str, &str)] = &[
+    ("margin", "the margin either side of every line"),
+    ("offload_within", "\"close to blocking\": within this fraction of its throughput"),
+    ("thread_fraction", "\"far fewer threads\": at most this fraction of blocking's peak"),
+    ("mixed_p99_factor", "\"stalls everyone\": `/health` p99 at least this many times its p99 next to the non-blocking version"),
+    ("quiet_other_cores", "a window is quiet when everything else used at most this share of one core"),
+    ("cold_start_answer_within_ms", "a probed connection with no answer within this many milliseconds was starved"),
+    ("cold_start_refute_starts", "clean cold starts of tiny_http needed to call its unfairness refuted"),
+    ("detector_slow_poll_share", "timing flags a route with slow polls on at least this share of its polls"),
+    ("detector_blocking_calls_per_poll", "the counter flags a route with at least this many blocking calls per poll"),
+    ("idle_threads_per_connection", "\"a thread per idle connection\": at least this many above idle per connection"),
+    ("idle_threads_allowance", "\"no threads for idle connections\": at most this many above idle"),
+    ("sweep_cap_within", "the blocking plateau is \"at its cap\" within this fraction of Little's law's figure"),
+    ("sweep_plateau_steps", "the plateau is the median over this many of the highest steps"),
+    ("virtual_plateau_factor", "virtual threads \"pass the cap\": a plateau at least this many times it"),
+    ("pool_bound_fraction", "the yielding driver \"reaches the pool\": this fraction of pool size / round trip"),
+    ("carrier_cap_within", "the pinning driver \"caps at the carriers\": within this fraction of carriers / query time"),
+    ("pinning_share_of_yielding", "... and at most this fraction of the yielding driver's throughput"),
+    ("detector_blocking_calls_per_request", "the pinning detector's marks flag a route at this many blocking calls on a carrier per request"),
+    ("detector_carrier_stalls_per_request", "its timing flags a route with carrier stalls on this share of its requests"),
+    ("round_trips_within", "round trips per request \"two on sqlx, one on the others\" within this fraction of that"),
+    ("pool_queue_within", "\"the pool is the queue\": within this fraction of pool / (round trips per request x delivered round trip)"),
+    ("pipelined_over_blocking", "the pipelined driver \"passes the pool's bound\": at least this many times the blocking server"),
+    ("pool_sweep_pipelined_within", "the pool sweep: two pipelined clients within this fraction of their best ..."),
+    ("pool_sweep_small_pool_share", "... and each pooled driver below this fraction of its best at pool 2"),
+    ("calibration_within", "a calibration \"matches\" a Java server within this fraction of its throughput, its failed requests above the Java server's by at most this share of the step's"),
+];
+
+/// Every threshold with its value and meaning.
+fn thresholds() -> String {
+    let values = serde_json::to_value(THRESHOLDS).unwrap_or_default();
+    let mut out = String::from("| threshold | value | meaning |\n|---|---|---|\n");
+    for (name, meaning) in MEANINGS {
+        // 5, not 5.0: a whole number reads as one, whatever its type.
+        let value = values
+            .get(name)
+            .and_then(serde_json::Value::as_f64)
+            .map_or("?".to_owned(), |v| v.to_string());
+        out.push_str(&format!("| `{name}` | {value} | {meaning} |\n"));
+    }
+    out
 }
 
 fn row(out: &mut String, head: &str, cells: impl Iterator<Item = String>) {
@@ -95,14 +147,21 @@ fn row(out: &mut String, head: &str, cells: impl Iterator<Item = String>) {
     out.push_str(&format!("| {head} | {} |\n", cells.join(" | ")));
 }
 
+/// A table's head: the first cell (`first`, spaces included), then a
+/// column per profile.
+fn header(first: &str, all: &[Profile]) -> String {
+    let names: Vec<String> = all.iter().map(|p| format!("`{}`", p.name)).collect();
+    format!(
+        "|{first}| {} |\n|---|{}\n",
+        names.join(" | "),
+        "---|".repeat(all.len())
+    )
+}
+
 /// What each profile sets, a column per profile.
 fn profiles() -> String {
     let all = all();
-    let mut out = String::from("| |");
-    for p in &all {
-        out.push_str(&format!(" `{}` |", p.name));
-    }
-    out.push_str(&format!("\n|---|{}\n", "---|".repeat(all.len())));
+    let mut out = header(" ", &all);
     row(
         &mut out,
         "rounds per column",
@@ -135,11 +194,7 @@ fn profiles() -> String {
 /// The load of every group, a column per profile.
 fn loads() -> String {
     let all = all();
-    let mut out = String::from("| group |");
-    for p in &all {
-        out.push_str(&format!(" `{}` |", p.name));
-    }
-    out.push_str(&format!("\n|---|{}\n", "---|".repeat(all.len())));
+    let mut out = header(" group ", &all);
     for group in GroupId::ALL {
         row(
             &mut out,
@@ -162,6 +217,29 @@ mod tests {
         assert_eq!(grouped(1_000_000), "1,000,000");
         assert_eq!(time(Duration::from_millis(500)), "500 ms");
         assert_eq!(time(Duration::from_millis(2100)), "2.1 s");
+    }
+
+    #[test]
+    fn every_threshold_has_a_row_with_its_value() {
+        let values = serde_json::to_value(THRESHOLDS).unwrap();
+        let names: Vec<&str> = MEANINGS.iter().map(|(n, _)| *n).collect();
+        let mut fields: Vec<&str> = values
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut listed = names.clone();
+        listed.sort_unstable();
+        fields.sort_unstable();
+        assert_eq!(
+            listed, fields,
+            "a threshold without a meaning, or a meaning of none"
+        );
+        let table = thresholds();
+        assert!(table.contains("| `margin` | 0.05 | the margin"), "{table}");
+        assert!(table.contains("| `calibration_within` | 0.05 |"), "{table}");
+        assert!(!table.contains(" ? "), "{table}");
     }
 
     #[test]

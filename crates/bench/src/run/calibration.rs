@@ -1,40 +1,45 @@
-//! The calibration groups' part of a run: the Java servers built before
-//! the first group (or the groups skipped, with the line that installs what
-//! is missing), Tomcat's virtual-thread columns dropped on a JDK without
-//! virtual threads, and the JVM's own warm-up on each fresh Java server.
+//! The calibration groups' part of a run's preparation: the Java servers
+//! built before the first group (or the groups skipped, with the line that
+//! installs what is missing), Tomcat's virtual-thread columns dropped on a
+//! JDK without virtual threads, and the JVM recorded. (The JVM's own warm-up on each fresh Java server is a load
+//! like the others: [`crate::measure::load::run_jvm_warm_up`].)
 
-use super::launch::RoundServer;
-use crate::cli::Cli;
-use crate::measure::load::{run_warm_up, ColumnError, LoadOptions};
-use crate::plan::{Column, Group, JavaServer, Load, Target, JVM_WARM_UP_CONNECTIONS};
-use crate::servers::java::{self, JavaServers, JVM_FLAGS};
+use super::launch::JavaLaunch;
+use crate::plan::JVM_WARM_UP_CONNECTIONS;
+use crate::plan::{GroupPlan, JavaServer, RunPlan, Target};
+use crate::servers::java::{self, JVM_FLAGS};
 use bench_model::{JvmSettings, RunSettings, Skipped, SkippedGroup};
 
 /// Whether a group has a column on a Java server.
-fn has_java(g: &Group) -> bool {
-    g.columns.iter().any(|c| c.target.java().is_some())
+fn has_java(g: &GroupPlan) -> bool {
+    g.group.columns.iter().any(|c| c.target.java().is_some())
 }
 
-/// Builds the Java servers when `matrix` has a Java column. Without a JDK
-/// or a jar, the groups with one are dropped from `matrix` and returned as
-/// skipped, with one line on stderr that says why and what to install; on
-/// a JDK before 21, so are Tomcat's virtual-thread columns.
+/// Builds the Java servers with the JDK and jars the plan names when
+/// `groups` has a Java column, and records their JVM in `settings`; each
+/// is then started with its Rust twin's sizes (as many handler threads, a
+/// JDBC pool as large as ours). Without a JDK or a jar, the groups with
+/// one are dropped from `groups` and returned as skipped, with one line on
+/// stderr that says why and what to install; on a JDK before 21, so are
+/// Tomcat's virtual-thread columns.
 pub(super) fn prepare_java(
-    cli: &Cli,
-    matrix: &mut Vec<Group>,
-) -> (Option<JavaServers>, Vec<SkippedGroup>) {
-    if !matrix.iter().any(has_java) {
+    plan: &RunPlan,
+    groups: &mut Vec<GroupPlan>,
+    settings: &mut RunSettings,
+) -> (Option<JavaLaunch>, Vec<SkippedGroup>) {
+    if !groups.iter().any(has_java) {
         return (None, Vec::new());
     }
     eprintln!("bench: building the calibration servers (Tomcat, Netty)");
-    let servers = match java::prepare(cli.java_home.as_deref(), cli.java_jars.as_deref()) {
+    let choice = &plan.java;
+    let servers = match java::prepare(choice.home.as_deref(), choice.jars.as_deref()) {
         Ok(s) => s,
         Err(reason) => {
             let mut skipped = Vec::new();
-            matrix.retain(|g| {
+            groups.retain(|g| {
                 if has_java(g) {
                     skipped.push(SkippedGroup {
-                        group: Skipped::Group(g.id),
+                        group: Skipped::Group(g.group.id),
                         reason: reason.clone(),
                     });
                 }
@@ -55,7 +60,7 @@ pub(super) fn prepare_java(
             servers.jdk.version,
             servers.jdk.home.display()
         );
-        for g in matrix.iter_mut() {
+        for g in groups.iter_mut().map(|g| &mut g.group) {
             let group = g.id;
             g.columns.retain(|c| {
                 let on_virtual = c.target == Target::Java(JavaServer::TomcatVirtual);
@@ -70,56 +75,13 @@ pub(super) fn prepare_java(
         }
         eprintln!("bench: skipping Tomcat's virtual-thread columns: {reason}");
     }
-    (Some(servers), skipped)
-}
-
-/// `bench serve tomcat|netty`'s arguments for the run: each Java twin
-/// with its Rust twin's sizes (as many handler threads, a JDBC pool as
-/// large as ours) and the run's database; none without the Java servers.
-pub(super) fn java_args(
-    servers: Option<&JavaServers>,
-    settings: &RunSettings,
-    service_args: &[String],
-) -> Vec<String> {
-    let database_url = service_args
-        .iter()
-        .position(|a| a == "--database-url")
-        .and_then(|i| service_args.get(i + 1));
-    servers.map_or_else(Vec::new, |servers| {
-        java::serve_args(
-            servers,
-            (settings.blocking_handler_threads, settings.db_pool_size),
-            database_url.map(String::as_str),
-        )
-    })
-}
-
-/// The JVM as results.json records it.
-pub(super) fn jvm_settings(servers: &JavaServers, options: &LoadOptions) -> JvmSettings {
-    JvmSettings {
+    settings.jvm = Some(JvmSettings {
         version: servers.jdk.version.clone(),
         java: servers.jdk.java.display().to_string(),
         flags: JVM_FLAGS.iter().map(|f| (*f).to_owned()).collect(),
-        warm_up_seconds: options.jvm_warm_up.as_secs_f64(),
+        warm_up_seconds: plan.load.jvm_warm_up.as_secs_f64(),
         warm_up_connections: JVM_WARM_UP_CONNECTIONS,
-    }
-}
-
-/// The JVM's own warm-up on a fresh server of a Java column: its route in
-/// a closed loop for [`LoadOptions::jvm_warm_up`], nothing recorded, so
-/// that the JIT has compiled the request path before the column's own
-/// warm-up and window. Nothing for our servers.
-pub(super) fn warm_up_jvm(
-    server: &RoundServer,
-    column: &Column,
-    options: &LoadOptions,
-) -> Result<(), ColumnError> {
-    if column.target.java().is_none() || options.jvm_warm_up.is_zero() {
-        return Ok(());
-    }
-    let load = Load::Closed {
-        connections: JVM_WARM_UP_CONNECTIONS,
-        duration: options.jvm_warm_up,
-    };
-    run_warm_up(server.addr(), column, &load, options)
+    });
+    let sizes = (settings.blocking_handler_threads, settings.db_pool_size);
+    (Some(JavaLaunch { servers, sizes }), skipped)
 }

@@ -5,8 +5,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use super::launch::Launch;
-use super::progress::Progress;
+use super::Ctx;
 use crate::plan::{ColdStartProbe, Column, Group};
 use bench_model::{ColdStartResult, ColdStartServer};
 
@@ -18,9 +17,9 @@ use bench_model::{ColdStartResult, ColdStartServer};
 pub(super) fn measure_cold_starts(
     group: &Group,
     probe: &ColdStartProbe,
-    launch: &Launch,
-    progress: &Progress,
+    cx: &Ctx<'_>,
 ) -> anyhow::Result<Option<ColdStartResult>> {
+    let (launch, progress) = (cx.launch, cx.progress);
     let columns: Vec<&Column> = group
         .cold_start_probe
         .iter()
@@ -53,7 +52,7 @@ pub(super) fn measure_cold_starts(
                 "the cold-start probe of {}, start {start}/{}",
                 server.label, probe.cold_starts
             ));
-            let fresh = launch.start(column.target, column.server_args)?;
+            let fresh = launch.start(column)?;
             let report =
                 net_tools::cold_start::probe(fresh.addr(), probe.connections, probe.run_for)
                     .with_context(|| format!("cold-start probe of {}", server.label))?;

@@ -3,36 +3,52 @@
 //! before the next starts. A server whose round fails is reported failed
 //! with the cause and skipped in later rounds.
 
-use super::rounds::{every_column_round, Measured};
+use super::rounds::{every_column_round, ColumnRound, Measured};
 use super::Ctx;
 use crate::measure::load::ColumnError;
-use crate::plan::{Group, IdleLoad, Load};
+use crate::plan::{GroupPlan, IdleLoad};
 use bench_model::{GroupResult, IdleResult, IdleRound, IdleServer};
 
-/// The idle group `group` under `idle`, `rounds` rounds.
+/// The idle group `group`, its load `idle`.
 pub(super) fn measure_idle_group(
-    group: &Group,
-    (idle, rounds): (&IdleLoad, u32),
+    group: &GroupPlan,
+    idle: &IdleLoad,
     cx: &Ctx<'_>,
 ) -> anyhow::Result<GroupResult> {
-    let (launch, options, progress) = (cx.launch, cx.options, cx.progress);
-    let load = Load::Idle(idle.clone());
+    let measure = |at: &ColumnRound<'_>| {
+        let column = &group.group.columns[at.column];
+        let server = cx.launch.start_column(column)?;
+        let outcome = match server.pid() {
+            Some(pid) => crate::measure::idle_cost::measure_round(
+                server.addr(),
+                pid,
+                column,
+                idle,
+                cx.options,
+                (at.round, at.position),
+            ),
+            None => Err(anyhow::anyhow!(
+                "not measured: the server at http://{} was not started by bench, so its threads and memory cannot be read",
+                server.addr()
+            )),
+        };
+        server.kill();
+        let r = outcome.map_err(|e| ColumnError::Failed(format!("{e:#}")))?;
+        Ok(Measured {
+            lines: idle_round_lines(at, &r),
+            rounds: vec![r],
+        })
+    };
     let result = |servers: Vec<IdleServer>| GroupResult {
-        id: group.id,
-        title: group.title.to_owned(),
-        load: load.describe(),
-        warm_up: load.describe_warm_up(None, options.mixed_lead),
-        columns: Vec::new(),
-        cold_start: None,
         idle: Some(IdleResult {
             sizes: idle.sizes.clone(),
             servers,
         }),
-        sweep: None,
+        ..group.empty_result(cx.options)
     };
-    // Raised before any server starts: the servers inherit bench's limit.
-    let _ = loadgen::ensure_fd_capacity(0);
+    let kept = |so_far: &[IdleServer]| cx.snapshot.keep(result(so_far.to_vec()));
     let mut servers: Vec<IdleServer> = group
+        .group
         .columns
         .iter()
         .map(|c| IdleServer {
@@ -42,45 +58,20 @@ pub(super) fn measure_idle_group(
             failure: None,
         })
         .collect();
-    let labels: Vec<String> = servers.iter().map(|s| s.label.clone()).collect();
-    let kept = |so_far: &[IdleServer]| cx.snapshot.keep(result(so_far.to_vec()));
-    every_column_round(
-        &mut servers,
-        rounds,
-        (progress, kept),
-        |i, round, position| {
-            let column = &group.columns[i];
-            let server = launch.start_column(column.target, column.server_args)?;
-            let outcome = match server.pid() {
-            Some(pid) => crate::measure::idle_cost::measure_round(
-                server.addr(),
-                pid,
-                column,
-                idle,
-                options,
-                (round, position),
-            ),
-            None => Err(anyhow::anyhow!(
-                "not measured: the server at http://{} was not started by bench, so its threads and memory cannot be read",
-                server.addr()
-            )),
-        };
-            server.kill();
-            let r = outcome.map_err(|e| ColumnError::Failed(format!("{e:#}")))?;
-            Ok(Measured {
-                lines: idle_round_lines(&labels[i], round, rounds, &r),
-                rounds: vec![r],
-            })
-        },
-    )?;
+    // Raised before any server starts: the servers inherit bench's limit.
+    let _ = loadgen::ensure_fd_capacity(0);
+    every_column_round(&mut servers, group.rounds, (cx.progress, kept), measure)?;
     Ok(result(servers))
 }
 
 /// Progress lines of one idle round: one per size, then the close.
-fn idle_round_lines(label: &str, round: u32, rounds: u32, r: &IdleRound) -> Vec<String> {
+fn idle_round_lines(at: &ColumnRound<'_>, r: &IdleRound) -> Vec<String> {
+    let ColumnRound {
+        label, round, of, ..
+    } = at;
     const MIB: f64 = 1024.0 * 1024.0;
     let mut lines = vec![format!(
-        "  [{round}/{rounds}] {label}: none open: {} threads, {:.1} MiB, /health p99 {:.2} ms",
+        "  [{round}/{of}] {label}: none open: {} threads, {:.1} MiB, /health p99 {:.2} ms",
         r.idle.threads,
         r.idle.rss_bytes as f64 / MIB,
         r.probe_none_open.p99_ms

@@ -18,18 +18,20 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::plan::{GroupPlan, LoadOptions};
+
 /// The longest a non-terminal run stays silent while measuring, unless
 /// `--heartbeat` says otherwise.
-pub(super) const HEARTBEAT: Duration = Duration::from_secs(5);
+const HEARTBEAT: Duration = Duration::from_secs(5);
 
 /// One group of the run, as the estimate sees it.
 #[derive(Debug, Clone)]
-pub(super) struct PlannedGroup {
-    pub(super) title: String,
+struct PlannedGroup {
+    title: String,
     /// Column rounds (a sweep's: column rounds, each all its steps).
-    pub(super) column_rounds: u32,
+    column_rounds: u32,
     /// The planned length of one column round.
-    pub(super) per_round: Duration,
+    per_round: Duration,
 }
 
 /// Where the run is.
@@ -61,9 +63,22 @@ pub(super) struct Progress {
 }
 
 impl Progress {
-    /// A printer for `plan`, live on a terminal, a heartbeat after
-    /// `heartbeat` of silence otherwise.
-    pub(super) fn new(plan: Vec<PlannedGroup>, heartbeat: Duration) -> Progress {
+    /// A printer for a run of `groups`, live on a terminal, a heartbeat
+    /// after `heartbeat` of silence otherwise (default [`HEARTBEAT`]).
+    pub(super) fn new(
+        groups: &[GroupPlan],
+        options: &LoadOptions,
+        heartbeat: Option<Duration>,
+    ) -> Progress {
+        let plan = groups
+            .iter()
+            .map(|g| PlannedGroup {
+                title: g.group.title.to_owned(),
+                column_rounds: g.column_rounds(),
+                per_round: g.planned_round(options),
+            })
+            .collect();
+        let heartbeat = heartbeat.unwrap_or(HEARTBEAT);
         Progress::with(plan, (std::io::stderr().is_terminal(), heartbeat), true)
     }
 

@@ -9,6 +9,7 @@
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
+use std::rc::Rc;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
@@ -45,10 +46,12 @@ pub(super) fn for_group(launch: &Launch, network: Network) -> anyhow::Result<Opt
     let Network::RoundTrip(round_trip) = network else {
         return Ok(None);
     };
-    let (Some(database_url), Some(redis_url)) = (
-        launch.url_of("--database-url"),
-        launch.url_of("--redis-url"),
-    ) else {
+    let url_of = |flag: &str| {
+        let at = launch.services.iter().position(|a| a == flag)?;
+        launch.services.get(at + 1).map(String::as_str)
+    };
+    let (Some(database_url), Some(redis_url)) = (url_of("--database-url"), url_of("--redis-url"))
+    else {
         bail!("a group behind a proxy needs Postgres and Redis, which this run has not");
     };
     let db = start(database_url, round_trip).context("the proxy in front of Postgres")?;
@@ -107,6 +110,44 @@ fn start(url: &str, round_trip: Duration) -> anyhow::Result<ProxyProcess> {
             let _ = child.kill();
             let _ = child.wait();
             bail!("bench proxy did not say where it listens (it printed {line:?})")
+        }
+    }
+}
+
+impl Launch {
+    /// The same launch, its servers reaching Postgres and Redis at
+    /// `database_url` and `redis_url` (proxies, whose pids are
+    /// `proxy_pids`, the Postgres one's measurements served at
+    /// `postgres_proxy_stats`).
+    fn through(
+        &self,
+        database_url: &str,
+        redis_url: &str,
+        proxy_pids: Vec<u32>,
+        postgres_proxy_stats: Option<SocketAddr>,
+    ) -> Launch {
+        let rewrite = |args: &[String]| -> Vec<String> {
+            let mut out = args.to_vec();
+            for (flag, url) in [("--database-url", database_url), ("--redis-url", redis_url)] {
+                if let Some(i) = out.iter().position(|a| a == flag) {
+                    if let Some(value) = out.get_mut(i + 1) {
+                        *value = url.to_owned();
+                    }
+                }
+            }
+            out
+        };
+        Launch {
+            services: rewrite(&self.services),
+            servers: self.servers.clone(),
+            java: self.java.clone(),
+            blocking_external: self.blocking_external,
+            async_external: self.async_external,
+            logs: self.logs.clone(),
+            set_up: Rc::clone(&self.set_up),
+            proxy_pids,
+            postgres_proxy_stats,
+            irq_apart: self.irq_apart,
         }
     }
 }

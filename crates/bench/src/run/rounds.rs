@@ -20,36 +20,38 @@ pub(super) trait Rounds {
     fn fail(&mut self, cause: String);
 }
 
-impl Rounds for ColumnResult {
-    type Round = RoundResult;
-    fn label(&self) -> &str {
-        &self.label
-    }
-    fn failed(&self) -> bool {
-        self.failure.is_some()
-    }
-    fn keep(&mut self, rounds: Vec<RoundResult>) {
-        self.rounds.extend(rounds);
-    }
-    fn fail(&mut self, cause: String) {
-        self.failure = Some(cause);
-    }
+/// The two kinds of column the loop keeps, alike but for their rounds'
+/// type: a load group's or a sweep's, and the idle group's servers.
+macro_rules! rounds_of {
+    ($column:ty, $round:ty) => {
+        impl Rounds for $column {
+            type Round = $round;
+            fn label(&self) -> &str {
+                &self.label
+            }
+            fn failed(&self) -> bool {
+                self.failure.is_some()
+            }
+            fn keep(&mut self, rounds: Vec<$round>) {
+                self.rounds.extend(rounds);
+            }
+            fn fail(&mut self, cause: String) {
+                self.failure = Some(cause);
+            }
+        }
+    };
 }
+rounds_of!(ColumnResult, RoundResult);
+rounds_of!(IdleServer, IdleRound);
 
-impl Rounds for IdleServer {
-    type Round = IdleRound;
-    fn label(&self) -> &str {
-        &self.label
-    }
-    fn failed(&self) -> bool {
-        self.failure.is_some()
-    }
-    fn keep(&mut self, rounds: Vec<IdleRound>) {
-        self.rounds.extend(rounds);
-    }
-    fn fail(&mut self, cause: String) {
-        self.failure = Some(cause);
-    }
+/// One column round to measure: the column's index and label, the round
+/// (1-based) of how many, and its position in the round's order.
+pub(super) struct ColumnRound<'a> {
+    pub(super) column: usize,
+    pub(super) label: &'a str,
+    pub(super) round: u32,
+    pub(super) of: u32,
+    pub(super) position: u32,
 }
 
 /// What one column round measured, and its progress lines.
@@ -58,7 +60,7 @@ pub(super) struct Measured<R> {
     pub lines: Vec<String>,
 }
 
-/// Calls `measure(column index, round, position)` for every column round
+/// Calls `measure` for every column round
 /// that has not failed, `rounds` rounds, the order rotated between rounds;
 /// keeps what it measured and shows the columns so far to `kept` after
 /// each, then says the round's progress lines: a line on screen is a
@@ -68,15 +70,22 @@ pub(super) fn every_column_round<T: Rounds>(
     columns: &mut [T],
     rounds: u32,
     (progress, mut kept): (&Progress, impl FnMut(&[T])),
-    mut measure: impl FnMut(usize, u32, u32) -> Result<Measured<T::Round>, ColumnError>,
+    mut measure: impl FnMut(&ColumnRound<'_>) -> Result<Measured<T::Round>, ColumnError>,
 ) -> anyhow::Result<()> {
     for round in 1..=rounds {
         for (position, &i) in round_order(columns.len(), round).iter().enumerate() {
             if columns[i].failed() {
                 continue;
             }
-            progress.measuring(format!("{}, round {round}/{rounds}", columns[i].label()));
-            let measured = measure(i, round, position as u32);
+            let label = columns[i].label().to_owned();
+            progress.measuring(format!("{label}, round {round}/{rounds}"));
+            let measured = measure(&ColumnRound {
+                column: i,
+                label: &label,
+                round,
+                of: rounds,
+                position: position as u32,
+            });
             progress.round_done();
             let lines = match measured {
                 Ok(measured) => {
@@ -102,7 +111,10 @@ pub(super) fn every_column_round<T: Rounds>(
 /// One column round's progress line; a window whose CPU parts (all but
 /// steal) sum to more than the machine's busy time (a tick counted twice,
 /// or a kernel whose accounting is not what bench took it for) says so.
-pub(super) fn round_line(label: &str, round: u32, rounds: u32, r: &RoundResult) -> String {
+pub(super) fn round_line(at: &ColumnRound<'_>, r: &RoundResult) -> String {
+    let ColumnRound {
+        label, round, of, ..
+    } = at;
     let adds_up = match r.cpu.ticks.and_then(|t| t.excess().map(|over| (over, t))) {
         Some((over, t)) => format!(
             "; WARNING: the CPU parts but steal sum to {} ticks, over the machine's busy {} by {over} beyond {} allowed",
@@ -118,7 +130,7 @@ pub(super) fn round_line(label: &str, round: u32, rounds: u32, r: &RoundResult) 
         ""
     };
     format!(
-        "  [{round}/{rounds}] {label}: {:.1} req/s, p99 {:.1} ms, {} errors{none}, threads {} -> {}, other CPU {:.0}% of a core{adds_up}",
+        "  [{round}/{of}] {label}: {:.1} req/s, p99 {:.1} ms, {} errors{none}, threads {} -> {}, other CPU {:.0}% of a core{adds_up}",
         r.load.throughput_rps,
         r.load.latency_ms.p99,
         r.load.errors,

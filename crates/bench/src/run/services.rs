@@ -2,14 +2,14 @@
 //! `local-services`, with a throwaway database and key prefix per run.
 
 use super::interrupt::keep_guards;
-use crate::plan::Group;
+use crate::plan::GroupPlan;
 use bench_model::{Skipped, SkippedGroup};
 
 /// Finds Postgres and Redis and makes a throwaway database and key prefix
 /// for the servers bench starts; returns their arguments. Without them, the
-/// groups that need them are dropped from `matrix` and returned as skipped.
+/// groups that need them are dropped from `groups` and returned as skipped.
 pub(super) fn find_services(
-    matrix: &mut Vec<Group>,
+    groups: &mut Vec<GroupPlan>,
 ) -> anyhow::Result<(Vec<String>, Vec<SkippedGroup>)> {
     eprintln!("bench: finding Postgres and Redis");
     match (local_services::postgres(), local_services::redis()) {
@@ -35,7 +35,7 @@ pub(super) fn find_services(
                 .map(|e| format!("{e:#}"))
                 .collect::<Vec<_>>()
                 .join("; ");
-            let skipped = drop_groups_needing_services(matrix, &reason);
+            let skipped = drop_groups_needing_services(groups, &reason);
             let names: Vec<String> = skipped.iter().map(|s| s.group.to_string()).collect();
             eprintln!(
                 "bench: skipping {} (they need Postgres and Redis): {reason}",
@@ -47,13 +47,13 @@ pub(super) fn find_services(
 }
 
 /// Drops the groups that need Postgres or Redis; returns them as skipped.
-fn drop_groups_needing_services(matrix: &mut Vec<Group>, reason: &str) -> Vec<SkippedGroup> {
+fn drop_groups_needing_services(groups: &mut Vec<GroupPlan>, reason: &str) -> Vec<SkippedGroup> {
     let mut skipped = Vec::new();
-    matrix.retain(|g| {
-        let needs_any = g.needs.postgres || g.needs.redis;
+    groups.retain(|g| {
+        let needs_any = g.group.needs.postgres || g.group.needs.redis;
         if needs_any {
             skipped.push(SkippedGroup {
-                group: Skipped::Group(g.id),
+                group: Skipped::Group(g.group.id),
                 reason: reason.to_owned(),
             });
         }

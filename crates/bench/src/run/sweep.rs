@@ -11,78 +11,59 @@ use anyhow::Context;
 use process_stats::{CpuSnapshot, PeakSampler};
 
 use super::launch::{Launch, RoundServer};
-use super::rounds::round_line;
-use super::rounds::{every_column_round, Measured};
+use super::rounds::{every_column_round, round_line, ColumnRound, Measured};
 use super::window::{server_stats, SAMPLE_EVERY};
 use super::Ctx;
 use crate::measure::cpu_account::{account, Parts};
-use crate::measure::load::{run_sweep_step, ColumnError, LoadOptions};
+use crate::measure::load::{run_jvm_warm_up, run_sweep_step, ColumnError};
 use crate::measure::remote_metrics;
-use crate::plan::{Column, Group, Load, Sweep};
+use crate::plan::{Column, GroupPlan, LoadOptions, Sweep};
 use crate::servers::{http_get_within, requests_total};
-use bench_model::{
-    ColumnResult, GroupResult, LittleCap, RoundResult, ServerStats, SweepInfo, SweepStep,
-};
+use bench_model::{ColumnResult, GroupResult, RoundResult, ServerStats, SweepInfo, SweepStep};
 
-/// The sweep group `group` under `sweep`, `rounds` column rounds; `cap` is
-/// the blocking server's predicted cap and how it was found.
+/// The sweep group `group`, its load `sweep`, with the blocking server's
+/// predicted cap the plan carries.
 pub(super) fn measure_sweep_group(
-    group: &Group,
-    (sweep, rounds): (&Sweep, u32),
-    (cap, cap_note): (Option<LittleCap>, String),
+    group: &GroupPlan,
+    sweep: &Sweep,
     cx: &Ctx<'_>,
 ) -> anyhow::Result<GroupResult> {
-    let load = Load::Sweep(sweep.clone());
+    let measure = |at: &ColumnRound<'_>| {
+        // A sweep says each step as it ends; the round is kept after its
+        // last step.
+        let on_step = |r: &RoundResult| cx.progress.say(&step_line(at, r));
+        let column = &group.group.columns[at.column];
+        let rounds = measure_sweep_column(column, sweep, cx, at, on_step)?;
+        Ok(Measured {
+            rounds,
+            lines: Vec::new(),
+        })
+    };
+    let (cap, cap_note) = group.sweep_cap.clone().unwrap_or_default();
     let info = SweepInfo {
         steps: sweep.steps.clone(),
-        rounds,
+        rounds: group.rounds,
         window_seconds: sweep.window.as_secs_f64(),
         warm_up_seconds: sweep.warm_up.as_secs_f64(),
         cap,
         cap_note,
     };
     let result = |columns: Vec<ColumnResult>| GroupResult {
-        id: group.id,
-        title: group.title.to_owned(),
-        load: load.describe(),
-        warm_up: load.describe_warm_up(None, cx.options.mixed_lead),
         columns,
-        cold_start: None,
-        idle: None,
         sweep: Some(info.clone()),
+        ..group.empty_result(cx.options)
     };
-    let mut columns: Vec<ColumnResult> = group
-        .columns
-        .iter()
-        .map(|c| c.empty_result(cx.options.paths))
-        .collect();
-    let labels: Vec<String> = columns.iter().map(|c| c.label.clone()).collect();
     let kept = |so_far: &[ColumnResult]| cx.snapshot.keep(result(so_far.to_vec()));
-    every_column_round(
-        &mut columns,
-        rounds,
-        (cx.progress, kept),
-        |i, round, position| {
-            let on_step =
-                |r: &RoundResult| cx.progress.say(&step_line(&labels[i], round, rounds, r));
-            // A sweep says each step as it ends; the round is kept after
-            // its last step.
-            let rounds =
-                measure_sweep_column(&group.columns[i], sweep, cx, (round, position), on_step)?;
-            Ok(Measured {
-                rounds,
-                lines: Vec::new(),
-            })
-        },
-    )?;
+    let mut columns = group.empty_columns(cx.options);
+    every_column_round(&mut columns, group.rounds, (cx.progress, kept), measure)?;
     Ok(result(columns))
 }
 
 /// One step's progress line.
-fn step_line(label: &str, round: u32, rounds: u32, r: &RoundResult) -> String {
+fn step_line(at: &ColumnRound<'_>, r: &RoundResult) -> String {
     format!(
         "{}{}",
-        round_line(label, round, rounds, r),
+        round_line(at, r),
         r.step.map_or(String::new(), |s| format!(
             " [{} connections{}; {} unfinished at the end]",
             s.connections,
@@ -102,25 +83,24 @@ fn measure_sweep_column(
     column: &Column,
     sweep: &Sweep,
     cx: &Ctx<'_>,
-    (round, position): (u32, u32),
+    at: &ColumnRound<'_>,
     on_step: impl Fn(&RoundResult),
 ) -> Result<Vec<RoundResult>, ColumnError> {
     let (launch, options) = (cx.launch, cx.options);
-    let mut server = launch.start_column(column.target, column.server_args)?;
-    super::calibration::warm_up_jvm(&server, column, options)?;
+    let mut server = launch.start_column(column)?;
     let mut out = Vec::new();
     for (k, &connections) in sweep.steps.iter().enumerate() {
         let mut fresh_server = false;
         if k > 0 && matches!(server, RoundServer::Owned(_)) && !settled(server.addr(), sweep.settle)
         {
             server.kill();
-            server = launch.start_column(column.target, column.server_args)?;
-            super::calibration::warm_up_jvm(&server, column, options)?;
+            server = launch.start_column(column)?;
             fresh_server = true;
         }
-        let mut r = measure_step(launch, &server, (column, connections), sweep, options)?;
-        r.round = round;
-        r.position = position;
+        let step = (column, connections, k == 0 || fresh_server);
+        let mut r = measure_step(launch, &server, step, sweep, options)?;
+        r.round = at.round;
+        r.position = at.position;
         if let Some(step) = &mut r.step {
             step.fresh_server = fresh_server;
         }
@@ -131,15 +111,19 @@ fn measure_sweep_column(
     Ok(out)
 }
 
-/// One step on `server`: its window, sampled and CPU-accounted.
+/// One step on `server`: its window, sampled and CPU-accounted; on a
+/// server just started (`fresh`), the JVM's own warm-up first.
 fn measure_step(
     launch: &Launch,
     server: &RoundServer,
-    (column, connections): (&Column, usize),
+    (column, connections, fresh): (&Column, usize, bool),
     sweep: &Sweep,
     options: &LoadOptions,
 ) -> Result<RoundResult, ColumnError> {
     let (addr, pid) = (server.addr(), server.pid());
+    if fresh {
+        run_jvm_warm_up(addr, column, options)?;
+    }
     let idle = pid.and_then(|p| process_stats::sample(p).ok());
     let mut at_start = None;
     let measured = run_sweep_step(

@@ -1,8 +1,7 @@
-//! One round of one column of a load group: a fresh server, its idle
-//! figures, the warm-up, then the measured window with the server sampled
-//! and the machine's CPU accounted, the server's `/metrics` (and the proxy
-//! in front of Postgres, in a remote group) read around it; the server is
-//! stopped before the next column starts.
+//! One round of one column of a load group on the fresh server started for
+//! it: its idle figures, the warm-up, then the measured window with the
+//! server sampled and the machine's CPU accounted, the server's `/metrics`
+//! (and the proxy in front of Postgres, in a remote group) read around it.
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -13,9 +12,9 @@ use process_stats::{CpuSnapshot, PeakSampler, Peaks, ProcessSample};
 use super::launch::{Launch, RoundServer};
 use crate::measure::cpu_account::{account, Parts};
 use crate::measure::detector;
-use crate::measure::load::{run_column, run_warm_up, ColumnError, LoadOptions};
+use crate::measure::load::{run_column, run_jvm_warm_up, run_warm_up, ColumnError};
 use crate::measure::{proxy_stats, remote_metrics};
-use crate::plan::{Column, Load};
+use crate::plan::{Column, Load, LoadOptions};
 use crate::servers::{http_get, requests_total};
 use bench_model::{CpuUse, LoadStats, ProxyWindow, RoundResult, ServerStats};
 
@@ -62,30 +61,21 @@ struct Window {
     postgres_proxy: Option<ProxyWindow>,
 }
 
-/// One round of `column` under `load`, after `warm_up`.
+/// One round of `column` under `load` on `server`, just started for it,
+/// after `warm_up`.
 pub(super) fn measure_column(
-    launch: &Launch,
+    (launch, server): (&Launch, &RoundServer),
     options: &LoadOptions,
     (column, load, warm_up): (&Column, &Load, Option<&Load>),
     (round, position): (u32, u32),
 ) -> Result<RoundResult, ColumnError> {
-    let server = launch.start_column(column.target, column.server_args)?;
-    let idle = Idle::read(&server);
-    super::calibration::warm_up_jvm(&server, column, options)?;
+    let idle = Idle::read(server);
+    run_jvm_warm_up(server.addr(), column, options)?;
     if let Some(w) = warm_up {
         run_warm_up(server.addr(), column, w, options)?;
     }
-    let window = measure_window(
-        launch,
-        &server,
-        (column, load),
-        options,
-        idle.remote.is_some(),
-    );
-    // Killed, not drained: everything measured has been read, and a drain
-    // of a queue of 300-ms sleeps would only make the run longer.
-    server.kill();
-    let window = window?;
+    let remote = idle.remote.is_some();
+    let window = measure_window(launch, server, (column, load), options, remote)?;
     let detector = match (&window.metrics_before, &window.metrics_after) {
         (Some(before), Some(after)) => detector::window(before, after, &column.detector_routes()),
         _ => None,

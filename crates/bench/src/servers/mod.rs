@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 use net_tools::http_answer::read_answer;
 
-use crate::plan::{JavaServer, Target};
+use crate::plan::{binary, Target};
 
 /// How long a server may take to apply migrations, seed and answer /health.
 const READY_WITHIN: Duration = Duration::from_secs(120);
@@ -84,7 +84,7 @@ impl OwnedServer {
             .with_context(|| format!("cannot open {}", log_path.display()))?;
         let child = Command::new(exe)
             .arg("serve")
-            .arg(crate::servers::binary(target))
+            .arg(binary(target))
             .arg("--bind")
             .arg(addr.to_string())
             .args(&args)
@@ -214,33 +214,6 @@ pub fn parse_base_url(url: &str) -> Result<SocketAddr, String> {
         .ok()
         .and_then(|mut a| a.next())
         .ok_or_else(|| format!("cannot resolve {host_port:?} in {url:?}"))
-}
-
-/// The server binary that runs it (`bench serve <binary>`): virtual
-/// threads are a mode of the blocking server, Tomcat's of Tomcat.
-pub fn binary(target: Target) -> &'static str {
-    match target {
-        Target::Blocking | Target::Virtual(_) => "blocking",
-        Target::Async => "async",
-        Target::Java(JavaServer::Tomcat | JavaServer::TomcatVirtual) => "tomcat",
-        Target::Java(JavaServer::Netty) => "netty",
-    }
-}
-
-/// The flags that make the binary this target, beyond the run's
-/// (`--carriers` is the run's: [`crate::run`] gives the cores).
-pub fn mode_args(target: Target) -> &'static [&'static str] {
-    match target {
-        Target::Blocking | Target::Async => &[],
-        Target::Java(JavaServer::TomcatVirtual) => &["--virtual"],
-        Target::Java(JavaServer::Tomcat | JavaServer::Netty) => &[],
-        Target::Virtual(crate::plan::Driver::Pinning) => {
-            &["--threads", "virtual", "--driver", "pinning"]
-        }
-        Target::Virtual(crate::plan::Driver::Yielding) => {
-            &["--threads", "virtual", "--driver", "yielding"]
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1,22 +1,17 @@
 //! Bad input: one clear line on stderr, a non-zero exit, nothing started.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
+use std::ffi::OsStr;
 use std::net::TcpListener;
-use std::process::Command;
 
+/// `bench ARGS --out DIR`, which must write nothing: its exit code and stderr.
 fn bench(args: &[&str]) -> (i32, String) {
     let out_dir = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_bench"))
-        .args(args)
-        .arg("--out")
-        .arg(out_dir.path())
-        .output()
-        .expect("run bench");
+    let dir = out_dir.path().as_os_str();
+    let out = crate::common::bench(
+        args.iter()
+            .map(OsStr::new)
+            .chain([OsStr::new("--out"), dir]),
+    );
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     // Nothing was written: the run never started.
     assert_eq!(
@@ -60,7 +55,10 @@ fn durations_are_read_as_loadgen_reads_them() {
     // One parser for both tools: `1m30s` works here as it does for `loadgen -d`.
     use clap::Parser as _;
     let cli = bench::cli::Cli::try_parse_from(["bench", "--duration", "1m30s"]).unwrap();
-    assert_eq!(cli.duration, Some(std::time::Duration::from_secs(90)));
+    assert_eq!(
+        cli.run.profile.duration,
+        Some(std::time::Duration::from_secs(90))
+    );
 }
 
 #[test]
@@ -79,4 +77,31 @@ fn unreachable_async_url_fails_before_anything_starts() {
         err.starts_with(&format!("bench: cannot reach the async server at {url}: ")),
         "{err}"
     );
+}
+
+#[test]
+fn a_flag_a_subcommand_does_not_read_is_one_line_naming_it() {
+    for (args, says) in [
+        (&["render", "r.json", "--groups", "cpu"][..], "'--groups'"),
+        (&["--profile", "seed", "export", "--tool", "k6"], "'export'"),
+        (
+            &[
+                "proxy",
+                "--to",
+                "127.0.0.1:1",
+                "--round-trip-us",
+                "1",
+                "--cold",
+            ],
+            "'--cold'",
+        ),
+    ] {
+        let (code, err) = bench(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.starts_with("bench: ") && err.contains(says),
+            "{args:?}: {err}"
+        );
+    }
 }

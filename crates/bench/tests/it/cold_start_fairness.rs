@@ -14,12 +14,6 @@
 //! within 1 s on every start; its first answers come within milliseconds,
 //! so 1 s is a wide margin on a busy 2-core machine, and it gets 8 starts.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
 use std::time::Duration;
 
 use bench_analysis::findings::cold_start_verdict;

@@ -1,15 +1,12 @@
-//! What bench's integration tests share: a server as its own process
-//! (`bench serve`, through the harness's launcher), and reading a row of a
-//! report.
+//! What bench's integration tests share: the bench binary run as a user
+//! runs it (and a whole run of it, with its folder), a server as its own
+//! process (`bench serve`, through the harness's launcher), and reading a
+//! row of a report or a column of results.json.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-#![allow(dead_code)] // each test binary uses a part
-
+use std::ffi::OsStr;
 use std::net::{SocketAddr, TcpListener};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 
 use harness::process::ChildServer;
 use harness::Server;
@@ -87,4 +84,160 @@ pub(crate) fn run_folder(
     let json =
         serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
     (dir, json)
+}
+
+/// `bench ARGS`, as a user runs it, to its end.
+pub(crate) fn bench<S: AsRef<OsStr>>(args: impl IntoIterator<Item = S>) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bench"))
+        .args(args)
+        .output()
+        .expect("run bench")
+}
+
+/// What one finished bench run left: its stdout, stderr, run folder and results.json.
+pub(crate) struct Run {
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+    pub(crate) dir: PathBuf,
+    pub(crate) json: serde_json::Value,
+    pub(crate) _out: tempfile::TempDir,
+}
+
+/// Runs the bench binary with `args` (and `--out` a temporary folder) and the
+/// extra environment `env`; panics with its output unless it succeeded.
+pub(crate) fn run_bench(args: &[&str], env: &[(&str, &str)]) -> Run {
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_bench"))
+        .args(args)
+        .arg("--out")
+        .arg(out_dir.path())
+        .envs(env.iter().copied())
+        .output()
+        .expect("run bench");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        out.status.success(),
+        "bench failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    let (dir, json) = run_folder(out_dir.path(), &stderr);
+    Run {
+        stdout,
+        stderr,
+        dir,
+        json,
+        _out: out_dir,
+    }
+}
+
+/// A column of results.json by id.
+pub(crate) fn column<'a>(json: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+    json["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g["columns"].as_array().unwrap())
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("no column {id}"))
+}
+
+/// `bench export --tool TOOL [--groups GROUPS] --out <a fresh folder>`,
+/// which must succeed: the folder.
+pub(crate) fn export(tool: &str, groups: Option<&str>) -> tempfile::TempDir {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().to_str().unwrap();
+    let groups = groups.map(|g| ["--groups", g]);
+    let args = ["export", "--tool", tool, "--out", dir];
+    let o = bench(args.iter().chain(groups.iter().flatten()));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    out
+}
+
+/// `bench import --tool TOOL --out OUT FILES...`, which must succeed: the
+/// results.json it wrote in OUT.
+pub(crate) fn import(tool: &str, out: &Path, files: &[PathBuf]) -> serde_json::Value {
+    let o = Command::new(env!("CARGO_BIN_EXE_bench"))
+        .args(["import", "--tool", tool, "--out"])
+        .arg(out)
+        .args(files)
+        .output()
+        .expect("run bench");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap()
+}
+
+/// `bench import --tool TOOL FILE`, which must fail as bad input does:
+/// one line on stderr (returned) and exit code 2.
+pub(crate) fn import_refused(tool: &str, file: &Path) -> String {
+    let o = bench([
+        "import",
+        "--tool",
+        tool,
+        "--out",
+        "/nonexistent-unused",
+        file.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    err
+}
+
+/// The `field` of every item of the JSON array `items`, as text: the ids of
+/// a run's groups or columns, the groups it skipped.
+pub(crate) fn strings<'a>(items: &'a serde_json::Value, field: &str) -> Vec<&'a str> {
+    items
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item[field].as_str().unwrap())
+        .collect()
+}
+
+/// The workspace's root, where README.md and docs/ are.
+pub(crate) fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `$CARGO_TARGET_DIR` (a relative one taken from the workspace root), or
+/// the workspace's `target/`.
+pub(crate) fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from) {
+        Some(dir) if dir.is_absolute() => dir,
+        Some(dir) => workspace_root().join(dir),
+        None => workspace_root().join("target"),
+    }
+}
+
+/// `bench render RESULTS --out OUT`, which must succeed: its report.html.
+pub(crate) fn render(results: &Path, out: &Path) -> PathBuf {
+    let status = Command::new(env!("CARGO_BIN_EXE_bench"))
+        .arg("render")
+        .arg(results)
+        .arg("--out")
+        .arg(out)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(
+        status.success(),
+        "bench render {}: {status}",
+        results.display()
+    );
+    out.join("report.html")
+}
+
+/// The finding `id` of a results.json.
+pub(crate) fn finding<'a>(json: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+    let findings = json["findings"].as_array().unwrap();
+    findings.iter().find(|f| f["id"] == id).unwrap()
+}
+
+/// The first finding of a results.json that `is` picks, to change.
+pub(crate) fn finding_mut(
+    json: &mut serde_json::Value,
+    is: impl Fn(&serde_json::Value) -> bool,
+) -> &mut serde_json::Value {
+    let findings = json["findings"].as_array_mut().unwrap();
+    findings.iter_mut().find(|f| is(f)).unwrap()
 }

@@ -4,12 +4,6 @@
 //! compare.html; a bad path or a file of another shape is one line on
 //! stderr and exit 2.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -110,12 +104,7 @@ fn a_flipped_finding_exits_1_and_out_writes_both_files() {
     let dir = tempfile::tempdir().unwrap();
     let mut run: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&old).unwrap()).unwrap();
-    let f = run["findings"]
-        .as_array_mut()
-        .unwrap()
-        .iter_mut()
-        .find(|f| f["verdict"] == "HELD")
-        .unwrap();
+    let f = crate::common::finding_mut(&mut run, |f| f["verdict"] == "HELD");
     f["verdict"] = "NOT HELD".into();
     let id = f["id"].as_str().unwrap().to_owned();
     let new = dir.path().join("flipped.json");

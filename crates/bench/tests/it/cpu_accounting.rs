@@ -18,12 +18,6 @@
 //!   bound holds whatever runs beside; the upper bound is checked in the
 //!   windows where no process started or exited.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 

@@ -5,35 +5,14 @@
 //! near its setting), and a small pool sweep runs every column of its
 //! group and is judged.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
-use std::process::Command;
-
 /// Runs bench with `args` into a temporary folder; its stdout and
 /// results.json, once it succeeded.
+/// A run that must succeed: its stdout and results.json.
 fn run_bench(args: &[&str]) -> (String, serde_json::Value) {
-    let out_dir = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_bench"))
-        .args(args)
-        .arg("--out")
-        .arg(out_dir.path())
-        .output()
-        .expect("run bench");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(
-        out.status.success(),
-        "bench failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
-    );
-    let (_, json) = crate::common::run_folder(out_dir.path(), &stderr);
-    (stdout, json)
+    let run = crate::common::run_bench(args, &[]);
+    (run.stdout, run.json)
 }
 
-/// Every column of group `id` in `json`.
 fn columns<'a>(json: &'a serde_json::Value, id: &str) -> &'a Vec<serde_json::Value> {
     json["groups"]
         .as_array()
@@ -161,11 +140,6 @@ fn a_small_pool_sweep_runs_every_column_and_is_judged() {
             "{id}: {r}"
         );
     }
-    let finding = json["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["id"] == "pool-sweep-pipelined-needs-no-pool")
-        .unwrap();
+    let finding = crate::common::finding(&json, "pool-sweep-pipelined-needs-no-pool");
     assert_ne!(finding["verdict"], "NOT MEASURED", "{finding}");
 }

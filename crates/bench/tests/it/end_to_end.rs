@@ -8,61 +8,9 @@
 //! `BENCH_E2E_FULL=1` measures every column in two rounds, checking the
 //! rotation in every group (about 110 s on 2 cores).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
-use std::path::PathBuf;
 use std::process::Command;
 
-/// What one finished bench run left: its stdout, stderr, run folder and results.json.
-struct Run {
-    stdout: String,
-    stderr: String,
-    dir: PathBuf,
-    json: serde_json::Value,
-    _out: tempfile::TempDir,
-}
-
-/// Runs the bench binary with `args` (and `--out` a temporary folder) and the
-/// extra environment `env`; panics with its output unless it succeeded.
-fn run_bench(args: &[&str], env: &[(&str, &str)]) -> Run {
-    let out_dir = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_bench"))
-        .args(args)
-        .arg("--out")
-        .arg(out_dir.path())
-        .envs(env.iter().copied())
-        .output()
-        .expect("run bench");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(
-        out.status.success(),
-        "bench failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
-    );
-    let (dir, json) = crate::common::run_folder(out_dir.path(), &stderr);
-    Run {
-        stdout,
-        stderr,
-        dir,
-        json,
-        _out: out_dir,
-    }
-}
-
-/// A column of results.json by id.
-fn column<'a>(json: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
-    json["groups"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|g| g["columns"].as_array().unwrap())
-        .find(|c| c["id"] == id)
-        .unwrap_or_else(|| panic!("no column {id}"))
-}
+use crate::common::{column, run_bench, strings, Run};
 
 /// Whether to run at the full size (`BENCH_E2E_FULL=1`).
 fn full() -> bool {
@@ -193,7 +141,7 @@ fn every_column_was_measured(
     rounds: u32,
 ) {
     let groups = json["groups"].as_array().unwrap();
-    let ids: Vec<&str> = groups.iter().map(|g| g["id"].as_str().unwrap()).collect();
+    let ids = strings(&json["groups"], "id");
     let want: Vec<&str> = planned.iter().map(|g| g.as_str()).collect();
     assert_eq!(ids, want);
     assert_eq!(json["settings"]["rounds"], rounds);
@@ -591,19 +539,9 @@ fn without_postgres_and_redis_the_groups_that_need_neither_still_run() {
         "{stderr}"
     );
 
-    let ran: Vec<&str> = json["groups"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|g| g["id"].as_str().unwrap())
-        .collect();
+    let ran = strings(&json["groups"], "id");
     assert_eq!(ran, ["cpu"]);
-    let skipped: Vec<&str> = json["skipped"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|g| g["group"].as_str().unwrap())
-        .collect();
+    let skipped = strings(&json["skipped"], "group");
     assert_eq!(skipped, ["database", "cache"]);
     for c in json["groups"][0]["columns"].as_array().unwrap() {
         for r in c["rounds"].as_array().unwrap() {

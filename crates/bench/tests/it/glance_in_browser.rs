@@ -16,12 +16,6 @@
 //! Needs Chromium, as report_in_browser.rs says: `#[ignore]`d, run with
 //! `cargo test -p bench --test it glance_in_browser -- --include-ignored`.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -29,6 +23,7 @@ use bench_report::glance::{self, Cell};
 use serde_json::Value;
 
 use crate::browser::Browser;
+use crate::common::{target_dir, workspace_root};
 
 /// A laptop's first screen, in CSS pixels.
 const WIDTH: u32 = 1280;
@@ -72,20 +67,7 @@ fn expected_rows(results_json: &Path) -> Vec<ExpectedRow> {
 
 /// `bench render` of a saved run into `out`; the report's path.
 fn render(results_json: &Path, out: &Path) -> PathBuf {
-    let status = Command::new(env!("CARGO_BIN_EXE_bench"))
-        .arg("render")
-        .arg(results_json)
-        .arg("--out")
-        .arg(out)
-        .stdout(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(
-        status.success(),
-        "bench render {}: {status}",
-        results_json.display()
-    );
-    out.join("report.html")
+    crate::common::render(results_json, out)
 }
 
 /// The matrix as the open page lays it out.
@@ -338,12 +320,7 @@ fn compare_marks_the_row_whose_verdict_changed() {
     let old = dir.path().join("old.json");
     std::fs::copy(&saved, &old).unwrap();
     let mut json: Value = serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
-    let finding = json["findings"]
-        .as_array_mut()
-        .unwrap()
-        .iter_mut()
-        .find(|f| f["id"] == "cache-async-wins")
-        .unwrap();
+    let finding = crate::common::finding_mut(&mut json, |f| f["id"] == "cache-async-wins");
     assert_eq!(finding["verdict"], "HELD");
     finding["verdict"] = Value::from("NOT HELD");
     let new = dir.path().join("new.json");
@@ -391,18 +368,4 @@ fn compare_marks_the_row_whose_verdict_changed() {
     let cells = cache["cells"].as_array().unwrap();
     assert_eq!(cells.len(), 1, "{cache:?}");
     assert!(cells[0].as_str().unwrap().contains("NOT HELD"), "{cache:?}");
-}
-
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// `$CARGO_TARGET_DIR` (a relative one taken from the workspace root), or
-/// the workspace's `target/`.
-fn target_dir() -> PathBuf {
-    match std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from) {
-        Some(dir) if dir.is_absolute() => dir,
-        Some(dir) => workspace_root().join(dir),
-        None => workspace_root().join("target"),
-    }
 }

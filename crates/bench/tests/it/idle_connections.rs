@@ -4,16 +4,10 @@
 //! event loop's not at all; every connection is really held by the server
 //! while open (its open files rise with them) and really closed after.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
 use std::time::{Duration, Instant};
 
 use bench::measure::idle_cost::measure_round;
-use bench::measure::load::LoadOptions;
+use bench::plan::LoadOptions;
 use bench::plan::{groups, ColumnId, GroupId, IdleLoad};
 use bench_model::{IdleRound, IDLE_FDS_SLACK};
 

@@ -8,18 +8,13 @@
 //! All but the last need a JDK and Debian's jars, and are ignored without
 //! them (CI installs them: `.ci/run`).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::common::{column, run_bench, strings, Run};
 use bench::servers::java::{self, JavaServers};
 use harness::contract_cases::{cases, check, run_case_at};
 use harness::{AppData, AppOptions, Server, TestApp};
@@ -198,17 +193,6 @@ pub(crate) fn contract_failures(
     failures
 }
 
-/// A column of results.json by id.
-fn column<'a>(json: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
-    json["groups"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|g| g["columns"].as_array().unwrap())
-        .find(|c| c["id"] == id)
-        .unwrap_or_else(|| panic!("no column {id}"))
-}
-
 /// The pids of running JVMs of the calibration servers.
 fn calibration_jvms() -> Vec<u32> {
     std::fs::read_dir("/proc")
@@ -285,34 +269,26 @@ fn calibration_rows_name_their_twins(dir: &Path) {
 fn bench_runs_the_calibration_groups_at_the_tiny_size() {
     let _machine = harness::exclusive();
     let jdk = built().jdk;
-    let out = tempfile::tempdir().unwrap();
-    let run = Command::new(env!("CARGO_BIN_EXE_bench"))
-        .args([
-            "--profile",
-            "tiny",
-            "--groups",
-            "calibration",
-            "--rounds",
-            "1",
-        ])
-        .arg("--out")
-        .arg(out.path())
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert!(run.status.success(), "bench failed:\n{stderr}");
+    let args = [
+        "--profile",
+        "tiny",
+        "--groups",
+        "calibration",
+        "--rounds",
+        "1",
+    ];
+    let Run {
+        dir,
+        json,
+        _out: _keep_the_folder,
+        ..
+    } = run_bench(&args, &[]);
     assert!(
         calibration_jvms().is_empty(),
         "JVMs left running: {:?}",
         calibration_jvms()
     );
-    let (dir, json) = crate::common::run_folder(out.path(), &stderr);
-    let ids: Vec<&str> = json["groups"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|g| g["id"].as_str().unwrap())
-        .collect();
+    let ids = strings(&json["groups"], "id");
     assert_eq!(
         ids,
         [
@@ -473,12 +449,7 @@ fn without_a_jdk_bench_skips_the_calibration_groups_with_a_clear_line() {
             "{}",
             json["groups"]
         );
-        let skipped: Vec<&str> = json["skipped"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s["group"].as_str().unwrap())
-            .collect();
+        let skipped = strings(&json["skipped"], "group");
         assert_eq!(skipped, ["calibration-health", "calibration-posts"]);
     }
 }

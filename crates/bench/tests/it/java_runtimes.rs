@@ -12,12 +12,6 @@
 //! them (`.ci/run`: `scripts/install-java-runtimes.sh`) and runs these
 //! with `--include-ignored`, where a missing runtime fails, never passes.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 

@@ -5,23 +5,12 @@
 //! compared with what the export meant; the import reads a small CSV JTL in
 //! JMeter's documented default format, checked in under fixtures/jmeter.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
+
+use crate::common::{export, import, import_refused, strings};
 
 use serde_json::{json, Value};
-
-fn bench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bench"))
-        .args(args)
-        .output()
-        .expect("run bench")
-}
 
 /// A plan's test plan flag, thread groups and samplers, read by a real XML parser.
 fn parse_plan(path: &Path) -> Value {
@@ -63,17 +52,7 @@ print(json.dumps(dict(serialize=props(plan)["TestPlan.serialize_threadgroups"], 
 #[test]
 #[ignore = "needs python3: apt-get install python3 (parses every exported plan with xml.etree)"]
 fn exported_plans_have_the_thread_groups_samplers_and_timings_meant() {
-    let out = tempfile::tempdir().unwrap();
-    let o = bench(&[
-        "export",
-        "--tool",
-        "jmeter",
-        "--groups",
-        "database,cpu,ramp,mixed,json",
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = export("jmeter", Some("database,cpu,ramp,mixed,json"));
     let plan = |id: &str| parse_plan(&out.path().join(format!("jmeter/{id}.jmx")));
 
     // Closed loop, 32 threads for 1 s, no ramp, loop until the scheduler ends.
@@ -131,21 +110,10 @@ fn exported_plans_have_the_thread_groups_samplers_and_timings_meant() {
 fn a_jtl_imports_to_its_columns_exactly() {
     let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jmeter/database.jtl");
     let out = tempfile::tempdir().unwrap();
-    let o = bench(&[
-        "import",
-        "--tool",
-        "jmeter",
-        "--out",
-        out.path().to_str().unwrap(),
-        f.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let json: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.path().join("results.json")).unwrap())
-            .unwrap();
+    let json = import("jmeter", out.path(), &[f]);
     assert_eq!(json["settings"]["measured_by"], "JMeter (CSV JTL)");
     let cols = json["groups"][0]["columns"].as_array().unwrap();
-    let ids: Vec<&str> = cols.iter().map(|c| c["id"].as_str().unwrap()).collect();
+    let ids = strings(&json["groups"][0]["columns"], "id");
     assert_eq!(ids, ["blocking-users", "async-users"]);
 
     let b = &cols[0]["rounds"][0]["load"];
@@ -192,17 +160,7 @@ fn a_jtl_with_no_rows_or_the_wrong_format_is_one_line_and_exit_2() {
         ),
     ];
     for (file, expected) in cases {
-        let o = bench(&[
-            "import",
-            "--tool",
-            "jmeter",
-            "--out",
-            "/nonexistent-unused",
-            file.to_str().unwrap(),
-        ]);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{err}");
-        assert_eq!(err.lines().count(), 1, "{err}");
+        let err = import_refused("jmeter", &file);
         assert!(err.contains(expected), "{err}");
     }
 }

@@ -6,23 +6,12 @@
 //! k6's documented formats (handleSummary data and --summary-export),
 //! checked in under fixtures/k6.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
+
+use crate::common::{export, import, import_refused, strings};
 
 use serde_json::{json, Value};
-
-fn bench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bench"))
-        .args(args)
-        .output()
-        .expect("run bench")
-}
 
 /// The `options` object of an exported script.
 fn options(script: &str) -> Value {
@@ -33,17 +22,7 @@ fn options(script: &str) -> Value {
 
 #[test]
 fn exported_scenarios_are_the_profiles_loads() {
-    let out = tempfile::tempdir().unwrap();
-    let o = bench(&[
-        "export",
-        "--tool",
-        "k6",
-        "--groups",
-        "database,cpu,ramp,mixed",
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = export("k6", Some("database,cpu,ramp,mixed"));
     let dir = out.path().join("k6");
     let read = |id: &str| std::fs::read_to_string(dir.join(format!("{id}.js"))).unwrap();
 
@@ -90,17 +69,7 @@ fn exported_scenarios_are_the_profiles_loads() {
 #[test]
 #[ignore = "needs node: apt-get install nodejs (checks every exported script with node --check)"]
 fn exported_scripts_parse_as_javascript_modules() {
-    let out = tempfile::tempdir().unwrap();
-    let o = bench(&[
-        "export",
-        "--tool",
-        "k6",
-        "--groups",
-        "database,cpu,ramp,mixed",
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = export("k6", Some("database,cpu,ramp,mixed"));
     let dir = out.path().join("k6");
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
@@ -125,20 +94,14 @@ fn exported_scripts_parse_as_javascript_modules() {
 fn both_summary_formats_import_to_their_columns_exactly() {
     let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/k6");
     let out = tempfile::tempdir().unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_bench"))
-        .args(["import", "--tool", "k6", "--out"])
-        .arg(out.path())
-        .arg(f.join("async-users.k6-summary.json"))
-        .arg(f.join("blocking-users.summary-export.json"))
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let json: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.path().join("results.json")).unwrap())
-            .unwrap();
+    let files = [
+        f.join("async-users.k6-summary.json"),
+        f.join("blocking-users.summary-export.json"),
+    ];
+    let json = import("k6", out.path(), &files);
     assert_eq!(json["settings"]["measured_by"], "k6 (JSON summary)");
     let cols = json["groups"][0]["columns"].as_array().unwrap();
-    let ids: Vec<&str> = cols.iter().map(|c| c["id"].as_str().unwrap()).collect();
+    let ids = strings(&json["groups"][0]["columns"], "id");
     assert_eq!(ids, ["blocking-users", "async-users"]);
     let b = &cols[0]["rounds"][0]["load"];
     assert_eq!(
@@ -163,16 +126,6 @@ fn both_summary_formats_import_to_their_columns_exactly() {
 fn a_file_that_is_not_a_k6_summary_is_one_line_and_exit_2() {
     let csv =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/locust/async-users_stats.csv");
-    let o = bench(&[
-        "import",
-        "--tool",
-        "k6",
-        "--out",
-        "/nonexistent-unused",
-        csv.to_str().unwrap(),
-    ]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert_eq!(err.lines().count(), 1, "{err}");
+    let err = import_refused("k6", &csv);
     assert!(err.contains("is not a k6 JSON summary"), "{err}");
 }

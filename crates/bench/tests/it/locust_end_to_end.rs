@@ -12,12 +12,6 @@
 //! Locust master and its workers); `BENCH_E2E_FULL=1` runs the blocking
 //! server's too, as the doc above says.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
 use crate::common::{free_port, start_server};
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -5,21 +5,10 @@
 //! from a run of the exported database group with a master and two workers)
 //! come back as the same figures, mapped to their columns.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn bench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bench"))
-        .args(args)
-        .output()
-        .expect("run bench")
-}
+use crate::common::{bench, export, import, strings};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/locust")
@@ -31,18 +20,7 @@ fn stderr(o: &Output) -> String {
 
 #[test]
 fn export_names_every_test_after_its_column_with_the_profiles_load() {
-    let out = tempfile::tempdir().unwrap();
-    let dir = out.path().to_str().unwrap();
-    let o = bench(&[
-        "export",
-        "--tool",
-        "locust",
-        "--groups",
-        "database,cpu,ramp",
-        "--out",
-        dir,
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let out = export("locust", Some("database,cpu,ramp"));
 
     let file =
         |id: &str| std::fs::read_to_string(out.path().join(format!("locust/{id}.py"))).unwrap();
@@ -96,10 +74,7 @@ fn export_names_every_test_after_its_column_with_the_profiles_load() {
 #[test]
 #[ignore = "needs python3: apt-get install python3 (compiles every exported locustfile)"]
 fn every_exported_locustfile_is_valid_python() {
-    let out = tempfile::tempdir().unwrap();
-    let dir = out.path().to_str().unwrap();
-    let o = bench(&["export", "--tool", "locust", "--out", dir]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let out = export("locust", None);
     // Every file is valid Python (Locust itself is checked end to end).
     let mut compiled = 0;
     for entry in std::fs::read_dir(out.path().join("locust")).unwrap() {
@@ -119,26 +94,15 @@ fn every_exported_locustfile_is_valid_python() {
 fn import_maps_locust_csvs_to_their_columns_exactly() {
     let out = tempfile::tempdir().unwrap();
     let f = fixtures();
-    let o = Command::new(env!("CARGO_BIN_EXE_bench"))
-        .args(["import", "--tool", "locust", "--out"])
-        .arg(out.path())
-        .arg(f.join("blocking-users_stats.csv"))
-        .arg(f.join("async-users_stats.csv"))
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.path().join("results.json")).unwrap())
-            .unwrap();
+    let files = [
+        f.join("blocking-users_stats.csv"),
+        f.join("async-users_stats.csv"),
+    ];
+    let json = import("locust", out.path(), &files);
     assert_eq!(json["settings"]["measured_by"], "Locust (--csv stats)");
     let group = &json["groups"][0];
     assert_eq!(group["id"], "database");
-    let ids: Vec<&str> = group["columns"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["id"].as_str().unwrap())
-        .collect();
+    let ids = strings(&group["columns"], "id");
     assert_eq!(ids, ["blocking-users", "async-users"]);
 
     let blocking = &group["columns"][0]["rounds"][0];
@@ -197,15 +161,7 @@ fn without_a_watch_record_the_server_rows_say_not_measured() {
     )
     .unwrap();
     let out = tmp.path().join("report");
-    let o = bench(&[
-        "import",
-        "--tool",
-        "locust",
-        "--out",
-        out.to_str().unwrap(),
-        tmp.path().join("async-users_stats.csv").to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    import("locust", &out, &[tmp.path().join("async-users_stats.csv")]);
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
     let threads = crate::common::report_row(&report, "| Threads idle -> peak");
     assert!(threads.contains("not measured"), "{threads}");

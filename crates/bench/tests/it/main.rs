@@ -10,6 +10,12 @@
 //! venv (Locust), Python 3 alone, node, a JDK with Debian's Tomcat and Netty jars,
 //! the pinned Java 21 and 25 runtimes (`scripts/install-java-runtimes.sh`).
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code outside #[test] functions: a panic is how it reports a failure"
+)]
+
 mod browser;
 mod cli_errors;
 mod cold_start_fairness;

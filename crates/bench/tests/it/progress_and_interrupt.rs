@@ -9,12 +9,6 @@
 //! it as a piped run has it, the default 5-s heartbeat inside 7-s windows,
 //! never silent for 10 s (about 25 s).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;

@@ -2,8 +2,7 @@
 //! the servers run as separate processes, so /proc of bench's children says
 //! nothing about them, and the process rows must come from their /metrics.
 
-use crate::common::start_server;
-use std::process::Command;
+use crate::common::{run_bench, start_server, Run};
 
 #[test]
 fn process_rows_of_servers_bench_did_not_start_come_from_their_metrics() {
@@ -12,38 +11,32 @@ fn process_rows_of_servers_bench_did_not_start_come_from_their_metrics() {
     // Arrange: both servers as separate processes.
     let blocking = start_server("blocking", &["--skip-setup".to_owned()]);
     let asynchronous = start_server("async", &["--skip-setup".to_owned()]);
-    let out = tempfile::tempdir().unwrap();
 
     // Act: the baseline group (needs neither Postgres nor Redis), one short round.
-    let run = Command::new(env!("CARGO_BIN_EXE_bench"))
-        .args([
-            "--groups",
-            "baseline",
-            "--rounds",
-            "1",
-            "--duration",
-            "500ms",
-        ])
-        .args(["--warm-up", "100ms", "--connections", "4"])
-        .args([
-            "--blocking-url",
-            &blocking.url,
-            "--async-url",
-            &asynchronous.url,
-        ])
-        .arg("--out")
-        .arg(out.path())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&run.stdout);
-    assert!(
-        run.status.success(),
-        "bench failed: {stdout}\n{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    let args = [
+        "--groups",
+        "baseline",
+        "--rounds",
+        "1",
+        "--duration",
+        "500ms",
+        "--warm-up",
+        "100ms",
+        "--connections",
+        "4",
+        "--blocking-url",
+        &blocking.url,
+        "--async-url",
+        &asynchronous.url,
+    ];
+    let Run {
+        dir,
+        json,
+        _out: _keep_the_folder,
+        ..
+    } = run_bench(&args, &[]);
 
     // Assert: every process figure is there, and says where it came from.
-    let (dir, json) = crate::common::run_folder(out.path(), &String::from_utf8_lossy(&run.stderr));
     assert_eq!(
         json["settings"]["server_figures_from"],
         "/metrics (servers bench did not start)"

@@ -6,12 +6,6 @@
 //! results.json of another shape is refused before anything is written.
 //! (What a saved run renders to is bench-report's `saved_runs` test.)
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -18,17 +18,11 @@
 //! report_in_browser -- --include-ignored` runs them, and each fails when
 //! Chromium cannot be started.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use crate::browser::Browser;
+use crate::common::{target_dir, workspace_root};
 
 /// The layout width the report is checked and photographed at: a laptop's.
 const VIEWPORT_WIDTH: u32 = 1280;
@@ -49,20 +43,7 @@ fn a_saved_seed_run_renders_in_chromium() {
     let saved = workspace_root().join(format!("docs/results/{SAVED_RUN}/results.json"));
     let out = tempfile::tempdir().unwrap();
 
-    let status = Command::new(env!("CARGO_BIN_EXE_bench"))
-        .arg("render")
-        .arg(&saved)
-        .arg("--out")
-        .arg(out.path())
-        .stdout(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(
-        status.success(),
-        "bench render {}: {status}",
-        saved.display()
-    );
-    let report = out.path().join("report.html");
+    let report = crate::common::render(&saved, out.path());
     assert!(
         report.is_file(),
         "bench render wrote no report.html into {}",
@@ -497,20 +478,6 @@ fn findings_of(results_json: &Path) -> Vec<Finding> {
 
 fn string(value: &serde_json::Value) -> Option<String> {
     value.as_str().map(str::to_string)
-}
-
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// `$CARGO_TARGET_DIR` (a relative one taken from the workspace root), or
-/// the workspace's `target/`.
-fn target_dir() -> PathBuf {
-    match std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from) {
-        Some(dir) if dir.is_absolute() => dir,
-        Some(dir) => workspace_root().join(dir),
-        None => workspace_root().join("target"),
-    }
 }
 
 fn fixture(name: &str) -> PathBuf {

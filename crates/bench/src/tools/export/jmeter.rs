@@ -247,22 +247,8 @@ pub fn plan(profile: &Profile, c: &ExportColumn, targets: &Targets) -> String {
     )
 }
 
-/// Every file of a JMeter export.
-pub fn files(
-    profile: &Profile,
-    cols: &[ExportColumn],
-    targets: &Targets,
-    import_flags: &str,
-) -> Vec<(String, String)> {
-    super::one_file_per_column(
-        cols,
-        ("jmeter", "jmx"),
-        |c| plan(profile, c, targets),
-        readme(profile, targets, import_flags),
-    )
-}
-
-fn readme(profile: &Profile, targets: &Targets, import_flags: &str) -> String {
+/// The export's README: how to run the plans, alone or under `bench watch`.
+pub fn readme(profile: &Profile, targets: &Targets, import_flags: &str) -> String {
     let (bh, bp) = host_port(&targets.blocking);
     let (ah, ap) = host_port(&targets.asynchronous);
     format!(

@@ -11,19 +11,8 @@
 
 use serde_json::{json, Value};
 
-use crate::plan::{Load, Profile, Target};
+use crate::plan::{Load, Profile};
 use crate::tools::export::{ExportColumn, Targets};
-
-/// The environment variable holding a server's base URL (`k6 run -e NAME=...`).
-pub fn url_var(t: Target) -> &'static str {
-    match t {
-        Target::Blocking => "BLOCKING_URL",
-        Target::Async => "ASYNC_URL",
-        Target::Virtual(crate::plan::Driver::Pinning) => "VIRTUAL_PINNING_URL",
-        Target::Virtual(crate::plan::Driver::Yielding) => "VIRTUAL_YIELDING_URL",
-        Target::Java(_) => "CALIBRATION_URL",
-    }
-}
 
 /// k6's duration text for a [`std::time::Duration`], in milliseconds.
 fn k6_duration(d: std::time::Duration) -> String {
@@ -110,7 +99,7 @@ pub fn script(profile: &Profile, c: &ExportColumn, targets: &Targets) -> String 
     let options = options(id, &c.load);
     let base = format!(
         "__ENV.{var} || {url}",
-        var = url_var(c.column.target),
+        var = super::url_var(c.column.target),
         url = json!(targets.for_target(c.column.target))
     );
     let request = match c.column.body {
@@ -160,27 +149,13 @@ export function handleSummary(data) {{
         group = c.group.as_str(),
         profile = profile.name,
         describe = c.load.describe(),
-        var = url_var(c.column.target),
+        var = super::url_var(c.column.target),
         options = options,
     )
 }
 
-/// Every file of a k6 export.
-pub fn files(
-    profile: &Profile,
-    cols: &[ExportColumn],
-    targets: &Targets,
-    import_flags: &str,
-) -> Vec<(String, String)> {
-    super::one_file_per_column(
-        cols,
-        ("k6", "js"),
-        |c| script(profile, c, targets),
-        readme(profile, targets, import_flags),
-    )
-}
-
-fn readme(profile: &Profile, targets: &Targets, import_flags: &str) -> String {
+/// The export's README: how to run the scripts, alone or under `bench watch`.
+pub fn readme(profile: &Profile, targets: &Targets, import_flags: &str) -> String {
     format!(
         r#"# bench matrix for k6 (profile {profile})
 

@@ -11,7 +11,7 @@
 //! workers report users running, not when the master sends the spawn: a
 //! worker on a busy machine can take longer than a short stage to start.
 
-use crate::plan::{Load, Profile, Target};
+use crate::plan::{Load, Profile};
 use crate::tools::export::{ExportColumn, Targets};
 
 /// Seconds at zero users after the load: more than Locust's worker report
@@ -34,17 +34,6 @@ fn py_str(s: &str) -> String {
     }
     out.push('"');
     out
-}
-
-/// The environment variable holding a server's base URL.
-pub fn url_var(t: Target) -> &'static str {
-    match t {
-        Target::Blocking => "BLOCKING_URL",
-        Target::Async => "ASYNC_URL",
-        Target::Virtual(crate::plan::Driver::Pinning) => "VIRTUAL_PINNING_URL",
-        Target::Virtual(crate::plan::Driver::Yielding) => "VIRTUAL_YIELDING_URL",
-        Target::Java(_) => "CALIBRATION_URL",
-    }
 }
 
 /// One stage of a Locust shape: (seconds, users, spawn rate per second).
@@ -223,7 +212,7 @@ class ColumnShape(LoadTestShape):
         method = py_str(c.column.method),
         path = py_str(&c.path),
         body = c.column.body.map_or("None".to_owned(), py_str),
-        var = py_str(url_var(c.column.target)),
+        var = py_str(super::url_var(c.column.target)),
         url = py_str(targets.for_target(c.column.target)),
         per_user = per_user.map_or("None".to_owned(), |n| n.to_string()),
         stages = stages_py.join(", "),

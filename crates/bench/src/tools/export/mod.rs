@@ -36,6 +36,18 @@ impl Tool {
     }
 }
 
+/// The environment variable holding a server's base URL, which every
+/// exported test reads (`k6 run -e NAME=...`, Locust's environment).
+pub fn url_var(t: Target) -> &'static str {
+    match t {
+        Target::Blocking => "BLOCKING_URL",
+        Target::Async => "ASYNC_URL",
+        Target::Virtual(Driver::Pinning) => "VIRTUAL_PINNING_URL",
+        Target::Virtual(Driver::Yielding) => "VIRTUAL_YIELDING_URL",
+        Target::Java(_) => "CALIBRATION_URL",
+    }
+}
+
 /// One column to export, with everything its test needs.
 #[derive(Debug, Clone)]
 pub struct ExportColumn {
@@ -126,7 +138,7 @@ fn server_flags_section(cols: &[ExportColumn]) -> String {
     let mut lines = String::new();
     let flags = |c: &ExportColumn| -> Vec<&str> {
         let t = c.column.target;
-        crate::servers::mode_args(t)
+        crate::plan::mode_args(t)
             .iter()
             .chain(c.column.server_args)
             .copied()
@@ -144,7 +156,7 @@ fn server_flags_section(cols: &[ExportColumn]) -> String {
         lines.push_str(&format!(
             "- `{}`: the {} server started with `{}`{watched}\n",
             c.column.id.as_str(),
-            crate::servers::binary(t),
+            crate::plan::binary(t),
             flags(c).join(" ")
         ));
     }
@@ -164,7 +176,7 @@ fn targets_note(t: Target) -> String {
         Target::Virtual(Driver::Yielding) => DEFAULT_VIRTUAL_YIELDING_URL,
         _ => DEFAULT_VIRTUAL_PINNING_URL,
     };
-    format!("`{}`, default {default}", k6::url_var(t))
+    format!("`{}`, default {default}", url_var(t))
 }
 
 /// The README section naming the selected groups no tool can run as bench
@@ -223,8 +235,18 @@ pub fn export(
     let cols = columns(profile, selected);
     let mut files = match tool {
         Tool::Locust => locust::files(profile, &cols, targets, import_flags),
-        Tool::K6 => k6::files(profile, &cols, targets, import_flags),
-        Tool::Jmeter => jmeter::files(profile, &cols, targets, import_flags),
+        Tool::K6 => one_file_per_column(
+            &cols,
+            ("k6", "js"),
+            |c| k6::script(profile, c, targets),
+            k6::readme(profile, targets, import_flags),
+        ),
+        Tool::Jmeter => one_file_per_column(
+            &cols,
+            ("jmeter", "jmx"),
+            |c| jmeter::plan(profile, c, targets),
+            jmeter::readme(profile, targets, import_flags),
+        ),
     };
     if let Some((_, readme)) = files.iter_mut().find(|(name, _)| name == "README.md") {
         readme.push_str(&server_flags_section(&cols));

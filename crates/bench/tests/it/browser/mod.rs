@@ -16,12 +16,6 @@
 //! command at a time, keeping every event it reads in order. Every wait is
 //! bounded by [`WAIT`] and panics naming what it waited for.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code outside #[test] functions: a panic is how it reports a failure"
-)]
-
 mod cdp;
 mod chromium;
 
@@ -33,6 +27,16 @@ use serde_json::{json, Value};
 
 use cdp::Connection;
 use chromium::Chromium;
+
+/// The PNG of a `Page.captureScreenshot` answer.
+fn png_of(shot: &Value) -> Vec<u8> {
+    let data = shot["data"]
+        .as_str()
+        .expect("Page.captureScreenshot answers its image in data");
+    base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .expect("decoding the screenshot's base64")
+}
 
 /// The longest any one wait lasts: Chromium's start, a command's answer, a
 /// page's load event. Far above what they take here (about a second, a few
@@ -155,12 +159,7 @@ impl Browser {
         let shot = self
             .page
             .call("Page.captureScreenshot", json!({ "format": "png" }));
-        let data = shot["data"]
-            .as_str()
-            .expect("Page.captureScreenshot answers its image in data");
-        base64::engine::general_purpose::STANDARD
-            .decode(data)
-            .expect("decoding the screenshot's base64")
+        png_of(&shot)
     }
 
     /// A PNG of the whole page, not only the viewport: the page's full
@@ -180,12 +179,7 @@ impl Browser {
                 "clip": { "x": 0, "y": 0, "width": width, "height": height, "scale": 1 },
             }),
         );
-        let data = shot["data"]
-            .as_str()
-            .expect("Page.captureScreenshot answers its image in data");
-        base64::engine::general_purpose::STANDARD
-            .decode(data)
-            .expect("decoding the screenshot's base64")
+        png_of(&shot)
     }
 
     /// What the current document did since [`Browser::open`].
