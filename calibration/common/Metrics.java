@@ -1,7 +1,7 @@
 // The part of our servers' /metrics that bench reads between a sweep's
 // steps to tell an idle server from a busy one: requests in flight and
 // requests answered by route and status, under the same names
-// (contract::metrics). A server bench starts is sampled from /proc for its
+// (server_metrics::metrics). A server bench starts is sampled from /proc for its
 // threads, RSS and CPU, like ours, so nothing else is needed here.
 
 import java.util.Map;

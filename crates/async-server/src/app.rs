@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use contract::metrics::RequestCounters;
+use server_metrics::metrics::RequestCounters;
 
 use crate::db::{AsyncDb, SyncDb};
 use crate::lag_probe::LagProbe;

@@ -35,14 +35,14 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use contract::metrics::{this_threads_shard, SHARDS};
 use contract::routes::ROUTES;
+use server_metrics::metrics::{this_threads_shard, SHARDS};
 use tokio_metrics::TaskMonitorCore;
 
 use crate::blocking_calls::{self, RouteBlockingCalls};
 
 // How many monitors each route has, and which one a worker uses: one per
-// worker, up to `SHARDS` (contract::metrics::this_threads_shard, which the
+// worker, up to `SHARDS` (server_metrics::metrics::this_threads_shard, which the
 // request counters use too).
 //
 // Why more than one: a monitor is about twenty atomic counters, and a

@@ -8,11 +8,12 @@
 use std::net::SocketAddr;
 
 use clap::Parser;
-use contract::settings::{cores, parse_bind, CommonSettings, DEFAULT_ASYNC_BIND};
+use contract::settings::DEFAULT_ASYNC_BIND;
+use server_settings::{cores, parse_bind, CommonSettings};
 
 /// `--slow-poll-ms` unless told otherwise: the contract's slow threshold,
 /// shared with the blocking server's carrier stalls.
-const SLOW_POLL_DEFAULT_MS: u64 = contract::blocking_calls::SLOW_DEFAULT.as_millis() as u64;
+const SLOW_POLL_DEFAULT_MS: u64 = server_metrics::blocking_calls::SLOW_DEFAULT.as_millis() as u64;
 
 /// Everything `async-server` can be told, from defaults, the environment and flags.
 #[derive(Debug, Clone, Parser)]

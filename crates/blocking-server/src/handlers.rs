@@ -26,7 +26,7 @@ use contract::posts::{post_after_delay, POST_DELAY};
 use contract::routes::UNMATCHED;
 use contract::ApiError;
 
-use contract::blocking_calls::{mark, BlockingCall};
+use server_metrics::blocking_calls::{mark, BlockingCall};
 
 use crate::executor::Waits;
 use crate::http::{Refused, Request, Response};
@@ -199,7 +199,7 @@ fn echo(request: &Request) -> Result<Response, ApiError> {
 fn metrics(state: &AppState) -> Response {
     Response {
         status: 200,
-        content_type: contract::metrics::CONTENT_TYPE,
+        content_type: server_metrics::metrics::CONTENT_TYPE,
         body: crate::metrics::render_metrics(state).into_bytes(),
         allow: None,
     }

@@ -38,8 +38,8 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use contract::error::ErrorKind;
-use contract::metrics::{write_family_header, PoolGauges, PoolWaitCounters};
 use contract::model::User;
+use server_metrics::metrics::{write_family_header, PoolGauges, PoolWaitCounters};
 
 use crate::error::AppError;
 use crate::settings::Settings;

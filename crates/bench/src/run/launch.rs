@@ -293,7 +293,7 @@ pub(super) fn server_args_for(cli: &Cli, common: &[String]) -> ServerArgs {
         asynchronous.extend(["--worker-threads".into(), n.to_string()]);
     }
     let mut virtual_threads = blocking.clone();
-    virtual_threads.extend(["--carriers".into(), contract::settings::cores().to_string()]);
+    virtual_threads.extend(["--carriers".into(), server_settings::cores().to_string()]);
     ServerArgs {
         blocking,
         asynchronous,
@@ -345,9 +345,7 @@ pub(super) fn effective_settings(
         redis_pool_size: b.common.redis_pool_size,
         virtual_carriers: Some(v.carrier_count() as u32),
         remote_db_round_trip_ms: None,
-        loadgen_threads: cli
-            .loadgen_threads
-            .unwrap_or_else(contract::settings::cores) as u32,
+        loadgen_threads: cli.loadgen_threads.unwrap_or_else(server_settings::cores) as u32,
         cpu_n: profile.cpu_n,
         server_figures_from: (blocking_external.is_some() || async_external.is_some())
             .then(|| "/metrics (servers bench did not start)".to_owned()),

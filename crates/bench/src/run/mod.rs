@@ -247,9 +247,7 @@ fn load_options(cli: &Cli, profile: &Profile) -> LoadOptions {
     let warm_up_length = cli.warm_up.unwrap_or(profile.warm_up);
     LoadOptions {
         timeout: profile.timeout,
-        threads: cli
-            .loadgen_threads
-            .unwrap_or_else(contract::settings::cores),
+        threads: cli.loadgen_threads.unwrap_or_else(server_settings::cores),
         paths: profile.path_values(),
         mixed_lead: if cli.cold {
             LoadOptions::MIN_MIXED_LEAD

@@ -9,8 +9,8 @@
 use std::time::{Duration, Instant};
 
 use clap::Parser as _;
-use contract::settings::CommonSettings;
 use contract::sql::MIGRATIONS;
+use server_settings::CommonSettings;
 
 use crate::executor::Waits;
 pub(crate) use crate::virtual_threads::pinning::untimed;
