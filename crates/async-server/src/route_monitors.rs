@@ -35,7 +35,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use contract::routes::ROUTES;
+use contract::routes::{Route, ROUTES};
 use server_metrics::metrics::{this_threads_shard, SHARDS};
 use tokio_metrics::TaskMonitorCore;
 
@@ -117,7 +117,8 @@ impl RouteTotals {
     }
 }
 
-/// Every route's monitor, in the order of `contract::routes::ROUTES`.
+/// Every route's monitor, in the order of `contract::routes::ROUTES` (a
+/// route's `index`).
 pub(crate) struct RouteMonitors {
     slow_poll_threshold: Option<Duration>,
     monitors: Vec<RouteMonitor>,
@@ -164,16 +165,12 @@ impl RouteMonitors {
         self.monitors.iter().map(|m| (m.pattern, m.blocking_calls))
     }
 
-    /// The route's share of the detector, or `None` when it is off (the
-    /// router adds only the contract's patterns: crate::route_handler).
-    pub(crate) fn watch(&self, pattern: &str) -> Option<RouteWatch> {
-        self.monitors
-            .iter()
-            .find(|m| m.pattern == pattern)
-            .map(|m| RouteWatch {
-                monitors: m.tasks,
-                blocking_calls: m.blocking_calls,
-            })
+    /// The route's share of the detector, or `None` when it is off.
+    pub(crate) fn watch(&self, route: Route) -> Option<RouteWatch> {
+        self.monitors.get(route.index()).map(|m| RouteWatch {
+            monitors: m.tasks,
+            blocking_calls: m.blocking_calls,
+        })
     }
 }
 
