@@ -120,7 +120,7 @@ pub(crate) fn forget_started() {
 }
 
 /// Succeeds when the server at `url` runs a query within about `timeout`.
-pub(crate) fn probe(url: &str, timeout: Duration) -> anyhow::Result<()> {
+fn probe(url: &str, timeout: Duration) -> anyhow::Result<()> {
     plain_thread::run(|| {
         let mut client = connect(url, timeout)?;
         client.simple_query("SELECT 1").context("run SELECT 1")?;
@@ -129,11 +129,8 @@ pub(crate) fn probe(url: &str, timeout: Duration) -> anyhow::Result<()> {
 }
 
 fn find_or_start() -> anyhow::Result<Postgres> {
-    let found = find_running_or_start(
-        &SERVICE,
-        |url| probe(url, PROBE_TIMEOUT),
-        throwaway_postgres::start,
-    )?;
+    let answers = |url: &str| probe(url, PROBE_TIMEOUT);
+    let found = find_running_or_start(&SERVICE, answers, || throwaway_postgres::start(&answers))?;
     Ok(Postgres {
         admin_url: found.url,
         started_here: found.started_here,
