@@ -7,7 +7,8 @@
 //! `/blocking` variants block it on purpose, to show that.
 
 use axum::body::Body;
-use axum::extract::{RawQuery, Request, State};
+use axum::extract::{FromRequestParts, RawQuery, Request, State};
+use axum::http::request::Parts;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use contract::model::{to_json, CachedUser, CpuResult, EchoRequest, Health, User};
@@ -20,7 +21,6 @@ use serde::Serialize;
 
 use crate::blocking_calls::{self, BlockingCall};
 use crate::error::AppError;
-use crate::route_handler::PathId;
 use crate::AppState;
 
 type Answer = Result<Response, AppError>;
@@ -37,6 +37,28 @@ fn json<T: Serialize>(value: &T) -> Response {
         to_json(value),
     )
         .into_response()
+}
+
+/// The `{id}` of the request's route, decided once by the contract's rule
+/// before the handler runs (`refusal` in crate::route_handler, which
+/// answers a bad one with the contract's 400); the handlers of the routes
+/// with an id take it as their argument. Twin: the id `run` hands the
+/// blocking server's handlers (crates/blocking-server/src/handlers.rs).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PathId(pub(crate) i64);
+
+impl<S: Send + Sync> FromRequestParts<S> for PathId {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, AppError> {
+        // Absent only for a handler that takes an id on a route without one.
+        parts.extensions.get::<PathId>().copied().ok_or_else(|| {
+            AppError::internal(format_args!(
+                "{}: the route has no {{id}}",
+                parts.uri.path()
+            ))
+        })
+    }
 }
 
 /// GET /health — the worker answers at once.

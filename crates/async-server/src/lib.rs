@@ -46,9 +46,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub use app::{app, AppState};
 pub use cli::main_with_args;
-pub use db::PostgresDriver;
 pub use error::AppError;
 pub use redis_clients::RedisClientKind;
+pub use settings::PostgresDriver;
 pub use settings::{Settings, StallDetector};
 
 /// The tokio runtime of the server: `worker_threads` event-loop workers and a

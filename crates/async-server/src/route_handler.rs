@@ -24,9 +24,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use axum::extract::{FromRequestParts, Request};
+use axum::extract::Request;
 use axum::handler::Handler;
-use axum::http::request::Parts;
 use axum::response::{IntoResponse as _, Response};
 use axum::routing::{get, post, MethodRouter};
 use axum::Router;
@@ -34,11 +33,12 @@ use contract::params::parse_path_id;
 use contract::routes::{Method, Route, UNMATCHED};
 
 use crate::error::AppError;
+use crate::handlers::{self, PathId};
 use crate::metrics::{self, Counted};
 use crate::panic_guard;
 use crate::request_limits;
 use crate::route_monitors::{RouteMonitors, RouteWatch, Watched};
-use crate::{handlers, AppState};
+use crate::AppState;
 
 /// The `route` label a request is counted under.
 #[derive(Clone, Copy)]
@@ -50,27 +50,6 @@ enum Label {
     /// The route axum matched the path to (a known path asked with a method
     /// it does not serve), looked up per request: only 405s take this path.
     Matched,
-}
-
-/// The `{id}` of the request's route, decided once, before the handler
-/// runs ([`refusal`]), by the contract's rule; the handlers of the routes
-/// with an id take it as their argument. Twin: the id `run` hands the
-/// blocking server's handlers (crates/blocking-server/src/handlers.rs).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct PathId(pub(crate) i64);
-
-impl<S: Send + Sync> FromRequestParts<S> for PathId {
-    type Rejection = AppError;
-
-    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, AppError> {
-        // Absent only for a handler that takes an id on a route without one.
-        parts.extensions.get::<PathId>().copied().ok_or_else(|| {
-            AppError::internal(format_args!(
-                "{}: the route has no {{id}}",
-                parts.uri.path()
-            ))
-        })
-    }
 }
 
 /// The contract's answer to a request that does not reach its handler, or

@@ -20,8 +20,7 @@ use server_metrics::metrics::{
     append_summaries, render, write_family_header, MetricsSnapshot, SummarySeries,
 };
 
-use crate::executor::Executor;
-use crate::platform_threads::HandlerPool;
+use crate::executor::{Executor, HandlerPool};
 use crate::AppState;
 
 pub(crate) fn render_metrics(state: &AppState) -> String {

@@ -12,9 +12,9 @@ use clap::Parser as _;
 use contract::error::ErrorKind;
 use contract::sql::MIGRATIONS;
 
-use super::{AsyncDb, PostgresDriver};
+use super::AsyncDb;
 use crate::error::AppError;
-use crate::settings::Settings;
+use crate::settings::{PostgresDriver, Settings};
 
 pub(super) const DRIVERS: [PostgresDriver; 3] = [
     PostgresDriver::Sqlx,
