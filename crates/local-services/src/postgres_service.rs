@@ -12,6 +12,7 @@ use crate::service_lookup::{find_running_or_start, ServiceSpec};
 use crate::service_slot::ServiceSlot;
 use crate::{plain_thread, throwaway_postgres};
 use contract::settings::redact_url;
+use contract::sql::MIGRATIONS;
 
 /// Used when `DATABASE_URL` is not set: a local server with trust auth.
 const DEFAULT_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
@@ -75,6 +76,16 @@ impl Postgres {
             url,
             name,
         })
+    }
+
+    /// A fresh database ([`Postgres::fresh_database`]) with the servers'
+    /// schema and its 10,000 users (`contract::sql::MIGRATIONS`, in one
+    /// transaction, as a server applies them at start-up): for the tests
+    /// of a driver that read the seed without starting a server.
+    pub fn migrated_database(&self) -> anyhow::Result<TestDatabase> {
+        let database = self.fresh_database()?;
+        plain_thread::run(|| apply_migrations(database.url()))?;
+        Ok(database)
     }
 }
 
@@ -162,6 +173,17 @@ fn create_database(admin_url: &str, name: &str) -> anyhow::Result<()> {
             Err(error) => return Err(error).with_context(|| format!("create database {name}")),
         }
     }
+}
+
+fn apply_migrations(url: &str) -> anyhow::Result<()> {
+    let mut client = connect(url, ADMIN_TIMEOUT)?;
+    let mut migrations = client.transaction().context("begin the migrations")?;
+    for (name, script) in MIGRATIONS {
+        migrations
+            .batch_execute(script)
+            .with_context(|| format!("apply migration {name}"))?;
+    }
+    migrations.commit().context("commit the migrations")
 }
 
 /// `url` with its path (the database name) replaced by `database`.
