@@ -235,13 +235,13 @@ def check_answer(label, got, expect):
 def contract_routes():
     """(method, pattern, async only) of every route in the contract's table."""
     text = (ROOT / "crates/contract/src/routes.rs").read_text()
-    table = text[text.index("pub const ROUTES") :]
+    table = text[text.index("route_table! {") :]
     rows = re.findall(
-        r'method:\s*"([A-Z]+)",\s*pattern:\s*"([^"]+)",\s*servers:\s*Servers::(\w+)', table
+        r'method:\s*Method::(\w+),\s*pattern:\s*"([^"]+)",\s*servers:\s*Servers::(\w+)', table
     )
     if not rows:
-        raise SystemExit("FAIL no route found in crates/contract/src/routes.rs ROUTES")
-    return [(method, pattern, servers == "AsyncOnly") for method, pattern, servers in rows]
+        raise SystemExit("FAIL no route found in crates/contract/src/routes.rs route_table!")
+    return [(method.upper(), pattern, servers == "AsyncOnly") for method, pattern, servers in rows]
 
 
 def metrics_case(port, label):

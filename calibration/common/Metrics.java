@@ -1,7 +1,7 @@
 // The part of our servers' /metrics that bench reads between a sweep's
 // steps to tell an idle server from a busy one: requests in flight and
 // requests answered by route and status, under the same names
-// (contract::metrics). A server bench starts is sampled from /proc for its
+// (server_metrics::metrics). A server bench starts is sampled from /proc for its
 // threads, RSS and CPU, like ours; what only the JVM knows (the JIT, the
 // collectors: JvmMetrics; Tomcat's pool, pinned virtual threads) each
 // server adds after these, every series labelled with the server as ours.
@@ -37,7 +37,7 @@ final class Metrics {
         return server;
     }
 
-    /** A family's HELP and TYPE lines (contract::metrics::write_family_header). */
+    /** A family's HELP and TYPE lines (server_metrics::metrics::write_family_header). */
     static void family(StringBuilder b, String name, String help, String type) {
         b.append("# HELP ").append(name).append(' ').append(help).append('\n');
         b.append("# TYPE ").append(name).append(' ').append(type).append('\n');

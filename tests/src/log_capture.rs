@@ -44,7 +44,7 @@ pub fn capture_logs() -> CapturedLogs {
                     echo: std::env::var_os("TEST_LOG").is_some(),
                 });
             tracing_subscriber::registry()
-                .with(contract::logging::filter_from_env())
+                .with(server_settings::logging::filter_from_env())
                 .with(layer)
                 .try_init()
                 .unwrap_or_else(|e| {

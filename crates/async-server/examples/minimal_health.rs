@@ -29,7 +29,7 @@ fn main() -> std::io::Result<()> {
     let workers = args
         .next()
         .and_then(|w| w.parse().ok())
-        .unwrap_or_else(contract::settings::cores);
+        .unwrap_or_else(server_settings::cores);
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(workers)
         .enable_all()

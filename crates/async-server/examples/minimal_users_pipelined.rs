@@ -53,7 +53,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let url = args
         .next()
         .unwrap_or_else(|| contract::settings::DEFAULT_DATABASE_URL.to_owned());
-    let workers = contract::settings::cores();
+    let workers = server_settings::cores();
     let clients = args.next().and_then(|c| c.parse().ok()).unwrap_or(workers);
     let workers = args.next().and_then(|w| w.parse().ok()).unwrap_or(workers);
     tokio::runtime::Builder::new_multi_thread()

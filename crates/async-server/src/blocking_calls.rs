@@ -9,7 +9,7 @@
 //! a different question, "did a non-blocking thread make a blocking call?",
 //! whose answer does not depend on how long the call took.
 //!
-//! How (the marking itself is `contract::blocking_calls`, shared with the
+//! How (the marking itself is `server_metrics::blocking_calls`, shared with the
 //! blocking server's virtual threads): [`crate::route_monitors::Watched`]
 //! wraps each poll of a route's handler future in [`while_polling`], which
 //! sets a thread-local marker to that route's counters and resets it when
@@ -40,8 +40,10 @@
 //! router's monitors are built and live as long as the process (a
 //! `&'static` lets the marker point at them without a reference count).
 
-pub(crate) use contract::blocking_calls::{mark, BlockingCall, CountsByKind, RouteBlockingCalls};
-use contract::blocking_calls::{while_marked, Place};
+pub(crate) use server_metrics::blocking_calls::{
+    mark, BlockingCall, CountsByKind, RouteBlockingCalls,
+};
+use server_metrics::blocking_calls::{while_marked, Place};
 
 /// Runs `poll` (one poll of `route`'s handler future) with the marker set,
 /// and puts the previous marker back afterwards, even if `poll` panics (the
@@ -53,5 +55,5 @@ pub(crate) fn while_polling<T>(route: &'static RouteBlockingCalls, poll: impl Fn
 /// Logs one warning about `route`'s blocking calls on a worker since its
 /// previous one (`new` by kind, in the order of [`BlockingCall::ALL`]).
 pub(crate) fn warn(route: &'static str, new: CountsByKind) {
-    contract::blocking_calls::warn(Place::EventLoopWorker, route, new);
+    server_metrics::blocking_calls::warn(Place::EventLoopWorker, route, new);
 }

@@ -12,10 +12,10 @@ use std::time::Duration;
 
 use contract::cache::{email_key, name_key};
 use contract::model::CachedUser;
-use contract::settings::CommonSettings;
 use contract::ApiError;
 use r2d2::PooledConnection;
 use redis::{AsyncCommands as _, RedisError};
+use server_settings::CommonSettings;
 use server_support::sync_redis::{self, RedisManager, RedisPool};
 
 use crate::error::AppError;

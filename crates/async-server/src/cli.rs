@@ -23,8 +23,8 @@ where
     T: Into<std::ffi::OsString> + Clone,
 {
     let settings = Settings::parse_from(args);
-    // `--log-format text|json`, written once in contract::logging.
-    let subscriber = contract::logging::subscriber(settings.common.log_format);
+    // `--log-format text|json`, written once in server_settings::logging.
+    let subscriber = server_settings::logging::subscriber(settings.common.log_format);
     if tracing::subscriber::set_global_default(subscriber).is_err() {
         eprintln!("async-server: a log subscriber was already installed; keeping it");
     }

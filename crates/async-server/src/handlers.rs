@@ -7,11 +7,12 @@
 //! `/blocking` variants block it on purpose, to show that.
 
 use axum::body::Body;
-use axum::extract::{RawQuery, Request, State};
-use axum::http::{header, HeaderValue, StatusCode, Uri};
+use axum::extract::{FromRequestParts, RawQuery, Request, State};
+use axum::http::request::Parts;
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use contract::model::{to_json, CachedUser, CpuResult, EchoRequest, Health, User};
-use contract::params::{is_json_content_type, parse_cpu_n, parse_path_id, MAX_BODY_BYTES};
+use contract::params::{is_json_content_type, parse_cpu_n, MAX_BODY_BYTES};
 use contract::posts::{post_after_delay, POST_DELAY};
 use contract::workload::sqrt_sum;
 use contract::ApiError;
@@ -38,12 +39,26 @@ fn json<T: Serialize>(value: &T) -> Response {
         .into_response()
 }
 
-/// The `{id}` of `/users/{id}...` and `/posts/{id}...`: the second path
-/// segment, decoded and checked by the contract's rule (as the blocking
-/// server's handlers do with the segment its router found).
-fn path_id(uri: &Uri) -> Result<i64, AppError> {
-    let raw = uri.path().split('/').nth(2).unwrap_or("");
-    Ok(parse_path_id(raw)?)
+/// The `{id}` of the request's route, decided once by the contract's rule
+/// before the handler runs (`refusal` in crate::route_handler, which
+/// answers a bad one with the contract's 400); the handlers of the routes
+/// with an id take it as their argument. Twin: the id `run` hands the
+/// blocking server's handlers (crates/blocking-server/src/handlers.rs).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PathId(pub(crate) i64);
+
+impl<S: Send + Sync> FromRequestParts<S> for PathId {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, AppError> {
+        // Absent only for a handler that takes an id on a route without one.
+        parts.extensions.get::<PathId>().copied().ok_or_else(|| {
+            AppError::internal(format_args!(
+                "{}: the route has no {{id}}",
+                parts.uri.path()
+            ))
+        })
+    }
 }
 
 /// GET /health — the worker answers at once.
@@ -104,8 +119,7 @@ fn found(id: i64, user: Option<User>) -> Answer {
 /// pipeline, or the answer (WebFlux + R2DBC; `--postgres-driver` picks
 /// which driver, crate::db). Twin: `user`, whose pool thread blocks on the
 /// socket.
-pub(crate) async fn user(State(state): State<AppState>, uri: Uri) -> Answer {
-    let id = path_id(&uri)?;
+pub(crate) async fn user(State(state): State<AppState>, PathId(id): PathId) -> Answer {
     let user = state.db.find_user(id).await?;
     found(id, user)
 }
@@ -114,8 +128,7 @@ pub(crate) async fn user(State(state): State<AppState>, uri: Uri) -> Answer {
 /// returns (WebFlux + JDBC without a scheduler). The query itself runs on a
 /// dedicated thread (see `db::SyncDb` for why); the worker waits on a std
 /// channel and serves nobody else meanwhile. Twin: `user`.
-pub(crate) async fn user_blocking(State(state): State<AppState>, uri: Uri) -> Answer {
-    let id = path_id(&uri)?;
+pub(crate) async fn user_blocking(State(state): State<AppState>, PathId(id): PathId) -> Answer {
     let user = state.sync_db.find_user_blocking_the_caller(id)?;
     found(id, user)
 }
@@ -123,8 +136,10 @@ pub(crate) async fn user_blocking(State(state): State<AppState>, uri: Uri) -> An
 /// GET /users/{id}/spawn-blocking — the worker is free: a tokio blocking-pool
 /// thread checks a sync connection out and blocks on the query (JDBC on
 /// BoundedElasticScheduler). Twin: `user`.
-pub(crate) async fn user_spawn_blocking(State(state): State<AppState>, uri: Uri) -> Answer {
-    let id = path_id(&uri)?;
+pub(crate) async fn user_spawn_blocking(
+    State(state): State<AppState>,
+    PathId(id): PathId,
+) -> Answer {
     let pool = state.sync_db.pool().clone();
     // The pool's checkout is bounded by the acquire timeout; the extra second
     // bounds a query on a Postgres that accepted the connection but stalls.
@@ -153,8 +168,7 @@ pub(crate) async fn user_spawn_blocking(State(state): State<AppState>, uri: Uri)
 /// of a pool) and the task awaits both (Mono.zip). On a miss, the user is
 /// read through the Postgres driver and both keys are set (cache-aside). Twin:
 /// `user_cache`, whose pool thread sends the GETs one after the other.
-pub(crate) async fn user_cache(State(state): State<AppState>, uri: Uri) -> Answer {
-    let id = path_id(&uri)?;
+pub(crate) async fn user_cache(State(state): State<AppState>, PathId(id): PathId) -> Answer {
     let timeout = state.acquire_timeout();
     let prefix = &state.settings.common.redis_key_prefix;
     if let Some(cached) = crate::cache::get_cached_user(&state.cache, prefix, id, timeout).await? {
@@ -175,8 +189,10 @@ pub(crate) async fn user_cache(State(state): State<AppState>, uri: Uri) -> Answe
 /// client, one GET after the other (a blocking RedisTemplate called on the
 /// event loop); on a miss it also blocks on the sync Postgres lookup and the
 /// sync SETs. Twin: `user_cache`.
-pub(crate) async fn user_cache_blocking(State(state): State<AppState>, uri: Uri) -> Answer {
-    let id = path_id(&uri)?;
+pub(crate) async fn user_cache_blocking(
+    State(state): State<AppState>,
+    PathId(id): PathId,
+) -> Answer {
     let prefix = &state.settings.common.redis_key_prefix;
     if let Some(cached) = crate::cache::get_cached_user_sync(&state.sync_cache, prefix, id)? {
         return Ok(json(&cached));
@@ -194,16 +210,14 @@ pub(crate) async fn user_cache_blocking(State(state): State<AppState>, uri: Uri)
 
 /// GET /posts/{id} — the worker is free: the task waits on a tokio timer for
 /// the slow "downstream call" (Mono.delay). Twin: `post`, whose thread sleeps.
-pub(crate) async fn post(uri: Uri) -> Answer {
-    let id = path_id(&uri)?;
+pub(crate) async fn post(PathId(id): PathId) -> Answer {
     tokio::time::sleep(POST_DELAY).await;
     Ok(json(&post_after_delay(id)?))
 }
 
 /// GET /posts/{id}/blocking — the worker SLEEPS (std::thread::sleep): nothing
 /// else runs on it for 300 ms (Thread.sleep on the event loop). Twin: `post`.
-pub(crate) async fn post_blocking(uri: Uri) -> Answer {
-    let id = path_id(&uri)?;
+pub(crate) async fn post_blocking(PathId(id): PathId) -> Answer {
     // Counted by the stall detector as a blocking call on a worker (crate::blocking_calls).
     blocking_calls::mark(BlockingCall::ThreadSleep);
     std::thread::sleep(POST_DELAY);

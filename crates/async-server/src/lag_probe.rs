@@ -7,17 +7,17 @@
 //! `monitorEventLoopDelay` is the same idea.
 //!
 //! The record itself (its period, and how a long stall also counts the
-//! ticks it swallowed) is `contract::lag`, shared with the blocking
+//! ticks it swallowed) is `server_metrics::lag`, shared with the blocking
 //! server's carrier probes.
 //!
 //! Read through `/metrics` as `event_loop_lag_seconds` (crate::metrics): a
-//! summary over the last minute (`contract::recent_durations`). The twin is
+//! summary over the last minute (`server_metrics::recent_durations`). The twin is
 //! the blocking server's queue wait (crates/blocking-server/src/queue_wait.rs).
 
 use std::sync::Arc;
 
-use contract::lag::{LagRecord, PROBE_EVERY};
-use contract::recent_durations::DurationSummary;
+use server_metrics::lag::{LagRecord, PROBE_EVERY};
+use server_metrics::recent_durations::DurationSummary;
 use tokio::time::Instant;
 
 /// The probe's record of how late it woke.

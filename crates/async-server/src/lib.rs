@@ -46,9 +46,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub use app::{app, AppState};
 pub use cli::main_with_args;
-pub use db::PostgresDriver;
 pub use error::AppError;
 pub use redis_clients::RedisClientKind;
+pub use settings::PostgresDriver;
 pub use settings::{Settings, StallDetector};
 
 /// The tokio runtime of the server: `worker_threads` event-loop workers and a
@@ -79,8 +79,7 @@ pub fn build_runtime(settings: &Settings) -> std::io::Result<tokio::runtime::Run
 /// beside the pools (contract::open_files) and the pipelined driver's
 /// clients, a descriptor per connection.
 fn max_connections(settings: &Settings) -> usize {
-    let reserved =
-        contract::open_files::reserved_fds(&settings.common) + settings.postgres_clients() as u64;
+    let reserved = settings.common.reserved_fds() + settings.postgres_clients() as u64;
     let cap = server_support::open_files::connection_cap(usize::MAX, reserved, 1);
     tracing::info!(
         max_connections = cap.connections,

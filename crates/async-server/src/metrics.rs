@@ -1,6 +1,6 @@
 //! `/metrics`, and the wrapper that counts and times each request by route,
 //! method and status (`http_requests_total` and the histogram
-//! `http_server_requests_seconds`, both from `contract::metrics`).
+//! `http_server_requests_seconds`, both from `server_metrics::metrics`).
 //!
 //! The route label is the route's pattern ("/users/{id}", as in
 //! `contract::routes::ROUTES`), or `unmatched`, so a scan of random ids
@@ -22,11 +22,11 @@ use std::time::Instant;
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};
-use contract::metrics::{
+use contract::routes::UNMATCHED;
+use server_metrics::metrics::{
     append_summaries, render, seconds, write_family_header, MetricsSnapshot, PoolGauges,
     RequestCounters, SummarySeries, CLIENT_CLOSED_REQUEST, CONTENT_TYPE,
 };
-use contract::routes::UNMATCHED;
 
 use crate::route_monitors::RouteTotals;
 use crate::AppState;
@@ -99,7 +99,7 @@ pub(crate) fn method_label(method: &axum::http::Method) -> &'static str {
         Method::GET => "GET",
         Method::HEAD => "HEAD",
         Method::POST => "POST",
-        _ => contract::metrics::request_histogram::method_label(method.as_str()),
+        _ => server_metrics::metrics::request_histogram::method_label(method.as_str()),
     }
 }
 
@@ -286,7 +286,7 @@ fn pool_gauges(state: &AppState) -> Vec<PoolGauges> {
 /// Twin: `metrics` in crates/blocking-server/src/handlers.rs.
 pub(crate) async fn metrics(State(state): State<AppState>) -> Response {
     // Without /proc the answer is still 200, minus the process metrics (the
-    // contract's rule, contract::metrics), as on the blocking server.
+    // shared rule, server_metrics::metrics), as on the blocking server.
     let mut text = render(&MetricsSnapshot {
         server: "async",
         process: server_support::process_gauges(),

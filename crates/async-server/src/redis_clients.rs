@@ -28,12 +28,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use contract::settings::CommonSettings;
 use deadpool::managed::{self, Metrics, Object, RecycleError, RecycleResult};
 use redis::aio::{
     ConnectionLike, ConnectionManager, ConnectionManagerConfig, MultiplexedConnection,
 };
 use redis::{AsyncConnectionConfig, Cmd, Pipeline, RedisError, RedisFuture, Value};
+use server_settings::CommonSettings;
 
 use crate::error::AppError;
 

@@ -1,12 +1,13 @@
 //! What every request goes through besides its handler, in one wrapper
 //! around each route's handler and each fallback ([`Served`]), in order: the
 //! request counter and its clock (crate::metrics), the size limits
-//! (crate::request_limits), then the handler's future, polled under the
-//! panic guard (crate::panic_guard) and, when the stall detector is on, the
-//! route's monitor (crate::route_monitors).
-//! [`Routes`] adds the contract's routes to an axum `Router` from the
-//! contract's table (each route's pattern, the `/metrics` label, and its
-//! method), each handler wrapped.
+//! (crate::request_limits), the route's `{id}` decided once ([`PathId`]),
+//! then the handler's future, polled under the panic guard
+//! (crate::panic_guard) and, when the stall detector is on, the route's
+//! monitor (crate::route_monitors).
+//! [`Routes`] adds the contract's routes to an axum `Router`, each by its
+//! `contract::routes::Route` (its pattern, the `/metrics` label, and its
+//! method come from the contract's table), each handler wrapped.
 //!
 //! Why a handler wrapper and not tower layers added with `Router::layer`:
 //! a layer wraps each route's service in one more boxed service, and axum
@@ -25,25 +26,52 @@ use std::task::{Context, Poll};
 
 use axum::extract::Request;
 use axum::handler::Handler;
-use axum::response::Response;
+use axum::response::{IntoResponse as _, Response};
 use axum::routing::{get, post, MethodRouter};
 use axum::Router;
-use contract::routes::UNMATCHED;
+use contract::params::parse_path_id;
+use contract::routes::{Method, Route, UNMATCHED};
 
+use crate::error::AppError;
+use crate::handlers::{self, PathId};
 use crate::metrics::{self, Counted};
 use crate::panic_guard;
 use crate::request_limits;
 use crate::route_monitors::{RouteMonitors, RouteWatch, Watched};
-use crate::{handlers, AppState};
+use crate::AppState;
 
 /// The `route` label a request is counted under.
 #[derive(Clone, Copy)]
 enum Label {
     /// The handler's own route.
-    Route(&'static str),
+    Route(Route),
+    /// No route: the fallback for an unknown path.
+    Unmatched,
     /// The route axum matched the path to (a known path asked with a method
     /// it does not serve), looked up per request: only 405s take this path.
     Matched,
+}
+
+/// The contract's answer to a request that does not reach its handler, or
+/// `None` when it does: over the size limits (crate::request_limits), or,
+/// on a route with an `{id}`, an id the contract refuses
+/// (`contract::params::parse_path_id`, from the raw, still percent-encoded
+/// segment). An accepted id goes to the handler as a [`PathId`].
+fn refusal(label: Label, request: &mut Request) -> Option<Response> {
+    if let Some(rejected) = request_limits::rejection(request) {
+        return Some(rejected);
+    }
+    let Label::Route(route) = label else {
+        return None;
+    };
+    let raw = route.id_segment(request.uri().path())?;
+    match parse_path_id(raw) {
+        Ok(id) => {
+            request.extensions_mut().insert(PathId(id));
+            None
+        }
+        Err(refused) => Some(AppError::from(refused).into_response()),
+    }
 }
 
 /// A handler (or fallback) with everything that goes around it.
@@ -63,18 +91,19 @@ where
 {
     type Future = Counted<Answer<H::Future>>;
 
-    fn call(self, request: Request, state: AppState) -> Self::Future {
+    fn call(self, mut request: Request, state: AppState) -> Self::Future {
         // The head is in: the request's time starts here.
         let began = std::time::Instant::now();
         let method = metrics::method_label(request.method());
         let route = match self.label {
-            Label::Route(pattern) => pattern,
+            Label::Route(route) => route.pattern(),
+            Label::Unmatched => UNMATCHED,
             Label::Matched => metrics::route_label(&request),
         };
         let counters = state.counters;
-        let answer = match request_limits::rejection(&request) {
-            Some(rejected) => Answer::Ready {
-                response: Some(rejected),
+        let answer = match refusal(self.label, &mut request) {
+            Some(refused) => Answer::Ready {
+                response: Some(refused),
             },
             None => {
                 let future = self.handler.call(request, state);
@@ -134,42 +163,27 @@ impl<'a> Routes<'a> {
         }
     }
 
-    /// `handler` for `pattern`, with the route's monitor when the detector
-    /// is on.
-    fn served<H>(&self, pattern: &'static str, handler: H) -> Served<H> {
-        Served {
-            handler,
-            label: Label::Route(pattern),
-            watch: self.monitors.watch(pattern),
-        }
-    }
-
-    /// The contract's route `pattern`, answered by `handler`, for the
+    /// The contract's `route`, answered by `handler` (with the route's
+    /// monitor when the detector is on), at the route's pattern and for the
     /// method the contract's table gives it (`GET` also answers `HEAD`).
-    ///
-    /// # Panics
-    /// If `pattern` is not a route of `contract::routes::ROUTES`, or its
-    /// method is one this server has no router for: a route spelled
-    /// differently here would be served under a label no other part knows.
-    /// It panics as the router is built, at start-up, and in every test
-    /// that builds one.
-    pub(crate) fn route<H, T>(self, pattern: &'static str, handler: H) -> Self
+    pub(crate) fn add<H, T>(self, route: Route, handler: H) -> Self
     where
         H: Handler<T, AppState>,
         T: 'static,
     {
-        let Some(spec) = contract::routes::find(pattern) else {
-            panic!("route {pattern} is not in contract::routes::ROUTES");
+        let served = Served {
+            handler,
+            label: Label::Route(route),
+            watch: self.monitors.watch(route),
         };
-        let served = self.served(spec.pattern, handler);
-        let route: MethodRouter<AppState> = match spec.method {
-            "GET" => get(served),
-            "POST" => post(served),
-            other => panic!("route {pattern}: the contract's method {other} has no router here"),
+        let spec = route.spec();
+        let method_router: MethodRouter<AppState> = match spec.method {
+            Method::Get => get(served),
+            Method::Post => post(served),
         };
         Routes {
             monitors: self.monitors,
-            router: self.router.route(spec.pattern, route),
+            router: self.router.route(spec.pattern, method_router),
         }
     }
 
@@ -187,7 +201,7 @@ impl<'a> Routes<'a> {
         self.router
             // Must come after the routes: it applies to the routes added so far.
             .method_not_allowed_fallback(fallback(handlers::method_not_allowed, Label::Matched))
-            .fallback(fallback(handlers::no_route, Label::Route(UNMATCHED)))
+            .fallback(fallback(handlers::no_route, Label::Unmatched))
     }
 }
 
@@ -207,7 +221,7 @@ mod tests {
     {
         let served = Served {
             handler,
-            label: Label::Route("/health"),
+            label: Label::Route(Route::Health),
             watch: None,
         };
         served.call(request, state.clone()).await.status()

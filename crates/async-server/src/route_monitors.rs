@@ -35,14 +35,14 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use contract::metrics::{this_threads_shard, SHARDS};
-use contract::routes::ROUTES;
+use contract::routes::{Route, ROUTES};
+use server_metrics::metrics::{this_threads_shard, SHARDS};
 use tokio_metrics::TaskMonitorCore;
 
 use crate::blocking_calls::{self, RouteBlockingCalls};
 
 // How many monitors each route has, and which one a worker uses: one per
-// worker, up to `SHARDS` (contract::metrics::this_threads_shard, which the
+// worker, up to `SHARDS` (server_metrics::metrics::this_threads_shard, which the
 // request counters use too).
 //
 // Why more than one: a monitor is about twenty atomic counters, and a
@@ -117,7 +117,8 @@ impl RouteTotals {
     }
 }
 
-/// Every route's monitor, in the order of `contract::routes::ROUTES`.
+/// Every route's monitor, in the order of `contract::routes::ROUTES` (a
+/// route's `index`).
 pub(crate) struct RouteMonitors {
     slow_poll_threshold: Option<Duration>,
     monitors: Vec<RouteMonitor>,
@@ -164,16 +165,12 @@ impl RouteMonitors {
         self.monitors.iter().map(|m| (m.pattern, m.blocking_calls))
     }
 
-    /// The route's share of the detector, or `None` when it is off (the
-    /// router adds only the contract's patterns: crate::route_handler).
-    pub(crate) fn watch(&self, pattern: &str) -> Option<RouteWatch> {
-        self.monitors
-            .iter()
-            .find(|m| m.pattern == pattern)
-            .map(|m| RouteWatch {
-                monitors: m.tasks,
-                blocking_calls: m.blocking_calls,
-            })
+    /// The route's share of the detector, or `None` when it is off.
+    pub(crate) fn watch(&self, route: Route) -> Option<RouteWatch> {
+        self.monitors.get(route.index()).map(|m| RouteWatch {
+            monitors: m.tasks,
+            blocking_calls: m.blocking_calls,
+        })
     }
 }
 

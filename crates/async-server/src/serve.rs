@@ -26,11 +26,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use contract::metrics::RequestCounters;
 use contract::routes::UNMATCHED;
 use contract::ApiError;
 use hyper::server::conn::http1;
 use hyper_util::rt::TokioIo;
+use server_metrics::metrics::RequestCounters;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};

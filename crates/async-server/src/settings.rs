@@ -8,11 +8,12 @@
 use std::net::SocketAddr;
 
 use clap::Parser;
-use contract::settings::{cores, parse_bind, CommonSettings, DEFAULT_ASYNC_BIND};
+use contract::settings::DEFAULT_ASYNC_BIND;
+use server_settings::{cores, parse_bind, CommonSettings};
 
 /// `--slow-poll-ms` unless told otherwise: the contract's slow threshold,
 /// shared with the blocking server's carrier stalls.
-const SLOW_POLL_DEFAULT_MS: u64 = contract::blocking_calls::SLOW_DEFAULT.as_millis() as u64;
+const SLOW_POLL_DEFAULT_MS: u64 = server_metrics::blocking_calls::SLOW_DEFAULT.as_millis() as u64;
 
 /// Everything `async-server` can be told, from defaults, the environment and flags.
 #[derive(Debug, Clone, Parser)]
@@ -52,7 +53,7 @@ pub struct Settings {
     /// clients with the queries of many requests pipelined on each (no
     /// pool). The blocking variants keep the sync driver.
     #[arg(long, env = "POSTGRES_DRIVER", value_enum, default_value = "sqlx")]
-    pub postgres_driver: crate::db::PostgresDriver,
+    pub postgres_driver: PostgresDriver,
 
     /// `--postgres-driver pipelined`: how many shared connections [default:
     /// worker threads].
@@ -79,6 +80,27 @@ pub struct Settings {
 
     #[command(flatten)]
     pub common: CommonSettings,
+}
+
+/// Which driver `--postgres-driver` picks (crate::db).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PostgresDriver {
+    /// sqlx's pool (R2DBC's place): two round trips per request.
+    Sqlx,
+    /// tokio-postgres in a deadpool-postgres pool: one round trip per request.
+    Deadpool,
+    /// A few shared tokio-postgres clients, queries pipelined, no pool.
+    Pipelined,
+}
+
+impl PostgresDriver {
+    pub fn name(self) -> &'static str {
+        match self {
+            PostgresDriver::Sqlx => "sqlx",
+            PostgresDriver::Deadpool => "deadpool",
+            PostgresDriver::Pipelined => "pipelined",
+        }
+    }
 }
 
 /// Whether the stall detector instruments the handlers and runs its probe.
@@ -125,7 +147,7 @@ mod tests {
         assert_eq!(s.worker_threads(), cores());
         assert_eq!(s.blocking_threads(), 10 * cores());
         assert_eq!(s.rayon_threads(), cores());
-        assert_eq!(s.postgres_driver, crate::db::PostgresDriver::Sqlx);
+        assert_eq!(s.postgres_driver, PostgresDriver::Sqlx);
         assert_eq!(s.postgres_clients(), cores());
         assert_eq!(s.postgres_pipeline_depth, 64);
         assert_eq!(
@@ -165,7 +187,7 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(s.bind.port(), 0);
-        assert_eq!(s.postgres_driver, crate::db::PostgresDriver::Pipelined);
+        assert_eq!(s.postgres_driver, PostgresDriver::Pipelined);
         // One shared connection per worker unless told.
         assert_eq!(s.postgres_clients(), 1);
         assert_eq!(s.postgres_pipeline_depth, 8);

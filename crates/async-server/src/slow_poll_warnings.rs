@@ -27,7 +27,7 @@ use crate::route_monitors::RouteMonitors;
 const CHECK_EVERY: Duration = Duration::from_secs(1);
 /// At most one warning per route this often (the contract's, shared with
 /// the blocking server's pinning detector).
-pub(crate) const WARN_EVERY: Duration = contract::blocking_calls::WARN_EVERY;
+pub(crate) const WARN_EVERY: Duration = server_metrics::blocking_calls::WARN_EVERY;
 
 /// What was last reported for one route.
 #[derive(Clone, Copy, Default)]

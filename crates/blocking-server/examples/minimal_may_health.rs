@@ -39,7 +39,7 @@ fn main() -> io::Result<()> {
     let carriers = args
         .next()
         .and_then(|w| w.parse().ok())
-        .unwrap_or_else(contract::settings::cores);
+        .unwrap_or_else(server_settings::cores);
     may::config().set_workers(carriers).set_worker_pin(false);
     let server = HttpServer(MinimalHealth {
         body: to_json(&Health::ok()),

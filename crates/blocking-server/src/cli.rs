@@ -26,8 +26,8 @@ where
     T: Into<OsString> + Clone,
 {
     let settings = Settings::parse_from(args);
-    // `--log-format text|json`, written once in contract::logging.
-    let subscriber = contract::logging::subscriber(settings.common.log_format);
+    // `--log-format text|json`, written once in server_settings::logging.
+    let subscriber = server_settings::logging::subscriber(settings.common.log_format);
     if tracing::subscriber::set_global_default(subscriber).is_err() {
         eprintln!("blocking-server: a log subscriber was already installed; keeping it");
     }

@@ -27,9 +27,9 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use contract::metrics::{PoolGauges, PoolWaitTotals};
 use contract::model::User;
-use contract::settings::CommonSettings;
+use server_metrics::metrics::{PoolGauges, PoolWaitTotals};
+use server_settings::CommonSettings;
 
 use crate::executor::Waits;
 use crate::yielding::pool::{Pool, PoolState, Pooled};

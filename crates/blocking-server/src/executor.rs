@@ -33,7 +33,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::platform_threads::HandlerPool;
+use crate::connector::busy_threads::BusyThreads;
+use crate::queue_wait::QueueWaits;
 use crate::virtual_threads::pinning::{Pins, Run};
 
 /// What runs the handlers.
@@ -43,6 +44,15 @@ pub(crate) enum Executor {
     PlatformThreads { handler_pool: Option<HandlerPool> },
     /// Coroutines on carrier threads, and the pinning detector.
     VirtualThreads { pins: Arc<Pins> },
+}
+
+/// What the `nio` connector measures about its handler threads, for
+/// `/metrics`: each route's wait for a free thread, and how many are busy
+/// (crate::platform_threads fills it in; the virtual threads' twin is
+/// their `Pins`).
+pub(crate) struct HandlerPool {
+    pub(crate) queue_waits: QueueWaits,
+    pub(crate) busy: Arc<BusyThreads>,
 }
 
 impl Executor {

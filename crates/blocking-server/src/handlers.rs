@@ -23,14 +23,14 @@ use std::time::Duration;
 use contract::model::{to_json, CachedUser, CpuResult, EchoRequest, Health};
 use contract::params::{is_json_content_type, parse_cpu_n, parse_path_id};
 use contract::posts::{post_after_delay, POST_DELAY};
-use contract::routes::UNMATCHED;
+use contract::routes::{Route, UNMATCHED};
 use contract::ApiError;
 
-use contract::blocking_calls::{mark, BlockingCall};
+use server_metrics::blocking_calls::{mark, BlockingCall};
 
 use crate::executor::Waits;
 use crate::http::{Refused, Request, Response};
-use crate::router::{route, Route, Routing};
+use crate::router::{route, Routing};
 use crate::AppState;
 use server_support::sync_postgres::DbError;
 use server_support::sync_redis::CacheError;
@@ -44,27 +44,28 @@ pub(crate) fn respond(state: &AppState, incoming: Result<&Request, Refused>) -> 
         Ok(request) => request,
         Err(refused) => return refuse(state, &refused),
     };
-    let (label, result) = match route(&request.method, &request.path) {
-        Routing::Matched { route, pattern } => {
+    let routing = route(&request.method, &request.path);
+    let label = routing.label();
+    let result = match routing {
+        Routing::Matched { route, id } => {
             // A bug in a handler answers 500 and keeps the thread, as Tomcat
             // does with an exception, instead of shrinking the pool by one.
             let outcome = catch_unwind(AssertUnwindSafe(|| {
                 state
                     .executor
-                    .run(pattern, |waits| run(state, waits, route, request))
+                    .run(label, |waits| run(state, waits, route, id, request))
             }));
-            let result = outcome.unwrap_or_else(|_| {
-                tracing::error!(route = pattern, "handler panicked");
+            outcome.unwrap_or_else(|_| {
+                tracing::error!(route = label, "handler panicked");
                 Err(ApiError::internal())
-            });
-            (pattern, result)
+            })
         }
-        Routing::WrongMethod { pattern, allow } => {
+        Routing::WrongMethod { route } => {
             let mut response = Response::error(&ApiError::method_not_allowed());
-            response.allow = Some(allow);
-            (pattern, Ok(response))
+            response.allow = Some(route.spec().allow());
+            Ok(response)
         }
-        Routing::NoRoute => (UNMATCHED, Err(ApiError::no_route())),
+        Routing::NoRoute => Err(ApiError::no_route()),
     };
     let response = result.unwrap_or_else(|e| Response::error(&e));
     let elapsed = request.head_at.elapsed();
@@ -85,10 +86,7 @@ pub(crate) fn respond(state: &AppState, incoming: Result<&Request, Refused>) -> 
 fn refuse(state: &AppState, refused: &Refused) -> Response {
     let (label, method, elapsed) = match &refused.head {
         Some(head) => {
-            let label = match route(&head.method, &head.path) {
-                Routing::Matched { pattern, .. } | Routing::WrongMethod { pattern, .. } => pattern,
-                Routing::NoRoute => UNMATCHED,
-            };
+            let label = route(&head.method, &head.path).label();
             (label, head.method.as_str(), head.at.elapsed())
         }
         None => (UNMATCHED, "", Duration::ZERO),
@@ -102,21 +100,37 @@ fn refuse(state: &AppState, refused: &Refused) -> Response {
     Response::error(&refused.error)
 }
 
-/// The route's handler, with the request's `Waits` (crate::executor).
+/// The route's handler, with the request's `Waits` (crate::executor), and
+/// the id of a route that has one, decided once by the contract's rule
+/// (`contract::params::parse_path_id`) from the raw segment the router
+/// found. One arm per route of the contract's table: a route added there
+/// does not compile until it is answered here. Twin: `add` in
+/// crates/async-server/src/app.rs, and its `PathId`.
 fn run(
     state: &AppState,
     waits: &Waits<'_>,
     route: Route,
+    raw_id: Option<&str>,
     request: &Request,
 ) -> Result<Response, ApiError> {
+    let id = || parse_path_id(raw_id.unwrap_or_default());
     match route {
         Route::Health => Ok(health()),
         Route::Cpu => cpu(waits, request.query.as_deref()),
-        Route::User(id) => user(state, waits, &id),
-        Route::UserCache(id) => user_cache(state, waits, &id),
-        Route::Post(id) => post(waits, &id),
+        Route::User => user(state, waits, id()?),
+        Route::UserCache => user_cache(state, waits, id()?),
+        Route::Post => post(waits, id()?),
         Route::Echo => echo(request),
         Route::Metrics => Ok(metrics(state)),
+        // The async server's variants (the table's `Servers::AsyncOnly`):
+        // the router never brings them here, and this server has no route
+        // for them.
+        Route::CpuSpawnBlocking
+        | Route::CpuRayon
+        | Route::UserBlocking
+        | Route::UserSpawnBlocking
+        | Route::UserCacheBlocking
+        | Route::PostBlocking => Err(ApiError::no_route()),
     }
 }
 
@@ -141,8 +155,7 @@ fn cpu(waits: &Waits<'_>, query: Option<&str>) -> Result<Response, ApiError> {
 /// `GET /users/{id}`: the thread waits for a pooled connection, then blocks
 /// on the socket until Postgres answers (MVC + JDBC). Twin: `user` (sqlx; the
 /// worker thread serves other requests meanwhile).
-fn user(state: &AppState, waits: &Waits<'_>, raw_id: &str) -> Result<Response, ApiError> {
-    let id = parse_path_id(raw_id)?;
+fn user(state: &AppState, waits: &Waits<'_>, id: i64) -> Result<Response, ApiError> {
     let user = load_user(state, waits, id)?.ok_or_else(|| ApiError::user_not_found(id))?;
     Ok(Response::json(to_json(&user)))
 }
@@ -150,8 +163,7 @@ fn user(state: &AppState, waits: &Waits<'_>, raw_id: &str) -> Result<Response, A
 /// `GET /users/{id}/cache`: two Redis GETs one after the other, the thread
 /// blocked for each round trip; on a miss, the user from Postgres, then both
 /// keys set (cache-aside). Twin: `user_cache` (both GETs at once, like Mono.zip).
-fn user_cache(state: &AppState, waits: &Waits<'_>, raw_id: &str) -> Result<Response, ApiError> {
-    let id = parse_path_id(raw_id)?;
+fn user_cache(state: &AppState, waits: &Waits<'_>, id: i64) -> Result<Response, ApiError> {
     let prefix = state.key_prefix.as_str();
     let mut conn = state.driver.cache(waits).map_err(cache_error)?;
     let (name, email) = conn
@@ -174,8 +186,7 @@ fn user_cache(state: &AppState, waits: &Waits<'_>, raw_id: &str) -> Result<Respo
 /// the whole time (MVC's Thread.sleep). On virtual threads the coroutine
 /// parks for 300 ms and its carrier serves others (Thread.sleep on a
 /// virtual thread). Twin: `post` (a timer; the worker is free).
-fn post(waits: &Waits<'_>, raw_id: &str) -> Result<Response, ApiError> {
-    let id = parse_path_id(raw_id)?;
+fn post(waits: &Waits<'_>, id: i64) -> Result<Response, ApiError> {
     waits.sleep(POST_DELAY);
     let post = post_after_delay(id)?;
     Ok(Response::json(to_json(&post)))
@@ -199,7 +210,7 @@ fn echo(request: &Request) -> Result<Response, ApiError> {
 fn metrics(state: &AppState) -> Response {
     Response {
         status: 200,
-        content_type: contract::metrics::CONTENT_TYPE,
+        content_type: server_metrics::metrics::CONTENT_TYPE,
         body: crate::metrics::render_metrics(state).into_bytes(),
         allow: None,
     }

@@ -61,8 +61,8 @@ mod yielding;
 use std::net::TcpListener;
 use std::sync::Arc;
 
-use contract::metrics::RequestCounters;
 use crossbeam_channel::Receiver;
+use server_metrics::metrics::RequestCounters;
 
 pub use cli::main_with_args;
 pub use settings::{Connector, DriverKind, Settings, Threads, DEFAULT_COROUTINE_STACK_KIB};

@@ -1,6 +1,6 @@
 //! `GET /metrics` of the blocking server: the contract's figures (the
 //! standard process metrics from `/proc`, the request counters and the
-//! request-latency histogram, `contract::metrics`), the gauges and checkout
+//! request-latency histogram, `server_metrics::metrics`), the gauges and checkout
 //! totals of both pools (crate::driver), and on virtual threads the pinning
 //! detector's figures (crate::virtual_threads::pinning), under the server
 //! label `virtual`.
@@ -16,17 +16,16 @@
 
 use std::fmt::Write as _;
 
-use contract::metrics::{
+use server_metrics::metrics::{
     append_summaries, render, write_family_header, MetricsSnapshot, SummarySeries,
 };
 
-use crate::executor::Executor;
-use crate::platform_threads::HandlerPool;
+use crate::executor::{Executor, HandlerPool};
 use crate::AppState;
 
 pub(crate) fn render_metrics(state: &AppState) -> String {
     // Without /proc the answer is still 200, minus the process metrics (the
-    // contract's rule, contract::metrics). Twin: crates/async-server/src/metrics.rs.
+    // shared rule, server_metrics::metrics). Twin: crates/async-server/src/metrics.rs.
     let server = state.executor.metrics_label();
     let mut text = render(&MetricsSnapshot {
         server,

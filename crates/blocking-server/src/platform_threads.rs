@@ -16,17 +16,10 @@ use std::sync::Arc;
 use crossbeam_channel::Receiver;
 
 use crate::connector::busy_threads::BusyThreads;
-use crate::executor::Executor;
+use crate::executor::{Executor, HandlerPool};
 use crate::queue_wait::QueueWaits;
 use crate::settings::{Connector, ServeConfig};
 use crate::Handlers;
-
-/// What the `nio` connector measures about its handler threads, for
-/// `/metrics`: each route's wait for a free thread, and how many are busy.
-pub(crate) struct HandlerPool {
-    pub(crate) queue_waits: QueueWaits,
-    pub(crate) busy: Arc<BusyThreads>,
-}
 
 /// Serves `listener` with `handlers` on `config.handler_threads` threads
 /// behind `config.connector`, until `shutdown` receives a message or its

@@ -5,7 +5,7 @@
 //! concurrent request waits here; this is where a thread-per-request server
 //! queues, and `/metrics` shows it as `handler_queue_wait_seconds`.
 //!
-//! Each route keeps a `contract::recent_durations` summary (quantiles over the
+//! Each route keeps a `server_metrics::recent_durations` summary (quantiles over the
 //! last minute, count and sum since start-up) behind its own short-held lock.
 //! Only a request that came through the queue is recorded: a pipelined
 //! request served right after the previous one on the same thread did not
@@ -22,8 +22,8 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use contract::recent_durations::{DurationSummary, RecentDurations};
 use contract::routes::blocking_server_labels;
+use server_metrics::recent_durations::{DurationSummary, RecentDurations};
 
 /// One summary per route this server serves, plus `unmatched`.
 pub(crate) struct QueueWaits {

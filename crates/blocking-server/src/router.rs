@@ -1,124 +1,95 @@
-//! Which handler a request is for, from its method and path: pure matching,
-//! no I/O.
+//! Which route of the contract a request is for, from its method and path:
+//! pure matching, no I/O.
 //!
 //! The path is matched by the contract's route table
 //! (`contract::routes::match_path`, the one derivation of the `/metrics`
 //! label); the blocking server serves the `Servers::Both` rows. A known path
 //! asked with another method is a 405 with the contract's `Allow` header,
-//! and `HEAD` is accepted wherever `GET` is.
+//! and `HEAD` is accepted wherever `GET` is. Which handler answers each
+//! route is the exhaustive `match` in crate::handlers.
 
-use contract::routes::{match_path, Servers};
+use contract::routes::{match_path, Route, Servers, UNMATCHED};
 
-/// A matched route, with the raw path segment of its id where it has one
-/// (still percent-encoded: `contract::params::parse_path_id` decodes and checks it).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Route {
-    Health,
-    Cpu,
-    User(String),
-    UserCache(String),
-    Post(String),
-    Echo,
-    Metrics,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Routing {
-    Matched {
-        route: Route,
-        pattern: &'static str,
-    },
-    WrongMethod {
-        pattern: &'static str,
-        allow: &'static str,
-    },
+/// Where a request goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Routing<'p> {
+    /// A route this server serves, asked with a method it serves, with the
+    /// raw path segment of its `{id}` where it has one (still
+    /// percent-encoded: `contract::params::parse_path_id` decides the id).
+    Matched { route: Route, id: Option<&'p str> },
+    /// A route this server serves, asked with another method: 405.
+    WrongMethod { route: Route },
+    /// No route of this server: 404.
     NoRoute,
 }
 
+impl Routing<'_> {
+    /// The `/metrics` `route` label the request is counted under: its
+    /// route's pattern, or `unmatched`.
+    pub(crate) fn label(&self) -> &'static str {
+        match self {
+            Routing::Matched { route, .. } | Routing::WrongMethod { route } => route.pattern(),
+            Routing::NoRoute => UNMATCHED,
+        }
+    }
+}
+
 /// Which route of the contract a request is for. The path is matched by
-/// the contract's table (`contract::routes::match_path`), so the pattern,
-/// the `/metrics` label, is the contract's; only the routes the blocking
-/// server serves (`Servers::Both`) count. What is left here is which
-/// handler answers each pattern.
-pub(crate) fn route(method: &str, path: &str) -> Routing {
-    let Some(found) = match_path(path).filter(|m| m.route.servers == Servers::Both) else {
+/// the contract's table (`contract::routes::match_path`), so the route and
+/// its label are the contract's; only the routes the blocking server serves
+/// (`Servers::Both`) count.
+pub(crate) fn route<'p>(method: &str, path: &'p str) -> Routing<'p> {
+    let Some(found) = match_path(path).filter(|m| m.route.spec().servers == Servers::Both) else {
         return Routing::NoRoute;
     };
-    let pattern = found.route.pattern;
-    if !found.route.allows(method) {
-        return Routing::WrongMethod {
-            pattern,
-            allow: found.route.allow(),
-        };
+    let route = found.route;
+    if route.spec().allows(method) {
+        Routing::Matched {
+            route,
+            id: found.id,
+        }
+    } else {
+        Routing::WrongMethod { route }
     }
-    let id = || found.id.unwrap_or_default().to_owned();
-    let route = match pattern {
-        "/health" => Route::Health,
-        "/cpu" => Route::Cpu,
-        "/users/{id}" => Route::User(id()),
-        "/users/{id}/cache" => Route::UserCache(id()),
-        "/posts/{id}" => Route::Post(id()),
-        "/echo" => Route::Echo,
-        "/metrics" => Route::Metrics,
-        // A route of the table without a handler here: a test below keeps
-        // this arm unreachable.
-        _ => return Routing::NoRoute,
-    };
-    Routing::Matched { route, pattern }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn matched(method: &str, path: &str) -> Option<(Route, &'static str)> {
-        match route(method, path) {
-            Routing::Matched { route, pattern } => Some((route, pattern)),
-            _ => None,
-        }
-    }
-
     #[test]
     fn every_route_matches_its_pattern() {
         let table = [
-            ("GET", "/health", Route::Health, "/health"),
-            ("HEAD", "/health", Route::Health, "/health"),
-            ("GET", "/cpu", Route::Cpu, "/cpu"),
-            ("GET", "/users/7", Route::User("7".into()), "/users/{id}"),
-            ("GET", "/users/x", Route::User("x".into()), "/users/{id}"),
-            (
-                "GET",
-                "/users/7/cache",
-                Route::UserCache("7".into()),
-                "/users/{id}/cache",
-            ),
-            ("GET", "/posts/3", Route::Post("3".into()), "/posts/{id}"),
-            ("POST", "/echo", Route::Echo, "/echo"),
-            ("GET", "/metrics", Route::Metrics, "/metrics"),
-            (
-                "GET",
-                "/users/%31",
-                Route::User("%31".into()),
-                "/users/{id}",
-            ),
+            ("GET", "/health", Route::Health, None),
+            ("HEAD", "/health", Route::Health, None),
+            ("GET", "/cpu", Route::Cpu, None),
+            ("GET", "/users/7", Route::User, Some("7")),
+            ("GET", "/users/x", Route::User, Some("x")),
+            ("GET", "/users/7/cache", Route::UserCache, Some("7")),
+            ("GET", "/posts/3", Route::Post, Some("3")),
+            ("POST", "/echo", Route::Echo, None),
+            ("GET", "/metrics", Route::Metrics, None),
+            ("GET", "/users/%31", Route::User, Some("%31")),
         ];
-        for (method, path, want, pattern) in table {
+        for (method, path, route_, id) in table {
+            let routed = route(method, path);
             assert_eq!(
-                matched(method, path),
-                Some((want, pattern)),
+                routed,
+                Routing::Matched { route: route_, id },
                 "{method} {path}"
             );
+            assert_eq!(routed.label(), route_.pattern());
         }
     }
 
     #[test]
-    fn every_route_of_the_blocking_server_has_a_handler_and_no_other() {
+    fn the_blocking_server_serves_the_routes_of_both_and_no_other() {
         for spec in contract::routes::ROUTES {
             let path = spec.pattern.replace("{id}", "1");
-            let routed = route(spec.method, &path);
+            let routed = route(spec.method.as_str(), &path);
             match spec.servers {
                 Servers::Both => assert!(
-                    matches!(routed, Routing::Matched { pattern, .. } if pattern == spec.pattern),
+                    matches!(routed, Routing::Matched { route, .. } if route == spec.route),
                     "{path}: {routed:?}"
                 ),
                 Servers::AsyncOnly => assert_eq!(routed, Routing::NoRoute, "{path}"),
@@ -127,20 +98,19 @@ mod tests {
     }
 
     #[test]
-    fn wrong_method_names_what_is_allowed() {
+    fn wrong_method_is_counted_under_the_route_and_names_what_is_allowed() {
+        let routed = route("POST", "/health");
         assert_eq!(
-            route("POST", "/health"),
+            routed,
             Routing::WrongMethod {
-                pattern: "/health",
-                allow: "GET,HEAD"
+                route: Route::Health
             }
         );
+        assert_eq!(routed.label(), "/health");
+        assert_eq!(Route::Health.spec().allow(), "GET,HEAD");
         assert_eq!(
             route("GET", "/echo"),
-            Routing::WrongMethod {
-                pattern: "/echo",
-                allow: "POST"
-            }
+            Routing::WrongMethod { route: Route::Echo }
         );
     }
 
@@ -156,7 +126,9 @@ mod tests {
             "/cpu/rayon",
             "health",
         ] {
-            assert_eq!(route("GET", path), Routing::NoRoute, "{path:?}");
+            let routed = route("GET", path);
+            assert_eq!(routed, Routing::NoRoute, "{path:?}");
+            assert_eq!(routed.label(), UNMATCHED);
         }
     }
 }

@@ -7,7 +7,8 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use clap::Parser;
-use contract::settings::{parse_bind, CommonSettings, DEFAULT_BLOCKING_BIND};
+use contract::settings::DEFAULT_BLOCKING_BIND;
+use server_settings::{parse_bind, CommonSettings};
 
 use crate::http::read::ReadTimeouts;
 
@@ -140,7 +141,7 @@ impl Settings {
             coroutine_stack_kib: self.coroutine_stack_kib,
             report_stack_use: self.report_stack_use,
             max_connections: self.max_connections as usize,
-            reserved_fds: contract::open_files::reserved_fds(common),
+            reserved_fds: common.reserved_fds(),
         }
     }
 }

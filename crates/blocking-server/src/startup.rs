@@ -11,10 +11,11 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use contract::cache::{email_key, name_key, SEED_BATCH};
-use contract::settings::{redact_url, CommonSettings};
+use contract::settings::redact_url;
 use contract::sql::{MIGRATIONS, TAKE_MIGRATION_LOCK};
 use contract::startup::{RetrySchedule, STARTUP_TIMEOUT};
 use crossbeam_channel::{Receiver, RecvTimeoutError};
+use server_settings::CommonSettings;
 
 use server_support::sync_postgres::{self, PgConnection};
 use server_support::sync_redis::RedisManager;

@@ -4,27 +4,26 @@
 //! them side by side and see only one difference: what a thread does while it
 //! waits. Everything else — the routes, the JSON bodies, the error shape and its
 //! status codes, the checks on a request head and its body framing, the CPU
-//! workload, the SQL text, the Redis key names, the settings and how pools and
-//! start-up retries follow from them — lives here, so the same request gets the
-//! same answer from both. A rule both servers must follow is written once, here.
+//! workload, the slow downstream, the SQL text, the Redis key names, the
+//! limits (body and head sizes, the connection cap, the start-up retries)
+//! and the defaults — lives here, so the same request gets the same answer
+//! from both. A rule both servers must follow is written once, here.
 //!
 //! This crate must never open a socket, a file or a connection: that keeps it a
-//! description of the contract rather than a third implementation of it.
+//! description of the contract rather than a third implementation of it. What
+//! the servers measure about themselves is `server-metrics`'; their shared
+//! flags are `server-settings`'. Its dependencies are what the promise
+//! itself is written in: serde for the bodies, chrono for their timestamps,
+//! httparse for the head both servers check the same way.
 
-pub mod blocking_calls;
 pub mod cache;
 pub mod error;
 pub mod framing;
 pub mod head;
-pub mod lag;
-pub mod logging;
-pub mod metrics;
 pub mod model;
 pub mod open_files;
 pub mod params;
-pub mod pool;
 pub mod posts;
-pub mod recent_durations;
 pub mod routes;
 pub mod settings;
 pub mod sql;

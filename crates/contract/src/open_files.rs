@@ -10,8 +10,6 @@
 //! the rest, and new clients wait in the listen backlog until a connection
 //! closes, as Tomcat's `maxConnections` makes them wait.
 
-use crate::settings::CommonSettings;
-
 /// Descriptors a server holds apart from its connections and pools: the
 /// listener, epoll and event fds, the log, the runtime's and std's own.
 const RESERVED_FDS: u64 = 128;
@@ -22,11 +20,12 @@ const RESERVED_FDS: u64 = 128;
 /// every server and driver.
 const FDS_PER_POOLED_CONNECTION: u64 = 4;
 
-/// The descriptors to keep free of client connections under `common`: the
-/// reserve above plus every Postgres and Redis pool at its full size.
-pub fn reserved_fds(common: &CommonSettings) -> u64 {
+/// The descriptors to keep free of client connections beside a Postgres
+/// pool of `db_pool_size` and a Redis pool of `redis_pool_size`: the
+/// reserve above plus every pool at its full size.
+pub fn reserved_fds(db_pool_size: u32, redis_pool_size: u32) -> u64 {
     RESERVED_FDS
-        + FDS_PER_POOLED_CONNECTION * u64::from(common.db_pool_size + common.redis_pool_size)
+        + FDS_PER_POOLED_CONNECTION * (u64::from(db_pool_size) + u64::from(redis_pool_size))
 }
 
 /// The most connections that fit in `open_files` descriptors beside

@@ -3,11 +3,17 @@
 //! This table is what the servers' routers, the tests, the docs, bench's
 //! findings and the `/metrics` labels agree on.
 //!
+//! A route is a [`Route`], and its row of [`ROUTES`] is its data: method,
+//! pattern, servers, what blocks. Both servers dispatch with an exhaustive
+//! `match` on [`Route`], so a route added to the table without a handler
+//! in each server does not compile. The enum and the table are declared
+//! together, from one list (`route_table!` below), so they cannot disagree.
+//!
 //! A request's `route` label is derived here and nowhere else: [`match_path`]
 //! matches a path against the table's patterns (the blocking server routes
 //! with it), [`label_of`] gives the label of a request target (bench reads
 //! the servers' figures with it), and the async server registers its axum
-//! routes by pattern and method from this table ([`find`]).
+//! routes from this table, each by its [`Route`].
 
 /// Which servers serve a route.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,10 +38,29 @@ pub enum NonBlocking {
     CarrierYieldingDriver,
 }
 
+/// The method a route is served for; `GET` also answers `HEAD`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    Get,
+    Post,
+}
+
+impl Method {
+    /// As a request line writes it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+        }
+    }
+}
+
 /// One row of the route table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RouteSpec {
-    pub method: &'static str,
+    /// The route this row describes.
+    pub route: Route,
+    pub method: Method,
     /// The pattern, which is also the `route` label in `/metrics`.
     pub pattern: &'static str,
     pub servers: Servers,
@@ -76,8 +101,8 @@ fn is_placeholder(segment: &str) -> bool {
 /// A request path matched against the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PathMatch<'p> {
-    /// The row whose pattern the path matches.
-    pub route: &'static RouteSpec,
+    /// The route whose pattern the path matches.
+    pub route: Route,
     /// The path segment standing for the pattern's placeholder, if it has
     /// one, still percent-encoded (`crate::params::parse_path_id` decodes
     /// and checks it).
@@ -93,13 +118,16 @@ pub struct PathMatch<'p> {
 /// served. Whether the asking server serves the route is the caller's
 /// question ([`RouteSpec::servers`]).
 pub fn match_path(path: &str) -> Option<PathMatch<'_>> {
-    ROUTES.iter().find_map(|route| {
+    ROUTES.iter().find_map(|spec| {
         let mut id = None;
-        let mut wanted = route.pattern.split('/');
+        let mut wanted = spec.pattern.split('/');
         let mut given = path.split('/');
         loop {
             match (wanted.next(), given.next()) {
-                (None, None) => return Some(PathMatch { route, id }),
+                (None, None) => {
+                    let route = spec.route;
+                    return Some(PathMatch { route, id });
+                }
                 (Some(w), Some(g)) if is_placeholder(w) && !g.is_empty() => id = Some(g),
                 (Some(w), Some(g)) if w == g => {}
                 _ => return None,
@@ -115,7 +143,7 @@ pub fn match_path(path: &str) -> Option<PathMatch<'_>> {
 /// load tool's template `/users/{rand:1-10000}` is `/users/{id}`.
 pub fn label_of(target: &str) -> Option<&'static str> {
     let path = target.split_once('?').map_or(target, |(path, _)| path);
-    match_path(path).map(|m| m.route.pattern)
+    match_path(path).map(|m| m.route.pattern())
 }
 
 /// The row with this exact pattern, if the table has one.
@@ -137,29 +165,83 @@ impl RouteSpec {
     /// Whether a request with `method` is served on this route: its own
     /// method, and `HEAD` wherever `GET` is (the answer without its body).
     pub fn allows(&self, method: &str) -> bool {
-        method == self.method || (self.method == "GET" && method == "HEAD")
+        method == self.method.as_str() || (self.method == Method::Get && method == "HEAD")
     }
 
     /// The `Allow` header of a 405 on this route.
     pub fn allow(&self) -> &'static str {
         match self.method {
-            "GET" => "GET,HEAD",
-            other => other,
+            Method::Get => "GET,HEAD",
+            Method::Post => "POST",
         }
     }
 }
 
-pub const ROUTES: &[RouteSpec] = &[
-    RouteSpec {
-        method: "GET",
+impl Route {
+    /// This route's row of [`ROUTES`].
+    pub fn spec(self) -> &'static RouteSpec {
+        // In range: route_table! writes the enum and the table from one
+        // list, a row per variant, in order.
+        &ROUTES[self.index()]
+    }
+
+    /// Its place in [`ROUTES`] (and in [`Route::ALL`]): each server's
+    /// per-route figures are kept in this order.
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The pattern, which is also the `route` label in `/metrics`.
+    pub fn pattern(self) -> &'static str {
+        self.spec().pattern
+    }
+
+    /// The still percent-encoded segment of `path` that stands for this
+    /// route's `{id}` placeholder, for a path this route matched; `None` for
+    /// a route without one. `contract::params::parse_path_id` decides what
+    /// id it is: `Route::User.id_segment("/users/%31")` is `"%31"`, user 1.
+    pub fn id_segment(self, path: &str) -> Option<&str> {
+        let at = self.pattern().split('/').position(is_placeholder)?;
+        path.split('/').nth(at)
+    }
+}
+
+/// Declares [`Route`], [`Route::ALL`] and [`ROUTES`] from one list: a
+/// variant and its row each, in the same order, so the enum and the table
+/// cannot disagree and [`Route::spec`] is an index.
+macro_rules! route_table {
+    ($($route:ident { $($field:ident: $value:expr,)* })*) => {
+        /// A route of the contract. Each server dispatches on it with an
+        /// exhaustive `match`: a variant added here fails to compile until
+        /// both servers say what answers it.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Route {
+            $($route,)*
+        }
+
+        impl Route {
+            /// Every route, in the table's order.
+            pub const ALL: &[Route] = &[$(Route::$route,)*];
+        }
+
+        /// The route table: one row per [`Route`], in its order.
+        pub const ROUTES: &[RouteSpec] = &[
+            $(RouteSpec { route: Route::$route, $($field: $value,)* },)*
+        ];
+    };
+}
+
+route_table! {
+    Health {
+        method: Method::Get,
         pattern: "/health",
         servers: Servers::Both,
         what_the_thread_does: "answers at once",
         spring_analogue: "MVC and WebFlux /health (seed 001)",
         blocks: &[],
-    },
-    RouteSpec {
-        method: "GET",
+    }
+    Cpu {
+        method: Method::Get,
         pattern: "/cpu",
         servers: Servers::Both,
         what_the_thread_does: "computes inline (a pool thread; on async, the event-loop worker)",
@@ -169,98 +251,98 @@ pub const ROUTES: &[RouteSpec] = &[
             NonBlocking::CarrierPinningDriver,
             NonBlocking::CarrierYieldingDriver,
         ],
-    },
-    RouteSpec {
-        method: "GET",
+    }
+    CpuSpawnBlocking {
+        method: Method::Get,
         pattern: "/cpu/spawn-blocking",
         servers: Servers::AsyncOnly,
         what_the_thread_does: "worker awaits; a tokio blocking-pool thread computes",
         spring_analogue: "WebFlux + BoundedElasticScheduler",
         blocks: &[],
-    },
-    RouteSpec {
-        method: "GET",
+    }
+    CpuRayon {
+        method: Method::Get,
         pattern: "/cpu/rayon",
         servers: Servers::AsyncOnly,
         what_the_thread_does: "worker awaits; a rayon thread (one per core) computes",
         spring_analogue: "WebFlux + ParallelScheduler (seed 000)",
         blocks: &[],
-    },
-    RouteSpec {
-        method: "GET",
+    }
+    User {
+        method: Method::Get,
         pattern: "/users/{id}",
         servers: Servers::Both,
         what_the_thread_does:
             "blocking: pool thread blocks on the socket; async: worker is free while sqlx waits",
         spring_analogue: "MVC + JDBC / WebFlux + R2DBC (seeds 000, 001, 002)",
         blocks: &[NonBlocking::CarrierPinningDriver],
-    },
-    RouteSpec {
-        method: "GET",
+    }
+    UserBlocking {
+        method: Method::Get,
         pattern: "/users/{id}/blocking",
         servers: Servers::AsyncOnly,
         what_the_thread_does: "worker thread blocks until a sync-driver query returns",
         spring_analogue: "WebFlux + JDBC without scheduler (seed 000)",
         blocks: &[NonBlocking::EventLoop],
-    },
-    RouteSpec {
-        method: "GET",
+    }
+    UserSpawnBlocking {
+        method: Method::Get,
         pattern: "/users/{id}/spawn-blocking",
         servers: Servers::AsyncOnly,
         what_the_thread_does: "worker awaits; a blocking-pool thread runs the sync-driver query",
         spring_analogue: "WebFlux + JDBC on BoundedElasticScheduler (seed 000)",
         blocks: &[],
-    },
-    RouteSpec {
-        method: "GET",
+    }
+    UserCache {
+        method: Method::Get,
         pattern: "/users/{id}/cache",
         servers: Servers::Both,
         what_the_thread_does:
             "blocking: two GETs one after the other; async: both GETs at once (Mono.zip)",
         spring_analogue: "MVC RedisTemplate / WebFlux ReactiveRedisTemplate (seed 001)",
         blocks: &[NonBlocking::CarrierPinningDriver],
-    },
-    RouteSpec {
-        method: "GET",
+    }
+    UserCacheBlocking {
+        method: Method::Get,
         pattern: "/users/{id}/cache/blocking",
         servers: Servers::AsyncOnly,
         what_the_thread_does: "worker thread blocks on sync redis",
         spring_analogue: "WebFlux calling blocking RedisTemplate",
         blocks: &[NonBlocking::EventLoop],
-    },
-    RouteSpec {
-        method: "GET",
+    }
+    Post {
+        method: Method::Get,
         pattern: "/posts/{id}",
         servers: Servers::Both,
         what_the_thread_does: "blocking: thread sleeps 300 ms; async: a timer, the worker is free",
         spring_analogue: "MVC Thread.sleep / WebFlux Mono.delay (seed 001)",
         blocks: &[],
-    },
-    RouteSpec {
-        method: "GET",
+    }
+    PostBlocking {
+        method: Method::Get,
         pattern: "/posts/{id}/blocking",
         servers: Servers::AsyncOnly,
         what_the_thread_does: "worker thread sleeps 300 ms (std::thread::sleep)",
         spring_analogue: "WebFlux with Thread.sleep on the event loop",
         blocks: &[NonBlocking::EventLoop],
-    },
-    RouteSpec {
-        method: "POST",
+    }
+    Echo {
+        method: Method::Post,
         pattern: "/echo",
         servers: Servers::Both,
         what_the_thread_does: "parses and writes JSON",
         spring_analogue: "seed 003's JSON endpoint",
         blocks: &[],
-    },
-    RouteSpec {
-        method: "GET",
+    }
+    Metrics {
+        method: Method::Get,
         pattern: "/metrics",
         servers: Servers::Both,
         what_the_thread_does: "reads /proc and counters",
         spring_analogue: "what the seeds read from JMeter and docker stats",
         blocks: &[],
-    },
-];
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -270,19 +352,38 @@ mod tests {
     fn patterns_are_unique() {
         let mut seen = std::collections::HashSet::new();
         for r in ROUTES {
-            assert!(seen.insert((r.method, r.pattern)), "{} twice", r.pattern);
+            assert!(seen.insert(r.pattern), "{} twice", r.pattern);
+        }
+    }
+
+    #[test]
+    fn each_route_is_its_own_row() {
+        assert_eq!(Route::ALL.len(), ROUTES.len());
+        for (index, route) in Route::ALL.iter().enumerate() {
+            assert_eq!(route.index(), index);
+            assert_eq!(route.spec().route, *route);
         }
     }
 
     #[test]
     fn every_pattern_matches_a_path_of_its_own_and_gives_its_label() {
-        for route in ROUTES {
-            let path = route.pattern.replace("{id}", "42");
-            let found = match_path(&path).map(|m| (m.route.pattern, m.id));
-            let id = route.pattern.contains("{id}").then_some("42");
-            assert_eq!(found, Some((route.pattern, id)), "{path}");
-            assert_eq!(label_of(&format!("{path}?n=5")), Some(route.pattern));
+        for route in Route::ALL {
+            let pattern = route.pattern();
+            let path = pattern.replace("{id}", "42");
+            let found = match_path(&path).map(|m| (m.route, m.id));
+            let id = pattern.contains("{id}").then_some("42");
+            assert_eq!(found, Some((*route, id)), "{path}");
+            assert_eq!(route.id_segment(&path), id, "{path}");
+            assert_eq!(label_of(&format!("{path}?n=5")), Some(pattern));
         }
+    }
+
+    #[test]
+    fn the_id_segment_is_the_raw_one_where_the_pattern_has_its_placeholder() {
+        assert_eq!(Route::User.id_segment("/users/%31"), Some("%31"));
+        assert_eq!(Route::UserCache.id_segment("/users/x/cache"), Some("x"));
+        assert_eq!(Route::Post.id_segment("/posts/3"), Some("3"));
+        assert_eq!(Route::Health.id_segment("/health"), None);
     }
 
     #[test]
@@ -315,7 +416,7 @@ mod tests {
         let health = find("/health").unwrap();
         assert!(health.allows("GET") && health.allows("HEAD") && !health.allows("POST"));
         assert_eq!(health.allow(), "GET,HEAD");
-        let echo = find("/echo").unwrap();
+        let echo = Route::Echo.spec();
         assert!(echo.allows("POST") && !echo.allows("GET") && !echo.allows("HEAD"));
         assert_eq!(echo.allow(), "POST");
         assert!(find("/users/1").is_none());

@@ -12,6 +12,7 @@ use crate::service_lookup::{find_running_or_start, ServiceSpec};
 use crate::service_slot::ServiceSlot;
 use crate::{plain_thread, throwaway_postgres};
 use contract::settings::redact_url;
+use contract::sql::MIGRATIONS;
 
 /// Used when `DATABASE_URL` is not set: a local server with trust auth.
 const DEFAULT_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
@@ -76,6 +77,16 @@ impl Postgres {
             name,
         })
     }
+
+    /// A fresh database ([`Postgres::fresh_database`]) with the servers'
+    /// schema and its 10,000 users (`contract::sql::MIGRATIONS`, in one
+    /// transaction, as a server applies them at start-up): for the tests
+    /// of a driver that read the seed without starting a server.
+    pub fn migrated_database(&self) -> anyhow::Result<TestDatabase> {
+        let database = self.fresh_database()?;
+        plain_thread::run(|| apply_migrations(database.url()))?;
+        Ok(database)
+    }
 }
 
 /// A database of its own for one test; dropped (`WITH (FORCE)`, so open
@@ -120,7 +131,7 @@ pub(crate) fn forget_started() {
 }
 
 /// Succeeds when the server at `url` runs a query within about `timeout`.
-pub(crate) fn probe(url: &str, timeout: Duration) -> anyhow::Result<()> {
+fn probe(url: &str, timeout: Duration) -> anyhow::Result<()> {
     plain_thread::run(|| {
         let mut client = connect(url, timeout)?;
         client.simple_query("SELECT 1").context("run SELECT 1")?;
@@ -129,11 +140,8 @@ pub(crate) fn probe(url: &str, timeout: Duration) -> anyhow::Result<()> {
 }
 
 fn find_or_start() -> anyhow::Result<Postgres> {
-    let found = find_running_or_start(
-        &SERVICE,
-        |url| probe(url, PROBE_TIMEOUT),
-        throwaway_postgres::start,
-    )?;
+    let answers = |url: &str| probe(url, PROBE_TIMEOUT);
+    let found = find_running_or_start(&SERVICE, answers, || throwaway_postgres::start(&answers))?;
     Ok(Postgres {
         admin_url: found.url,
         started_here: found.started_here,
@@ -165,6 +173,17 @@ fn create_database(admin_url: &str, name: &str) -> anyhow::Result<()> {
             Err(error) => return Err(error).with_context(|| format!("create database {name}")),
         }
     }
+}
+
+fn apply_migrations(url: &str) -> anyhow::Result<()> {
+    let mut client = connect(url, ADMIN_TIMEOUT)?;
+    let mut migrations = client.transaction().context("begin the migrations")?;
+    for (name, script) in MIGRATIONS {
+        migrations
+            .batch_execute(script)
+            .with_context(|| format!("apply migration {name}"))?;
+    }
+    migrations.commit().context("commit the migrations")
 }
 
 /// `url` with its path (the database name) replaced by `database`.

@@ -93,7 +93,7 @@ pub(crate) fn forget_started() {
 }
 
 /// Succeeds when the server at `url` answers PING within about `timeout`.
-pub(crate) fn probe(url: &str, timeout: Duration) -> anyhow::Result<()> {
+fn probe(url: &str, timeout: Duration) -> anyhow::Result<()> {
     let mut connection = connect(url, timeout)?;
     let pong: String = redis::cmd("PING")
         .query(&mut connection)
@@ -105,11 +105,8 @@ pub(crate) fn probe(url: &str, timeout: Duration) -> anyhow::Result<()> {
 }
 
 fn find_or_start() -> anyhow::Result<Redis> {
-    let found = find_running_or_start(
-        &SERVICE,
-        |url| probe(url, PROBE_TIMEOUT),
-        throwaway_redis::start,
-    )?;
+    let answers = |url: &str| probe(url, PROBE_TIMEOUT);
+    let found = find_running_or_start(&SERVICE, answers, || throwaway_redis::start(&answers))?;
     Ok(Redis {
         url: found.url,
         started_here: found.started_here,

@@ -17,7 +17,7 @@ use rustix::process::Signal;
 
 use crate::child_server::{self, ServerSpec};
 use crate::unprivileged_user::RunAs;
-use crate::{binaries, postgres_service, service_dir, unprivileged_user};
+use crate::{binaries, service_dir, unprivileged_user};
 
 /// `initdb` writes a few thousand files; a slow disk can take a while.
 const INITDB_TIMEOUT: Duration = Duration::from_secs(120);
@@ -25,8 +25,12 @@ const INITDB_TIMEOUT: Duration = Duration::from_secs(120);
 const SUPERUSER: &str = "postgres";
 
 /// Starts a cluster and returns its admin URL, or `None` when no `initdb`
-/// and `postgres` binaries are installed.
-pub(crate) fn start() -> anyhow::Result<Option<String>> {
+/// and `postgres` binaries are installed. `answers` is the service's own
+/// check that a server at a URL answers (crate::postgres_service), tried
+/// until the new cluster passes it.
+pub(crate) fn start(
+    answers: &dyn Fn(&str) -> anyhow::Result<()>,
+) -> anyhow::Result<Option<String>> {
     let Some(binaries) = binaries::find_postgres() else {
         return Ok(None);
     };
@@ -71,7 +75,7 @@ pub(crate) fn start() -> anyhow::Result<Option<String>> {
         prepare(&mut postgres, &socket_dir, run_as.as_ref());
         postgres
     };
-    let probe = |port: u16| postgres_service::probe(&admin_url(port), Duration::from_secs(1));
+    let probe = |port: u16| answers(&admin_url(port));
     let spec = ServerSpec {
         name: "postgres",
         command: &command,

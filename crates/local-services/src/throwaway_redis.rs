@@ -2,16 +2,18 @@
 //! with persistence off and its working directory in a temporary directory.
 
 use std::process::Command;
-use std::time::Duration;
 
 use rustix::process::Signal;
 
 use crate::child_server::{self, ServerSpec};
-use crate::{binaries, redis_service, service_dir};
+use crate::{binaries, service_dir};
 
 /// Starts a server and returns its URL, or `None` when no `redis-server` is
-/// installed.
-pub(crate) fn start() -> anyhow::Result<Option<String>> {
+/// installed. `answers` is the service's own check that a server at a URL
+/// answers (crate::redis_service), tried until the new server passes it.
+pub(crate) fn start(
+    answers: &dyn Fn(&str) -> anyhow::Result<()>,
+) -> anyhow::Result<Option<String>> {
     let Some(redis_server) = binaries::find_redis_server() else {
         return Ok(None);
     };
@@ -35,7 +37,7 @@ pub(crate) fn start() -> anyhow::Result<Option<String>> {
             .current_dir(&work_dir);
         redis
     };
-    let probe = |port: u16| redis_service::probe(&url(port), Duration::from_secs(1));
+    let probe = |port: u16| answers(&url(port));
     let spec = ServerSpec {
         name: "redis-server",
         command: &command,

@@ -3,7 +3,7 @@
 //! `process_resident_memory_bytes`, `process_open_fds`, `process_max_fds`,
 //! `process_start_time_seconds`, and `process_threads`), read in one call, so
 //! each server's `/metrics` asks for them once and renders them with the
-//! contract's renderer (`contract::metrics`).
+//! shared renderer (`server_metrics::metrics`).
 
 use std::io;
 use std::path::Path;

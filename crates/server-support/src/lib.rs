@@ -8,7 +8,8 @@
 //!   Postgres connections that block the calling thread, with a deadline on
 //!   every call;
 //! - [`sync_redis`]: an r2d2 pool of the redis crate's sync connections, and
-//!   the two commands of `/users/{id}/cache` on one of them.
+//!   the two commands of `/users/{id}/cache` on one of them;
+//! - `pool`: how both r2d2 pools are configured from the shared settings.
 //!
 //! The blocking server's handlers call the sync driver and the sync Redis
 //! pool from their own threads; the async server's deliberately wrong
@@ -24,6 +25,7 @@
 //! `contract`, not here.
 
 pub mod open_files;
+mod pool;
 mod pool_errors;
 pub mod process_gauges;
 pub mod sync_postgres;

@@ -1,11 +1,11 @@
 //! The standard process figures of both servers' `/metrics` (threads,
 //! resident memory, CPU time, open files), read from `/proc/self`.
 
-use contract::metrics::ProcessGauges;
+use server_metrics::metrics::ProcessGauges;
 
 /// The standard process metrics, from `/proc/self`; `None` (and a warning)
 /// when `/proc` cannot be read, and `/metrics` still answers 200 without
-/// them (the contract's rule, `contract::metrics`). Blocks the caller for a
+/// them (the shared rule, `server_metrics::metrics`). Blocks the caller for a
 /// few system calls.
 pub fn process_gauges() -> Option<ProcessGauges> {
     let figures = process_stats::standard_figures_self()

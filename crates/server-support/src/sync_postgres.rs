@@ -35,11 +35,11 @@
 
 use std::time::Duration;
 
+use crate::pool::r2d2_builder;
 use contract::error::ErrorKind;
 use contract::model::User;
-use contract::pool::r2d2_builder;
-use contract::settings::CommonSettings;
 use contract::sql::SELECT_USER_BY_ID;
+use server_settings::CommonSettings;
 use tokio::runtime::Runtime;
 use tokio_postgres::{Client, NoTls, Statement};
 
@@ -159,9 +159,11 @@ impl PgConnection {
             return Err(DbError::Internal("user statement not prepared".into()));
         };
         // Counted only where blocking harms others: on an event-loop worker
-        // or a carrier (contract::blocking_calls); never on a thread that
+        // or a carrier (server_metrics::blocking_calls); never on a thread that
         // exists to block (a handler thread, spawn_blocking, a query thread).
-        contract::blocking_calls::mark(contract::blocking_calls::BlockingCall::SyncPostgresQuery);
+        server_metrics::blocking_calls::mark(
+            server_metrics::blocking_calls::BlockingCall::SyncPostgresQuery,
+        );
         let row = self.call(|client| async move { client.query_opt(&statement, &[&id]).await })?;
         row.map(|row| user_from_row(&row)).transpose()
     }

@@ -4,10 +4,9 @@
 
 use std::time::{Duration, Instant};
 
-use contract::sql::MIGRATIONS;
 use net_tools::proxy::{url_addr, url_with_addr, FaultProxy, Mode};
 
-use crate::sync_postgres::{config, pool, DbError, PgConnection};
+use crate::sync_postgres::{pool, DbError};
 use crate::test_settings::settings;
 
 const UNUSED_REDIS: &str = "redis://127.0.0.1:9";
@@ -15,13 +14,8 @@ const UNUSED_REDIS: &str = "redis://127.0.0.1:9";
 #[test]
 fn a_stalled_database_is_unavailable_by_the_deadline_and_the_connection_dropped() {
     let db = local_services::postgres()
-        .and_then(|pg| pg.fresh_database())
-        .expect("a fresh test database");
-    let direct = config(&settings(db.url(), UNUSED_REDIS, 10_000), "test").expect("config");
-    let scripts: Vec<&str> = MIGRATIONS.iter().map(|(_, sql)| *sql).collect();
-    PgConnection::connect(&direct, Duration::from_secs(10), false)
-        .and_then(|mut c| c.execute_in_transaction(&scripts, Duration::from_secs(60)))
-        .expect("migrating the test database");
+        .and_then(|pg| pg.migrated_database())
+        .expect("a migrated test database");
 
     let proxy = FaultProxy::start(url_addr(db.url()).expect("database address")).expect("a proxy");
     let url = url_with_addr(db.url(), proxy.addr());

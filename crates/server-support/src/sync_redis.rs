@@ -13,10 +13,10 @@
 
 use std::time::Duration;
 
-use contract::blocking_calls::{mark, BlockingCall};
 use contract::cache::{email_key, name_key};
-use contract::settings::CommonSettings;
 use redis::{Commands, ConnectionLike, RedisResult};
+use server_metrics::blocking_calls::{mark, BlockingCall};
+use server_settings::CommonSettings;
 
 use crate::LogPoolErrors;
 
@@ -72,7 +72,7 @@ impl r2d2::ManageConnection for RedisManager {
 /// (connections open on first use). Starts r2d2's helper threads.
 pub fn pool(settings: &CommonSettings) -> anyhow::Result<RedisPool> {
     Ok(
-        contract::pool::r2d2_builder(settings, settings.redis_pool_size)
+        crate::pool::r2d2_builder(settings, settings.redis_pool_size)
             .error_handler(Box::new(LogPoolErrors("redis")))
             .build_unchecked(RedisManager::new(settings)?),
     )
@@ -129,7 +129,7 @@ pub fn get_user_fields(
     prefix: &str,
     id: i64,
 ) -> RedisResult<(Option<String>, Option<String>)> {
-    // Each counted only where blocking harms others (contract::blocking_calls).
+    // Each counted only where blocking harms others (server_metrics::blocking_calls).
     mark(BlockingCall::SyncRedisGet);
     let name: Option<String> = conn.get(name_key(prefix, id))?;
     mark(BlockingCall::SyncRedisGet);

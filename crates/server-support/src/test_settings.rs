@@ -2,7 +2,7 @@
 //! parse theirs.
 
 use clap::Parser;
-use contract::settings::CommonSettings;
+use server_settings::CommonSettings;
 
 #[derive(Parser)]
 struct Flags {

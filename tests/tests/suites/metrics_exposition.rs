@@ -6,7 +6,7 @@
 //! route template, method and status asked, with Spring Boot's labels,
 //! sixteen cumulative buckets and `+Inf` equal to `_count`, which equals
 //! the requests sent (and agrees with `http_requests_total`).
-//! The exact text for fixed durations is contract::metrics's own test.
+//! The exact text for fixed durations is server_metrics::metrics's own test.
 //! The promtool check is a test of its own, ignored where promtool may be
 //! missing (`cargo test`); `-- --include-ignored` runs it, and fails it
 //! when promtool is missing.

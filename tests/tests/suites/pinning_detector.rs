@@ -17,9 +17,9 @@
 use std::thread;
 use std::time::Duration;
 
-use contract::blocking_calls::SLOW_DEFAULT;
 use contract::routes::{self, NonBlocking};
 use harness::{capture_logs, spawn_app_with, AppOptions, CapturedLogs, Server, TestApp};
+use server_metrics::blocking_calls::SLOW_DEFAULT;
 
 const REQUESTS: usize = 3;
 /// Four times the slow threshold per round trip to Postgres and Redis.

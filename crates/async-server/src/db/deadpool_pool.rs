@@ -12,10 +12,10 @@
 use std::time::Duration;
 
 use contract::model::User;
-use contract::settings::CommonSettings;
 use contract::sql::{SELECT_ALL_USER_CACHE_FIELDS, SELECT_USER_BY_ID};
 use deadpool::managed::{Hook, HookError};
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod};
+use server_settings::CommonSettings;
 use tokio::time::{timeout_at, Instant};
 use tokio_postgres::NoTls;
 

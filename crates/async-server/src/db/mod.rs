@@ -38,38 +38,17 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use contract::error::ErrorKind;
-use contract::metrics::{write_family_header, PoolGauges, PoolWaitCounters};
 use contract::model::User;
+use server_metrics::metrics::{write_family_header, PoolGauges, PoolWaitCounters};
 
 use crate::error::AppError;
-use crate::settings::Settings;
+use crate::settings::{PostgresDriver, Settings};
 
 pub(crate) use sqlx_pool::connect_options;
 pub(crate) use sync_driver::{connect_sync_pool, find_user_sync, SyncDb};
 
 /// What `pg_stat_activity` shows for the async drivers' connections.
 pub(crate) const APPLICATION_NAME: &str = "async-server";
-
-/// Which driver `--postgres-driver` picks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum PostgresDriver {
-    /// sqlx's pool (R2DBC's place): two round trips per request.
-    Sqlx,
-    /// tokio-postgres in a deadpool-postgres pool: one round trip per request.
-    Deadpool,
-    /// A few shared tokio-postgres clients, queries pipelined, no pool.
-    Pipelined,
-}
-
-impl PostgresDriver {
-    pub fn name(self) -> &'static str {
-        match self {
-            PostgresDriver::Sqlx => "sqlx",
-            PostgresDriver::Deadpool => "deadpool",
-            PostgresDriver::Pipelined => "pipelined",
-        }
-    }
-}
 
 /// Checkouts and their waits, per driver.
 pub(crate) type DbWaits = PoolWaitCounters;

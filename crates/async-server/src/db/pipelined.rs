@@ -31,8 +31,8 @@ use std::time::Duration;
 
 use arc_swap::ArcSwapOption;
 use contract::model::User;
-use contract::settings::CommonSettings;
 use contract::sql::{SELECT_ALL_USER_CACHE_FIELDS, SELECT_USER_BY_ID};
+use server_settings::CommonSettings;
 use tokio::sync::{Semaphore, SemaphorePermit};
 use tokio::time::{timeout_at, Instant};
 use tokio_postgres::{Client, NoTls, Statement};
@@ -113,7 +113,7 @@ impl Pipelined {
     /// between the workers.
     fn pick(&self) -> &SharedClient {
         thread_local! {
-            static TURN: Cell<usize> = Cell::new(contract::metrics::this_threads_shard());
+            static TURN: Cell<usize> = Cell::new(server_metrics::metrics::this_threads_shard());
         }
         let turn = TURN.with(|turn| {
             let now = turn.get();

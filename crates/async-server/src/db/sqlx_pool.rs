@@ -14,8 +14,8 @@ use std::time::Duration;
 use anyhow::Context as _;
 use chrono::{DateTime, Utc};
 use contract::model::User;
-use contract::settings::CommonSettings;
 use contract::sql::{SELECT_ALL_USER_CACHE_FIELDS, SELECT_USER_BY_ID};
+use server_settings::CommonSettings;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 
 use super::{no_answer, sqlstate_is_unavailability, DbWaits};

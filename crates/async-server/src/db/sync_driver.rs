@@ -10,7 +10,7 @@
 use std::time::{Duration, Instant};
 
 use contract::model::User;
-use contract::settings::CommonSettings;
+use server_settings::CommonSettings;
 use server_support::sync_postgres::{self, DbError};
 
 use crate::blocking_calls::{self, BlockingCall};

@@ -10,11 +10,10 @@ use std::time::{Duration, Instant};
 
 use clap::Parser as _;
 use contract::error::ErrorKind;
-use contract::sql::MIGRATIONS;
 
-use super::{AsyncDb, PostgresDriver};
+use super::AsyncDb;
 use crate::error::AppError;
-use crate::settings::Settings;
+use crate::settings::{PostgresDriver, Settings};
 
 pub(super) const DRIVERS: [PostgresDriver; 3] = [
     PostgresDriver::Sqlx,
@@ -25,20 +24,9 @@ pub(super) const DRIVERS: [PostgresDriver; 3] = [
 /// A fresh database with the users table and its 10,000 rows, dropped at
 /// the end of the test.
 pub(super) fn fresh_database() -> local_services::TestDatabase {
-    let db = local_services::postgres()
-        .and_then(|pg| pg.fresh_database())
-        .expect("a fresh test database");
-    let config: tokio_postgres::Config = db.url().parse().expect("the test database URL");
-    let mut conn = server_support::sync_postgres::PgConnection::connect(
-        &config,
-        Duration::from_secs(10),
-        false,
-    )
-    .expect("connecting to the test database");
-    let scripts: Vec<&str> = MIGRATIONS.iter().map(|(_, sql)| *sql).collect();
-    conn.execute_in_transaction(&scripts, Duration::from_secs(60))
-        .expect("migrating the test database");
-    db
+    local_services::postgres()
+        .and_then(|pg| pg.migrated_database())
+        .expect("a migrated test database")
 }
 
 /// The server's settings for `driver` on `url`, with `extra` flags after

@@ -11,8 +11,9 @@ use std::time::{Duration, Instant};
 use net_tools::proxy::{url_addr, url_with_addr, FaultProxy, Mode};
 
 use super::tests::{fresh_database, side_connection, with_driver, DRIVERS};
-use super::{AsyncDb, Driver, PostgresDriver};
+use super::{AsyncDb, Driver};
 use crate::error::AppError;
+use crate::settings::PostgresDriver;
 
 /// A proxy in front of `url`'s Postgres, and the URL through it.
 fn proxied(url: &str) -> (FaultProxy, String) {

@@ -172,7 +172,7 @@ fn every_column_gets_the_run_sizes_then_its_mode_then_its_own_flags() {
         args("async-users-deadpool"),
         format!("{pools} --worker-threads 3 --postgres-driver deadpool")
     );
-    let cores = contract::settings::cores();
+    let cores = server_settings::cores();
     assert_eq!(
         args("virtual-yielding-users"),
         format!(

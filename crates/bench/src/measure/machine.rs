@@ -66,7 +66,7 @@ pub fn describe() -> Machine {
         .unwrap_or(0.0);
     Machine {
         load_average_at_start,
-        cores: contract::settings::cores(),
+        cores: server_settings::cores(),
         cpu_model,
         memory_bytes,
         os: format!("Linux {}", release.trim()),

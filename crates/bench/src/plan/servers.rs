@@ -70,7 +70,7 @@ impl ServerPlan {
             asynchronous.extend(["--worker-threads".into(), n.to_string()]);
         }
         let mut virtual_threads = blocking.clone();
-        virtual_threads.extend(["--carriers".into(), contract::settings::cores().to_string()]);
+        virtual_threads.extend(["--carriers".into(), server_settings::cores().to_string()]);
         ServerPlan {
             blocking,
             asynchronous,

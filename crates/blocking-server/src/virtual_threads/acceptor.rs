@@ -21,10 +21,10 @@ use crate::settings::ServeConfig;
 use super::{connection, spawn};
 
 /// What the acceptor and every connection coroutine read.
-pub(super) struct Shared {
-    pub(super) config: ServeConfig,
+struct Shared {
+    config: ServeConfig,
     /// Set when the drain begins.
-    pub(super) shutting_down: AtomicBool,
+    shutting_down: AtomicBool,
     /// The open connections, so that a drain can close the idle ones.
     open: Mutex<HashMap<u64, OpenConnection>>,
     next_id: AtomicU64,
@@ -195,7 +195,14 @@ fn start_connection(
     let handler = Arc::clone(handler);
     let started = spawn::go("connection", move || {
         let release = release;
-        connection::serve(stream, &release.shared, &busy, handler.as_ref());
+        let shared = &release.shared;
+        connection::serve(
+            stream,
+            &shared.config,
+            &shared.shutting_down,
+            &busy,
+            handler.as_ref(),
+        );
     });
     started.map(drop)
 }

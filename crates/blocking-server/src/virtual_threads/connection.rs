@@ -19,26 +19,26 @@ use std::time::Duration;
 use crate::http::connection_loop::{self, LoopConfig, Phase};
 use crate::http::read::HeadWait;
 use crate::http::{Connection, Handler, Socket};
-
-use super::acceptor::Shared;
+use crate::settings::ServeConfig;
 
 /// Serves `stream` until the client closes, a request is refused, the
-/// connection idles past the keep-alive timeout, or the server drains.
-/// `busy` says whether a request is in progress (a drain closes the
-/// connection only when not).
+/// connection idles past the keep-alive timeout, or the server drains
+/// (`draining`, set by the acceptor's drain). `busy` says whether a request
+/// is in progress (a drain closes the connection only when not).
 pub(super) fn serve(
     stream: may::net::TcpStream,
-    shared: &Shared,
+    config: &ServeConfig,
+    draining: &AtomicBool,
     busy: &AtomicBool,
     handler: &Handler,
 ) {
     let config = LoopConfig {
-        timeouts: shared.config.timeouts,
+        timeouts: config.timeouts,
         // The coroutine waits for the next head itself, parked.
         head_wait: HeadWait::Here {
-            keep_alive: shared.config.keep_alive_timeout,
+            keep_alive: config.keep_alive_timeout,
         },
-        draining: &shared.shutting_down,
+        draining,
         handler,
     };
     let mut connection = Connection::new(stream);

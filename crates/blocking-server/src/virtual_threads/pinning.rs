@@ -13,10 +13,10 @@
 //!   (crate::driver) and `/cpu` make each call that holds the carrier
 //!   through `Waits::blocking` ([`Run::pinned`]), which sets the
 //!   contract's thread-local marker around that one call
-//!   (`contract::blocking_calls::while_marked`: set and cleared on the
+//!   (`server_metrics::blocking_calls::while_marked`: set and cleared on the
 //!   carrier, never held across a park, since the call does not park), and
 //!   times it. The sync clients mark their calls themselves
-//!   (`contract::blocking_calls::mark`), exactly as on the async server.
+//!   (`server_metrics::blocking_calls::mark`), exactly as on the async server.
 //! - **Timing** says what happened, marked or not. A request's coroutine
 //!   holds its carrier from the moment it is resumed until it parks again;
 //!   every wait that parks takes the request's `Waits` (`Waits::sleep`, and
@@ -29,7 +29,7 @@
 //!   meanwhile. And because may has no scheduler hook, a probe coroutine
 //!   per carrier sleeps [`PROBE_EVERY`] and records how late it wakes
 //!   (`carrier_lag_seconds`, the record the async server keeps of its event
-//!   loop: `contract::lag`): it sees every stall, whoever made it.
+//!   loop: `server_metrics::lag`): it sees every stall, whoever made it.
 //!
 //! A route that made blocking calls on a carrier gets a warning, at most
 //! one per route every `WARN_EVERY`, naming the calls and the fix.
@@ -42,11 +42,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use contract::blocking_calls::{
+use server_metrics::blocking_calls::{
     while_marked, CountsByKind, Place, RouteBlockingCalls, SLOW_DEFAULT, WARN_EVERY,
 };
-use contract::lag::{LagRecord, PROBE_EVERY};
-use contract::metrics::{append_summaries, seconds, write_family_header, SummarySeries};
+use server_metrics::lag::{LagRecord, PROBE_EVERY};
+use server_metrics::metrics::{append_summaries, seconds, write_family_header, SummarySeries};
 
 /// One route's time on the carriers.
 #[derive(Debug)]
@@ -277,7 +277,7 @@ fn warn_forever(pins: &Pins) {
             let quiet = at.is_none_or(|at| now - at >= WARN_EVERY);
             if counts != *last && quiet {
                 let new = std::array::from_fn(|i| counts[i] - last[i]);
-                contract::blocking_calls::warn(Place::Carrier, route.route, new);
+                server_metrics::blocking_calls::warn(Place::Carrier, route.route, new);
                 *last = counts;
                 *at = Some(now);
             }

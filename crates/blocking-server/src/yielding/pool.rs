@@ -55,7 +55,7 @@ impl PoolConfig {
     pub(crate) fn from_settings(
         name: &'static str,
         max_size: u32,
-        settings: &contract::settings::CommonSettings,
+        settings: &server_settings::CommonSettings,
     ) -> PoolConfig {
         PoolConfig {
             name,

@@ -28,13 +28,13 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 use contract::error::ErrorKind;
 use contract::model::User;
-use contract::settings::CommonSettings;
 use contract::sql::SELECT_USER_BY_ID;
 use fallible_iterator::FallibleIterator;
 use postgres_protocol::authentication::sasl::{ChannelBinding, ScramSha256, SCRAM_SHA_256};
 use postgres_protocol::message::backend::{ErrorResponseBody, Message};
 use postgres_protocol::message::frontend;
 use postgres_protocol::{types, IsNull};
+use server_settings::CommonSettings;
 
 use super::pool::{Connection, Pool, PoolConfig};
 use super::wire::Wire;

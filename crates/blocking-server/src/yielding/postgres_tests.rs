@@ -22,11 +22,11 @@ fn pg_pool(url: &str, redis_url: &str, size: u32, acquire_ms: u64) -> Pool<PgCon
 }
 
 /// A proxy in front of the test database, and the URL through it.
-fn proxied(services: &Services) -> (FaultProxy, String) {
+fn proxied(services: &Services) -> (Arc<FaultProxy>, String) {
     let proxy = FaultProxy::start(url_addr(services.db.url()).expect("database address"))
         .expect("a fault proxy");
     let url = url_with_addr(services.db.url(), proxy.addr());
-    (proxy, url)
+    (Arc::new(proxy), url)
 }
 
 /// The pinning driver's answer for `id`, to compare with.
@@ -170,7 +170,6 @@ fn admin(url: &str, sql: &str) {
 fn an_outage_gives_unavailable_by_the_deadline_and_recovery_needs_no_restart() {
     let services = services();
     let (proxy, url) = proxied(&services);
-    let proxy = Arc::new(proxy);
     let pool = pg_pool(&url, &services.redis_url, 2, 500);
     let p = Arc::clone(&proxy);
     let outcome = on_coroutine(move |waits| {
@@ -211,7 +210,6 @@ fn an_outage_gives_unavailable_by_the_deadline_and_recovery_needs_no_restart() {
 fn a_query_on_a_stalled_connection_ends_by_its_deadline_and_the_connection_is_dropped() {
     let services = services();
     let (proxy, url) = proxied(&services);
-    let proxy = Arc::new(proxy);
     let pool = pg_pool(&url, &services.redis_url, 2, 500);
     let p = Arc::clone(&proxy);
     let (took, result, open) = on_coroutine(move |waits| {

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Buf;
 use contract::cache::{email_key, name_key};
-use contract::settings::CommonSettings;
+use server_settings::CommonSettings;
 use server_support::sync_redis::CacheError;
 
 use crate::executor::Waits;

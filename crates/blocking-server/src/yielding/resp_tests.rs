@@ -13,12 +13,25 @@ use server_support::sync_redis::CacheError;
 use super::pool::Pool;
 use super::resp::{parse_reply, pool, RedisConn, Reply};
 use super::test_support::{on_coroutine, redis_prefix, settings};
+use local_services::RedisPrefix;
 
 /// A pool of two Redis connections (the settings name a database these
 /// tests never open).
 fn redis_pool(redis_url: &str, acquire_ms: u64) -> Pool<RedisConn> {
     let unused_db = "postgres://postgres@127.0.0.1:9/unused";
     pool(&settings(unused_db, redis_url, 2, acquire_ms)).expect("the yielding pool")
+}
+
+/// A fresh key prefix (its guard, and the prefix itself), a fault proxy in
+/// front of Redis, and a pool of two connections through it whose calls
+/// end by `acquire_ms`.
+fn pool_through_proxy(acquire_ms: u64) -> (RedisPrefix, String, Arc<FaultProxy>, Pool<RedisConn>) {
+    let (prefix_guard, redis_url) = redis_prefix();
+    let proxy =
+        FaultProxy::start(url_addr(&redis_url).expect("redis address")).expect("a fault proxy");
+    let redis_pool = redis_pool(&url_with_addr(&redis_url, proxy.addr()), acquire_ms);
+    let prefix = prefix_guard.as_str().to_owned();
+    (prefix_guard, prefix, Arc::new(proxy), redis_pool)
 }
 
 /// Bytes, and the reply they hold with its length (`None`: not whole yet).
@@ -126,12 +139,8 @@ fn a_value_it_cannot_read_is_unreadable_and_the_connection_stays() {
 
 #[test]
 fn the_two_sets_take_one_round_trip() {
-    let (prefix_guard, redis_url) = redis_prefix();
-    let proxy =
-        FaultProxy::start(url_addr(&redis_url).expect("redis address")).expect("a fault proxy");
+    let (_prefix_guard, prefix, proxy, redis_pool) = pool_through_proxy(3000);
     proxy.set_round_trip(Duration::from_millis(200));
-    let redis_pool = redis_pool(&url_with_addr(&redis_url, proxy.addr()), 3000);
-    let prefix = prefix_guard.as_str().to_owned();
     let (sets, gets) = on_coroutine(move |waits| {
         let mut conn = redis_pool.get(waits).expect("a connection");
         let started = Instant::now();
@@ -152,12 +161,7 @@ fn the_two_sets_take_one_round_trip() {
 
 #[test]
 fn an_outage_is_an_error_by_the_deadline_and_recovery_needs_no_restart() {
-    let (prefix_guard, redis_url) = redis_prefix();
-    let proxy = Arc::new(
-        FaultProxy::start(url_addr(&redis_url).expect("redis address")).expect("a fault proxy"),
-    );
-    let redis_pool = redis_pool(&url_with_addr(&redis_url, proxy.addr()), 500);
-    let prefix = prefix_guard.as_str().to_owned();
+    let (_prefix_guard, prefix, proxy, redis_pool) = pool_through_proxy(500);
     let p = Arc::clone(&proxy);
     let (refused, stalled, recovered, open) = on_coroutine(move |waits| {
         let read = || {
@@ -192,12 +196,7 @@ fn an_outage_is_an_error_by_the_deadline_and_recovery_needs_no_restart() {
 
 #[test]
 fn a_command_on_a_stalled_connection_ends_by_its_deadline() {
-    let (prefix_guard, redis_url) = redis_prefix();
-    let proxy = Arc::new(
-        FaultProxy::start(url_addr(&redis_url).expect("redis address")).expect("a fault proxy"),
-    );
-    let redis_pool = redis_pool(&url_with_addr(&redis_url, proxy.addr()), 500);
-    let prefix = prefix_guard.as_str().to_owned();
+    let (_prefix_guard, prefix, proxy, redis_pool) = pool_through_proxy(500);
     let p = Arc::clone(&proxy);
     let (took, result, open) = on_coroutine(move |waits| {
         let mut conn = redis_pool.get(waits).expect("a connection");

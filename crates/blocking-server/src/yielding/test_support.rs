@@ -9,8 +9,7 @@
 use std::time::{Duration, Instant};
 
 use clap::Parser as _;
-use contract::settings::CommonSettings;
-use contract::sql::MIGRATIONS;
+use server_settings::CommonSettings;
 
 use crate::executor::Waits;
 pub(crate) use crate::virtual_threads::pinning::untimed;
@@ -24,19 +23,9 @@ pub(crate) struct Services {
 /// A fresh database with the users table and its 10,000 rows.
 pub(crate) fn services() -> Services {
     let db = local_services::postgres()
-        .and_then(|pg| pg.fresh_database())
-        .expect("a fresh test database");
+        .and_then(|pg| pg.migrated_database())
+        .expect("a migrated test database");
     let redis = local_services::redis().expect("redis for tests");
-    let config: tokio_postgres::Config = db.url().parse().expect("the test database URL");
-    let mut conn = server_support::sync_postgres::PgConnection::connect(
-        &config,
-        Duration::from_secs(10),
-        false,
-    )
-    .expect("connecting to the test database");
-    let scripts: Vec<&str> = MIGRATIONS.iter().map(|(_, sql)| *sql).collect();
-    conn.execute_in_transaction(&scripts, Duration::from_secs(60))
-        .expect("migrating the test database");
     Services {
         db,
         redis_url: redis.url().to_owned(),

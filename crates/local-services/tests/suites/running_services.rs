@@ -19,6 +19,23 @@ fn connect(url: &str) -> postgres::Client {
 }
 
 #[test]
+fn a_migrated_database_has_the_servers_schema_and_seeded_users() {
+    let server = postgres().expect("postgres");
+    let database = server.migrated_database().expect("migrated database");
+    let mut client = connect(database.url());
+    let users: i64 = client
+        .query_one("SELECT count(*) FROM users", &[])
+        .expect("count users")
+        .get(0);
+    assert_eq!(users, contract::sql::SEEDED_USERS);
+    let name: String = client
+        .query_one("SELECT name FROM users WHERE id = 1", &[])
+        .expect("user 1")
+        .get(0);
+    assert_eq!(name, "seungwoo");
+}
+
+#[test]
 fn fresh_database_is_empty_usable_and_dropped_on_drop() {
     // Arrange
     let server = postgres().expect("postgres");

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use super::request_histogram::{bucket_index, method_label, RequestSeries, BUCKET_SLOTS};
 use super::{this_threads_shard, SHARDS};
-use crate::routes::{ROUTES, UNMATCHED};
+use contract::routes::{ROUTES, UNMATCHED};
 
 /// The methods with a place in the table; requests with another method
 /// (only 405s and unmatched paths have one) are counted beside it.

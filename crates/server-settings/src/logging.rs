@@ -14,7 +14,7 @@
 use tracing_subscriber::filter::Targets;
 use tracing_subscriber::layer::SubscriberExt;
 
-use crate::settings::LogFormat;
+use crate::LogFormat;
 
 /// What `RUST_LOG` asks to be logged; `info` when it is unset or does not
 /// parse.

@@ -21,7 +21,7 @@
 use std::fmt::Write as _;
 
 use super::write_family_header;
-use crate::error::ErrorKind;
+use contract::error::ErrorKind;
 
 /// The histogram's metric name (Micrometer's `http.server.requests`).
 pub const REQUEST_HISTOGRAM: &str = "http_server_requests_seconds";
@@ -97,7 +97,7 @@ pub fn error_label(status: u16) -> &'static str {
 
 /// The `method` label: the standard methods as sent, anything else `other`,
 /// so a client inventing methods cannot create series without end (the
-/// `uri` label has [`crate::routes::UNMATCHED`] for the same reason).
+/// `uri` label has [`contract::routes::UNMATCHED`] for the same reason).
 pub fn method_label(method: &str) -> &'static str {
     const STANDARD: [&str; 9] = [
         "GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT",
@@ -111,7 +111,7 @@ pub fn method_label(method: &str) -> &'static str {
 /// One series of the histogram, as read from the counters.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RequestSeries {
-    /// The route's pattern, or [`crate::routes::UNMATCHED`].
+    /// The route's pattern, or [`contract::routes::UNMATCHED`].
     pub route: &'static str,
     /// As [`method_label`] gives it.
     pub method: &'static str,

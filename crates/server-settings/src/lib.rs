@@ -1,0 +1,14 @@
+//! The command line both reference servers share, written once: the common
+//! flags ([`CommonSettings`], each from contract's default, then the
+//! environment, then the flag), the thread counts' default ([`cores`]), and
+//! what `--log-format` and `RUST_LOG` set up ([`logging`]).
+//!
+//! Each server flattens [`CommonSettings`] into its own `Settings`; bench
+//! and the tests parse the servers' own settings through them. The
+//! defaults themselves are data in `contract::settings`, so a crate that
+//! only needs to know where a server listens links no flag parser.
+
+mod common;
+pub mod logging;
+
+pub use common::{cores, parse_bind, CommonSettings, LogFormat};
