@@ -200,8 +200,7 @@ impl Request {
     }
 
     fn loadgen_threads(&self) -> usize {
-        self.loadgen_threads
-            .unwrap_or_else(server_settings::cores)
+        self.loadgen_threads.unwrap_or_else(server_settings::cores)
     }
 
     /// The run's settings as far as planning knows them: the servers'
