@@ -18,6 +18,7 @@
 )]
 
 mod apache_bench_keep_alive;
+mod architecture_map;
 mod blocking_calls_on_the_event_loop;
 mod compose_healthcheck;
 mod concurrent_start;

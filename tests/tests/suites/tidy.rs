@@ -326,7 +326,7 @@ fn collect_files(path: &Path, out: &mut Vec<PathBuf>) {
 // Finding files
 // ---------------------------------------------------------------------------
 
-fn workspace_root() -> PathBuf {
+pub(crate) fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .map(Path::to_path_buf)
@@ -340,12 +340,12 @@ fn relative(path: &Path) -> String {
         .to_string()
 }
 
-fn read(path: &Path) -> String {
+pub(crate) fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
 }
 
 /// The crate directories: `crates/*` and this package.
-fn crate_dirs() -> Vec<PathBuf> {
+pub(crate) fn crate_dirs() -> Vec<PathBuf> {
     let root = workspace_root();
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(root.join("crates"))
         .map(|entries| {
@@ -423,7 +423,7 @@ fn dependencies(manifest: &str) -> Vec<String> {
 
 /// The keys (`name = ...` or `name.workspace = true`) of the sections whose
 /// header `wanted` accepts; a `[dependencies.name]` table counts as `name`.
-fn section_keys(manifest: &str, wanted: impl Fn(&str) -> bool) -> Vec<String> {
+pub(crate) fn section_keys(manifest: &str, wanted: impl Fn(&str) -> bool) -> Vec<String> {
     let mut keys = Vec::new();
     let mut in_wanted = false;
     for line in manifest.lines() {
