@@ -126,10 +126,10 @@ impl Counters {
     fn record(&self, delivered_ns: u64) {
         self.exchanges.fetch_add(1, Ordering::Relaxed);
         self.delivered_ns.fetch_add(delivered_ns, Ordering::Relaxed);
-        let us = delivered_ns / 1_000;
+        // In nanoseconds: a bound is "at most", and 250.9 µs is past 250.
         let slot = ROUND_TRIP_BUCKETS_US
             .iter()
-            .position(|bound| us <= *bound)
+            .position(|bound| delivered_ns <= bound * 1_000)
             .unwrap_or(SLOTS - 1);
         self.buckets[slot].fetch_add(1, Ordering::Relaxed);
     }
