@@ -56,8 +56,9 @@ pub enum Rule {
     /// a syntax error is 400 and more than [`MAX_HEADERS`] fields 431 (as
     /// hyper answers both).
     Httparse,
-    /// 431: a head longer than [`MAX_HEADER_BYTES`], or bytes past it
-    /// with no end of head yet (hyper's own limit is far larger).
+    /// 431: a head not complete within its first [`MAX_HEADER_BYTES`],
+    /// whatever follows them, a syntax error included (hyper's own limit
+    /// is far larger).
     HeadTooLarge,
     /// 400: a header value that is not UTF-8 (httparse and hyper take
     /// obs-text bytes 0x80-0xFF as they come).
@@ -134,16 +135,15 @@ pub fn server_verdict(buf: &[u8]) -> Verdict {
 /// What the contract must answer for `buf`, given httparse's answer, and
 /// the rule that decides it.
 pub fn expected(buf: &[u8], answer: &Httparse) -> (Verdict, Rule) {
-    match answer {
-        Httparse::Partial if buf.len() > MAX_HEADER_BYTES => {
-            (Verdict::Refuse(431), Rule::HeadTooLarge)
+    if let Some(limit) = buf.get(..MAX_HEADER_BYTES) {
+        if matches!(httparse_answer(limit), Httparse::Partial) {
+            return (Verdict::Refuse(431), Rule::HeadTooLarge);
         }
+    }
+    match answer {
         Httparse::Partial => (Verdict::NeedMore, Rule::Httparse),
         Httparse::Error(httparse::Error::TooManyHeaders) => (Verdict::Refuse(431), Rule::Httparse),
         Httparse::Error(_) => (Verdict::Refuse(400), Rule::Httparse),
-        Httparse::Complete(head) if head.len > MAX_HEADER_BYTES => {
-            (Verdict::Refuse(431), Rule::HeadTooLarge)
-        }
         Httparse::Complete(head) => {
             if head
                 .headers
@@ -290,6 +290,22 @@ mod tests {
             assert_eq!(expected(raw, &answer), (Verdict::Refuse(status), rule));
             check(raw);
         }
+    }
+
+    /// httparse refuses a syntax error anywhere; the contract parses no
+    /// further than its limit, and answers 431 for a head not complete
+    /// within it.
+    #[test]
+    fn a_syntax_error_past_the_limit_is_the_limits_431() {
+        let mut raw = b"GET / HTTP/1.1\r\nX: ".to_vec();
+        raw.resize(MAX_HEADER_BYTES + 100, b'a');
+        raw.extend_from_slice(b"\x01\r\n\r\n");
+        assert!(matches!(httparse_answer(&raw), Httparse::Error(_)));
+        assert_eq!(
+            expected(&raw, &httparse_answer(&raw)),
+            (Verdict::Refuse(431), Rule::HeadTooLarge)
+        );
+        check(&raw);
     }
 
     #[test]
