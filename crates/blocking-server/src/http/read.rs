@@ -346,17 +346,16 @@ fn read_chunked<S: Socket>(
     let mut body = Vec::new();
     let mut pos = 0;
     loop {
-        // A line over the limit is refused however its bytes came: whole
-        // in one read, or still arriving and already past it.
-        let (line_len, size) = match httparse::parse_chunk_size(&buf[pos..]) {
-            Ok(httparse::Status::Complete((line_len, _))) if line_len > MAX_CHUNK_LINE => {
+        // Only the line's first MAX_CHUNK_LINE bytes are parsed: a line not
+        // ended within them is refused whatever follows, so the answer is
+        // the same however its bytes came.
+        let within_limit = &buf[pos..buf.len().min(pos + MAX_CHUNK_LINE)];
+        let (line_len, size) = match httparse::parse_chunk_size(within_limit) {
+            Ok(httparse::Status::Complete(found)) => found,
+            Ok(httparse::Status::Partial) if within_limit.len() == MAX_CHUNK_LINE => {
                 return Err(ChunkedError::Reject(malformed("chunk size line")));
             }
-            Ok(httparse::Status::Complete(found)) => found,
             Ok(httparse::Status::Partial) => {
-                if buf.len() - pos > MAX_CHUNK_LINE {
-                    return Err(ChunkedError::Reject(malformed("chunk size line")));
-                }
                 read_more(stream, buf, deadline)?;
                 continue;
             }
