@@ -46,6 +46,8 @@ mod cli;
 mod connector;
 mod driver;
 mod executor;
+#[doc(hidden)]
+pub mod fuzzing;
 mod handlers;
 mod http;
 mod metrics;

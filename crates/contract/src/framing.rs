@@ -34,9 +34,8 @@ pub fn body_framing<'a>(
     let mut chunked = false;
     for (name, value) in headers {
         if name.eq_ignore_ascii_case("content-length") {
-            let digits = std::str::from_utf8(value)
-                .map_err(|_| malformed("header value"))?
-                .trim();
+            let digits =
+                trim_ows(std::str::from_utf8(value).map_err(|_| malformed("header value"))?);
             // Digits only: `usize::from_str` would also take `+5`.
             if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
                 return Err(malformed("content-length"));
@@ -53,7 +52,7 @@ pub fn body_framing<'a>(
             chunked = value
                 .rsplit(',')
                 .next()
-                .is_some_and(|last| last.trim().eq_ignore_ascii_case("chunked"));
+                .is_some_and(|last| trim_ows(last).eq_ignore_ascii_case("chunked"));
         }
     }
     match (transfer_encoding, content_length) {
@@ -67,6 +66,14 @@ pub fn body_framing<'a>(
         (false, Some(0)) | (false, None) => Ok(BodyFraming::None),
         (false, Some(n)) => Ok(BodyFraming::Length(n)),
     }
+}
+
+/// `value` without the optional whitespace HTTP allows around a field's
+/// value or a list element (RFC 9110 5.6.3: spaces and tabs). Not
+/// `str::trim`, which also takes Unicode spaces: `Content-Length:` then a
+/// no-break space and `5` is no length (hyper refuses it too).
+fn trim_ows(value: &str) -> &str {
+    value.trim_matches([' ', '\t'])
 }
 
 #[cfg(test)]
@@ -103,6 +110,8 @@ mod tests {
             &[("Content-Length", "5"), ("Content-Length", "6")],
             &[("Transfer-Encoding", "chunked"), ("Content-Length", "5")],
             &[("Transfer-Encoding", "gzip")],
+            &[("Content-Length", "\u{a0}5")],
+            &[("Transfer-Encoding", "chunked\u{3000}")],
         ] {
             assert_eq!(framing(bad, false), Err(400), "{bad:?}");
         }

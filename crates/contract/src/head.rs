@@ -50,29 +50,32 @@ impl RequestHead<'_, '_> {
 }
 
 /// Parses the head at the start of `buf`: `Ok(None)` when more bytes are
-/// needed (and may come: a partial head already over [`MAX_HEADER_BYTES`] is
-/// a 431), else the checked head or the error to answer. The checks, in the
-/// order their messages can appear: httparse's syntax (400 `malformed
-/// request: request head: ...`), too many fields or bytes (431), the request
-/// line, header values that are not UTF-8 text (400 `... header value`),
-/// then the framing rule.
+/// needed (and may come), else the checked head or the error to answer. The
+/// checks, in the order their messages can appear: httparse's syntax (400
+/// `malformed request: request head: ...`), too many fields or bytes (431),
+/// the request line, header values that are not UTF-8 text (400 `... header
+/// value`), then the framing rule.
+///
+/// No more than the first [`MAX_HEADER_BYTES`] are parsed: a head not
+/// complete within them is a 431, whatever follows. So the answer is the
+/// same however the bytes arrived: were the whole buffer parsed, a syntax
+/// error past the limit would be a 400 when it came in the same read as the
+/// limit, and a 431 when the limit was reached first.
 pub fn parse_head<'h, 'b>(
     buf: &'b [u8],
     slots: &'h mut HeaderSlots<'b>,
 ) -> Result<Option<RequestHead<'h, 'b>>, ApiError> {
+    let within_limit = &buf[..buf.len().min(MAX_HEADER_BYTES)];
     let mut parsed = httparse::Request::new(slots);
-    let len = match parsed.parse(buf) {
+    let len = match parsed.parse(within_limit) {
         Ok(httparse::Status::Complete(n)) => n,
-        Ok(httparse::Status::Partial) if buf.len() > MAX_HEADER_BYTES => {
+        Ok(httparse::Status::Partial) if within_limit.len() == MAX_HEADER_BYTES => {
             return Err(ApiError::headers_too_large())
         }
         Ok(httparse::Status::Partial) => return Ok(None),
         Err(httparse::Error::TooManyHeaders) => return Err(ApiError::headers_too_large()),
         Err(e) => return Err(malformed(&format!("request head: {e}"))),
     };
-    if len > MAX_HEADER_BYTES {
-        return Err(ApiError::headers_too_large());
-    }
     let (Some(method), Some(target), Some(version)) = (parsed.method, parsed.path, parsed.version)
     else {
         return Err(malformed("request line"));
@@ -157,5 +160,10 @@ mod tests {
         assert_eq!(check(partial.as_bytes()).map_err(|e| e.0), Err(431));
         let fits = format!("GET / HTTP/1.1\r\nx: {}", "a".repeat(100));
         assert_eq!(check(fits.as_bytes()), Ok(None));
+        // A syntax error past the limit is never reached: 431, as when the
+        // bytes up to the limit came first.
+        let mut broken_late = partial.into_bytes();
+        broken_late.extend_from_slice(b"\x01\r\n\r\n");
+        assert_eq!(check(&broken_late).map_err(|e| e.0), Err(431));
     }
 }

@@ -18,7 +18,7 @@
 use std::io;
 use std::net::SocketAddr;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use net_tools::http_answer::{parse_head, ChunkedBody, Framing, Head, Malformed, Progress};
@@ -55,9 +55,10 @@ pub(crate) struct ResponseInfo {
     pub(crate) reusable: bool,
 }
 
-/// One client connection.
-pub(crate) struct Connection {
-    stream: TcpStream,
+/// One client connection: a TCP socket, or bytes in memory for the fuzz
+/// targets (crate::fuzzing).
+pub(crate) struct Connection<S = TcpStream> {
+    stream: S,
     buf: Vec<u8>,
     /// Bytes of `buf` holding data not yet consumed (always from index 0).
     filled: usize,
@@ -74,14 +75,21 @@ impl Connection {
     pub(crate) async fn connect(addr: SocketAddr) -> io::Result<Connection> {
         let stream = TcpStream::connect(addr).await?;
         stream.set_nodelay(true)?;
-        Ok(Connection {
+        Ok(Connection::over(stream))
+    }
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
+    /// A connection over `stream`, already open.
+    pub(crate) fn over(stream: S) -> Connection<S> {
+        Connection {
             stream,
             buf: vec![0; INITIAL_BUFFER],
             filled: 0,
             completed: 0,
             sent: 0,
             received: 0,
-        })
+        }
     }
 
     /// Writes a whole request.

@@ -92,6 +92,8 @@ mod command;
 mod drive;
 mod duration_text;
 mod fd_limit;
+#[doc(hidden)]
+pub mod fuzzing;
 mod http1;
 mod interrupt;
 mod latency_stats;

@@ -346,12 +346,16 @@ fn read_chunked<S: Socket>(
     let mut body = Vec::new();
     let mut pos = 0;
     loop {
-        let (line_len, size) = match httparse::parse_chunk_size(&buf[pos..]) {
+        // Only the line's first MAX_CHUNK_LINE bytes are parsed: a line not
+        // ended within them is refused whatever follows, so the answer is
+        // the same however its bytes came.
+        let within_limit = &buf[pos..buf.len().min(pos + MAX_CHUNK_LINE)];
+        let (line_len, size) = match httparse::parse_chunk_size(within_limit) {
             Ok(httparse::Status::Complete(found)) => found,
+            Ok(httparse::Status::Partial) if within_limit.len() == MAX_CHUNK_LINE => {
+                return Err(ChunkedError::Reject(malformed("chunk size line")));
+            }
             Ok(httparse::Status::Partial) => {
-                if buf.len() - pos > MAX_CHUNK_LINE {
-                    return Err(ChunkedError::Reject(malformed("chunk size line")));
-                }
                 read_more(stream, buf, deadline)?;
                 continue;
             }
@@ -378,22 +382,26 @@ fn read_chunked<S: Socket>(
         body.extend_from_slice(&buf[data..data + size]);
         pos += needed;
     }
-    // Trailer fields (ignored) up to an empty line.
+    // Trailer fields (ignored) up to an empty line: no more bytes of them
+    // than a head may have, whether they came in one read or many.
+    let trailers = pos;
     loop {
-        match buf[pos..].windows(2).position(|w| w == b"\r\n") {
+        let line = buf[pos..].windows(2).position(|w| w == b"\r\n");
+        // How far the trailers reach so far: to the end of this line, or,
+        // while it is still arriving, to the last byte there is.
+        let reach = line.map_or(buf.len(), |line| pos + line + 2);
+        if reach - trailers > MAX_HEADER_BYTES {
+            return Err(ChunkedError::Reject(Stop::Reject(
+                ApiError::headers_too_large(),
+            )));
+        }
+        match line {
             Some(0) => {
                 pos += 2;
                 break;
             }
             Some(line) => pos += line + 2,
-            None => {
-                if buf.len() - pos > MAX_HEADER_BYTES {
-                    return Err(ChunkedError::Reject(Stop::Reject(
-                        ApiError::headers_too_large(),
-                    )));
-                }
-                read_more(stream, buf, deadline)?;
-            }
+            None => read_more(stream, buf, deadline)?,
         }
     }
     buf.drain(..pos);

@@ -31,7 +31,9 @@ use contract::model::User;
 use contract::sql::SELECT_USER_BY_ID;
 use fallible_iterator::FallibleIterator;
 use postgres_protocol::authentication::sasl::{ChannelBinding, ScramSha256, SCRAM_SHA_256};
-use postgres_protocol::message::backend::{ErrorResponseBody, Message};
+use postgres_protocol::message::backend::{
+    AuthenticationSaslBody, ErrorResponseBody, Message, RowDescriptionBody,
+};
 use postgres_protocol::message::frontend;
 use postgres_protocol::{types, IsNull};
 use server_settings::CommonSettings;
@@ -252,11 +254,7 @@ impl PgConn {
                     .map_err(|e| encode_error(&e))?;
             }
             Message::AuthenticationSasl(body) => {
-                let offered: Vec<String> = body
-                    .mechanisms()
-                    .map(|m| Ok(m.to_owned()))
-                    .collect()
-                    .map_err(|e| io_error("reading SASL mechanisms", &e))?;
+                let offered = sasl_mechanisms(&body)?;
                 if !offered.iter().any(|m| m == SCRAM_SHA_256) {
                     return Err(DbError::Unavailable(format!(
                         "no supported SASL mechanism in {offered:?}"
@@ -320,29 +318,13 @@ impl PgConn {
         loop {
             match self.next_message(waits, deadline)? {
                 Message::ParseComplete | Message::ParameterDescription(_) => {}
-                Message::RowDescription(body) => {
-                    let types: Vec<u32> = body
-                        .fields()
-                        .map(|f| Ok(f.type_oid()))
-                        .collect()
-                        .map_err(|e| io_error("reading the row description", &e))?;
-                    columns = Some(types);
-                }
+                Message::RowDescription(body) => columns = Some(column_types(&body)?),
                 Message::ReadyForQuery(_) => break,
                 Message::ErrorResponse(body) => return Err(server_error(&body)),
                 _ => return Err(unexpected("preparing the user query")),
             }
         }
-        match columns.as_deref() {
-            Some([INT8, name, email, TIMESTAMPTZ, TIMESTAMPTZ])
-                if [name, email].iter().all(|t| [TEXT, VARCHAR].contains(t)) =>
-            {
-                Ok(())
-            }
-            other => Err(DbError::Internal(format!(
-                "the user query's column types {other:?} are not (int8, text, text, timestamptz, timestamptz)"
-            ))),
-        }
+        check_user_columns(columns.as_deref())
     }
 
     /// One empty round trip: `Sync`, answered by `ReadyForQuery`.
@@ -396,8 +378,41 @@ impl Connection for PgConn {
     }
 }
 
+/// The mechanisms an `AuthenticationSasl` offers.
+pub(crate) fn sasl_mechanisms(body: &AuthenticationSaslBody) -> Result<Vec<String>, DbError> {
+    body.mechanisms()
+        .map(|m| Ok(m.to_owned()))
+        .collect()
+        .map_err(|e| io_error("reading SASL mechanisms", &e))
+}
+
+/// The type of each column a `RowDescription` describes.
+pub(crate) fn column_types(body: &RowDescriptionBody) -> Result<Vec<u32>, DbError> {
+    body.fields()
+        .map(|f| Ok(f.type_oid()))
+        .collect()
+        .map_err(|e| io_error("reading the row description", &e))
+}
+
+/// Whether the user statement's columns (`None`: never described) are the
+/// types [`user_from_row`] decodes.
+pub(crate) fn check_user_columns(columns: Option<&[u32]>) -> Result<(), DbError> {
+    match columns {
+        Some([INT8, name, email, TIMESTAMPTZ, TIMESTAMPTZ])
+            if [name, email].iter().all(|t| [TEXT, VARCHAR].contains(t)) =>
+        {
+            Ok(())
+        }
+        other => Err(DbError::Internal(format!(
+            "the user query's column types {other:?} are not (int8, text, text, timestamptz, timestamptz)"
+        ))),
+    }
+}
+
 /// A `DataRow` of the user query, every column binary.
-fn user_from_row(row: &postgres_protocol::message::backend::DataRowBody) -> Result<User, DbError> {
+pub(crate) fn user_from_row(
+    row: &postgres_protocol::message::backend::DataRowBody,
+) -> Result<User, DbError> {
     let buffer = row.buffer();
     let columns: Vec<Option<std::ops::Range<usize>>> = row
         .ranges()

@@ -71,7 +71,7 @@ pub(crate) fn pool(settings: &CommonSettings) -> anyhow::Result<Pool<RedisConn>>
 
 /// A RESP2 reply, as far as GET, SET, AUTH and SELECT answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Reply {
+pub enum Reply {
     /// `+OK`
     Simple(String),
     /// `-ERR ...`

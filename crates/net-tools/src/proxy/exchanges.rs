@@ -126,10 +126,10 @@ impl Counters {
     fn record(&self, delivered_ns: u64) {
         self.exchanges.fetch_add(1, Ordering::Relaxed);
         self.delivered_ns.fetch_add(delivered_ns, Ordering::Relaxed);
-        let us = delivered_ns / 1_000;
+        // In nanoseconds: a bound is "at most", and 250.9 µs is past 250.
         let slot = ROUND_TRIP_BUCKETS_US
             .iter()
-            .position(|bound| us <= *bound)
+            .position(|bound| delivered_ns <= bound * 1_000)
             .unwrap_or(SLOTS - 1);
         self.buckets[slot].fetch_add(1, Ordering::Relaxed);
     }
@@ -149,17 +149,28 @@ impl OpenExchange {
     /// an exchange unless one is open already. True when it opened one:
     /// [`OpenExchange::forwarded`] is then due when it is sent on.
     pub(super) fn client_sent(&self, counters: &Counters, bytes: usize) -> bool {
+        self.client_sent_at(counters, bytes, counters.now_ns())
+    }
+
+    /// [`OpenExchange::client_sent`] at `now` (nanoseconds since the
+    /// counters' epoch, never 0).
+    pub(super) fn client_sent_at(&self, counters: &Counters, bytes: usize, now: u64) -> bool {
         counters
             .bytes_to_server
             .fetch_add(bytes as u64, Ordering::Relaxed);
         self.arrived
-            .compare_exchange(0, counters.now_ns(), Ordering::AcqRel, Ordering::Relaxed)
+            .compare_exchange(0, now, Ordering::AcqRel, Ordering::Relaxed)
             .is_ok()
     }
 
     /// The chunk that opened the exchange is being written to the server.
     pub(super) fn forwarded(&self, counters: &Counters) {
-        self.forwarded.store(counters.now_ns(), Ordering::Release);
+        self.forwarded_at(counters.now_ns());
+    }
+
+    /// [`OpenExchange::forwarded`] at `now`.
+    pub(super) fn forwarded_at(&self, now: u64) {
+        self.forwarded.store(now, Ordering::Release);
     }
 
     /// When a chunk was read from the server, for [`OpenExchange::server_answers`].
@@ -174,6 +185,17 @@ impl OpenExchange {
     /// answers something sent earlier (a query pipelined in the previous
     /// round trip) and closes nothing.
     pub(super) fn server_answers(&self, counters: &Counters, read_at: u64, bytes: usize) {
+        self.server_answers_at(counters, read_at, bytes, counters.now_ns());
+    }
+
+    /// [`OpenExchange::server_answers`] with the chunk leaving at `now`.
+    pub(super) fn server_answers_at(
+        &self,
+        counters: &Counters,
+        read_at: u64,
+        bytes: usize,
+        now: u64,
+    ) {
         counters
             .bytes_to_client
             .fetch_add(bytes as u64, Ordering::Relaxed);
@@ -186,7 +208,7 @@ impl OpenExchange {
         self.forwarded.store(0, Ordering::Release);
         let arrived = self.arrived.swap(0, Ordering::AcqRel);
         if arrived != 0 {
-            counters.record(counters.now_ns().saturating_sub(arrived));
+            counters.record(now.saturating_sub(arrived));
         }
     }
 }

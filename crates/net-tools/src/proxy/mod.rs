@@ -33,6 +33,8 @@
 //! test or a bench group opens a few dozen connections through it.
 
 pub mod exchanges;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod stats_http;
 #[cfg(test)]
 mod tests;
