@@ -149,7 +149,11 @@ fn user(state: &AppState, waits: &Waits<'_>, raw_id: &str) -> Result<Response, A
 
 /// `GET /users/{id}/cache`: two Redis GETs one after the other, the thread
 /// blocked for each round trip; on a miss, the user from Postgres, then both
-/// keys set (cache-aside). Twin: `user_cache` (both GETs at once, like Mono.zip).
+/// keys set (cache-aside). With the shared connection (the default, Lettuce's)
+/// the thread queues each GET on the one connection and sleeps until the
+/// event loop hands it its own reply; with `--redis-client pool` (Jedis') it
+/// checks a connection out and blocks in `read` on that socket. Twin:
+/// `user_cache` (both GETs at once, like Mono.zip).
 fn user_cache(state: &AppState, waits: &Waits<'_>, raw_id: &str) -> Result<Response, ApiError> {
     let id = parse_path_id(raw_id)?;
     let prefix = state.key_prefix.as_str();

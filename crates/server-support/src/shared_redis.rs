@@ -160,10 +160,26 @@ impl SharedRedis {
                 if let Some(current) = self.current_handle() {
                     return Ok(current);
                 }
+                // Connected on the event loop, not in this thread's
+                // `block_on`: the connect future is large, and a coroutine
+                // calling this (virtual threads, pinning driver) has a
+                // small fixed stack.
+                let (client, config) = (self.client.clone(), self.config.clone());
                 let conn = self
-                    .client
-                    .get_multiplexed_async_connection_with_config(&self.config)
-                    .await?;
+                    .runtime
+                    .spawn(async move {
+                        client
+                            .get_multiplexed_async_connection_with_config(&config)
+                            .await
+                    })
+                    .await
+                    .map_err(|e| {
+                        redis::RedisError::from((
+                            redis::ErrorKind::IoError,
+                            "the connect task ended",
+                            e.to_string(),
+                        ))
+                    })??;
                 let current = Current {
                     number: self.opened.fetch_add(1, Ordering::Relaxed) + 1,
                     conn,
