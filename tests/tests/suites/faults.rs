@@ -120,7 +120,10 @@ fn redis_down_gives_503_then_recovers() {
 
 /// The test above, in its own process.
 fn redis_down_on_every_server() {
-    harness::each_server_at_once(Server::ALL, |server| {
+    let servers = Server::ALL
+        .into_iter()
+        .chain(Server::OTHER_BLOCKING_REDIS_CLIENTS);
+    harness::each_server_at_once(servers, |server| {
         let app = app(server);
         assert_eq!(app.get("/users/2/cache").status, 200);
         let proxy = app.redis_proxy.as_ref().expect("redis proxy");
@@ -155,7 +158,10 @@ fn a_stalled_dependency_times_out_instead_of_hanging() {
 
 /// The test above, in its own process.
 fn stalled_dependencies_on_every_server() {
-    harness::each_server_at_once(Server::ALL, |server| {
+    let servers = Server::ALL
+        .into_iter()
+        .chain(Server::OTHER_BLOCKING_REDIS_CLIENTS);
+    harness::each_server_at_once(servers, |server| {
         let app = app(server);
         assert_eq!(app.get("/users/3").status, 200);
         assert_eq!(app.get("/users/3/cache").status, 200);

@@ -337,6 +337,18 @@ fn blocking_server_rides_out_a_stalled_dependency_under_load() {
 }
 
 #[test]
+fn blocking_server_with_a_redis_pool_rides_out_refused_connections_under_load() {
+    let _gate = harness::quiet();
+    outage_under_load(Server::BlockingRedisPool, Mode::Refuse);
+}
+
+#[test]
+fn blocking_server_with_a_redis_pool_rides_out_a_stalled_dependency_under_load() {
+    let _gate = harness::quiet();
+    outage_under_load(Server::BlockingRedisPool, Mode::Stall);
+}
+
+#[test]
 fn async_server_rides_out_refused_connections_under_load() {
     let _gate = harness::quiet();
     outage_under_load(Server::Async, Mode::Refuse);
