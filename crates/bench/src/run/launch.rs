@@ -343,6 +343,7 @@ pub(super) fn effective_settings(
         async_rayon_threads: a.rayon_threads() as u32,
         db_pool_size: b.common.db_pool_size,
         redis_pool_size: b.common.redis_pool_size,
+        blocking_redis_client: Some(b.redis_client().name().to_owned()),
         virtual_carriers: Some(v.carrier_count() as u32),
         remote_db_round_trip_ms: None,
         loadgen_threads: cli
@@ -357,4 +358,27 @@ pub(super) fn effective_settings(
         measured_by: None,
         jvm: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser as _;
+
+    /// The blocking server's Redis client is read from its own settings,
+    /// parsed from the arguments bench passes: its default unless told.
+    #[test]
+    fn the_settings_name_the_redis_client_the_blocking_server_runs() {
+        let cli = Cli::try_parse_from(["bench"]).unwrap();
+        let (profile, _) = cli.resolve().unwrap();
+        let client = |common: &[&str]| {
+            let common: Vec<String> = common.iter().map(|a| (*a).to_owned()).collect();
+            let args = server_args_for(&cli, &common);
+            effective_settings(&cli, &profile, &args, None, None)
+                .unwrap()
+                .blocking_redis_client
+        };
+        assert_eq!(client(&[]).as_deref(), Some("shared"));
+        assert_eq!(client(&["--redis-client", "pool"]).as_deref(), Some("pool"));
+    }
 }
