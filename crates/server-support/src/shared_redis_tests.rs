@@ -10,10 +10,10 @@ use std::time::{Duration, Instant};
 
 use contract::cache::{email_key, name_key};
 use net_tools::proxy::{url_addr, url_with_addr, FaultProxy, Mode};
-use redis::Commands as _;
 
 use crate::shared_redis::SharedRedis;
 use crate::sync_redis::CacheError;
+use crate::sync_redis_tests::plant_unreadable_users;
 use crate::test_settings::settings;
 
 const UNUSED_DB: &str = "postgres://postgres@127.0.0.1:9/unused";
@@ -92,14 +92,7 @@ fn a_value_it_cannot_read_is_unreadable_and_the_connection_is_kept() {
     let prefix = redis.fresh_prefix();
     let prefix = prefix.as_str();
     let mut conn = direct(redis);
-    // User 5: a name that is not UTF-8; user 6: an email key holding a list.
-    let _: () = conn
-        .set(name_key(prefix, 5), &[0xff_u8, 0xfe][..])
-        .expect("SET");
-    let _: () = conn.set(name_key(prefix, 6), "Di").expect("SET");
-    let _: () = conn
-        .rpush(email_key(prefix, 6), "di@example.com")
-        .expect("RPUSH");
+    plant_unreadable_users(&mut conn, prefix);
     let shared = SharedRedis::new(&settings(UNUSED_DB, redis.url(), 2000)).expect("the client");
 
     for id in [5, 6] {
