@@ -145,72 +145,80 @@ impl SharedRedis {
     }
 
     fn current_handle(&self) -> Option<Current> {
+        self.current_slot().clone()
+    }
+
+    /// The slot of the current connection, locked. Never poisoned in
+    /// effect: nothing panics while it is held.
+    fn current_slot(&self) -> std::sync::MutexGuard<'_, Option<Current>> {
         self.current
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .clone()
     }
 
+    /// Opens the connection, or waits for the thread that is opening it,
+    /// BLOCKING THE CALLING THREAD for at most the acquire timeout.
     fn open(&self) -> Result<Current, CacheError> {
         let timeout = self.timeout;
-        let opened = self.runtime.block_on(async {
-            tokio::time::timeout(timeout, async {
-                let _opening = self.opening.lock().await;
-                // Another thread may have opened it while this one waited.
-                if let Some(current) = self.current_handle() {
-                    return Ok(current);
-                }
-                // Connected on the event loop, not in this thread's
-                // `block_on`: the connect future is large, and a coroutine
-                // calling this (virtual threads, pinning driver) has a
-                // small fixed stack.
-                let (client, config) = (self.client.clone(), self.config.clone());
-                let conn = self
-                    .runtime
-                    .spawn(async move {
-                        client
-                            .get_multiplexed_async_connection_with_config(&config)
-                            .await
-                    })
-                    .await
-                    .map_err(|e| {
-                        redis::RedisError::from((
-                            redis::ErrorKind::IoError,
-                            "the connect task ended",
-                            e.to_string(),
-                        ))
-                    })??;
-                let current = Current {
-                    number: self.opened.fetch_add(1, Ordering::Relaxed) + 1,
-                    conn,
-                };
-                *self
-                    .current
-                    .lock()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(current.clone());
-                tracing::info!(
-                    connection = current.number,
-                    "shared redis connection opened"
-                );
-                Ok(current)
-            })
-            .await
-        });
-        match opened {
-            Ok(result) => result.map_err(|e: redis::RedisError| CacheError::from(e)),
-            Err(_) => Err(CacheError::Unavailable(format!(
+        let opened = self
+            .runtime
+            .block_on(async { tokio::time::timeout(timeout, self.open_once()).await });
+        opened.unwrap_or_else(|_| {
+            Err(CacheError::Unavailable(format!(
                 "redis: no connection within {timeout:?}"
-            ))),
+            )))
+        })
+    }
+
+    /// One thread at a time opens the connection; those that waited for it
+    /// take the one it opened.
+    async fn open_once(&self) -> Result<Current, CacheError> {
+        let _opening = self.opening.lock().await;
+        if let Some(current) = self.current_handle() {
+            return Ok(current);
         }
+        let conn = self.connect_on_the_event_loop().await?;
+        Ok(self.make_current(conn))
+    }
+
+    /// Connects (TCP and the handshake, within the connect timeout) in a
+    /// task of the event loop, not in the calling thread's `block_on`: the
+    /// connect future is large, and a coroutine calling this (virtual
+    /// threads, pinning driver) has a small fixed stack.
+    async fn connect_on_the_event_loop(&self) -> RedisResult<MultiplexedConnection> {
+        let (client, config) = (self.client.clone(), self.config.clone());
+        let connect = async move {
+            client
+                .get_multiplexed_async_connection_with_config(&config)
+                .await
+        };
+        self.runtime.spawn(connect).await.unwrap_or_else(|ended| {
+            Err(redis::RedisError::from((
+                redis::ErrorKind::IoError,
+                "the connect task ended",
+                ended.to_string(),
+            )))
+        })
+    }
+
+    /// Makes `conn` the connection every call uses, numbered.
+    fn make_current(&self, conn: MultiplexedConnection) -> Current {
+        let current = Current {
+            number: self.opened.fetch_add(1, Ordering::Relaxed) + 1,
+            conn,
+        };
+        *self.current_slot() = Some(current.clone());
+        tracing::info!(
+            connection = current.number,
+            "shared redis connection opened"
+        );
+        current
     }
 
     /// Forgets connection `number` if it is still the current one, so the
     /// next call opens a new one.
     fn replace(&self, number: u64) {
-        let mut current = self
-            .current
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut current = self.current_slot();
         if current.as_ref().is_some_and(|c| c.number == number) {
             *current = None;
             tracing::warn!(
