@@ -65,8 +65,9 @@ enum Clients {
 
 /// The pinning driver's Redis client (`--redis-client`).
 enum SyncCache {
-    /// One multiplexed connection every handler thread shares (Lettuce's shape).
-    Shared(SharedRedis),
+    /// One multiplexed connection every handler thread shares (Lettuce's
+    /// shape). Boxed: it is large (its runtime), and built once.
+    Shared(Box<SharedRedis>),
     /// An r2d2 pool of exclusive connections (Jedis' shape).
     Pool(sync_redis::RedisPool),
 }
@@ -103,7 +104,7 @@ impl Driver {
     /// without connecting (connections open on first use).
     pub(crate) fn pinning(settings: &CommonSettings, redis: RedisClient) -> anyhow::Result<Driver> {
         let cache = match redis {
-            RedisClient::Shared => SyncCache::Shared(SharedRedis::new(settings)?),
+            RedisClient::Shared => SyncCache::Shared(Box::new(SharedRedis::new(settings)?)),
             RedisClient::Pool => SyncCache::Pool(sync_redis::pool(settings)?),
         };
         Ok(Driver {
