@@ -5,7 +5,6 @@
 //! gives `Unavailable` within the timeout, to the calls in flight too, and
 //! the connection comes back without a new client.
 
-use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
 use contract::cache::{email_key, name_key};
@@ -14,9 +13,8 @@ use net_tools::proxy::{url_addr, url_with_addr, FaultProxy, Mode};
 use crate::shared_redis::SharedRedis;
 use crate::sync_redis::CacheError;
 use crate::sync_redis_tests::plant_unreadable_users;
-use crate::test_settings::settings;
+use crate::test_settings::{closed_redis_url, redis_settings};
 
-const UNUSED_DB: &str = "postgres://postgres@127.0.0.1:9/unused";
 /// The acquire timeout of these tests.
 const TIMEOUT_MS: u64 = 500;
 /// What a busy 2-core machine may add to a wait bounded by the timeout.
@@ -50,7 +48,7 @@ fn many_threads_on_the_one_connection_each_get_their_own_reply() {
     let prefix = redis.fresh_prefix();
     let prefix = prefix.as_str();
     plant_users(&mut direct(redis), prefix, 0..THREADS * CALLS);
-    let shared = SharedRedis::new(&settings(UNUSED_DB, redis.url(), 5000)).expect("the client");
+    let shared = SharedRedis::new(&redis_settings(redis.url(), 5000)).expect("the client");
 
     let crossed: Vec<String> = std::thread::scope(|scope| {
         let threads: Vec<_> = (0..THREADS)
@@ -93,7 +91,7 @@ fn a_value_it_cannot_read_is_unreadable_and_the_connection_is_kept() {
     let prefix = prefix.as_str();
     let mut conn = direct(redis);
     plant_unreadable_users(&mut conn, prefix);
-    let shared = SharedRedis::new(&settings(UNUSED_DB, redis.url(), 2000)).expect("the client");
+    let shared = SharedRedis::new(&redis_settings(redis.url(), 2000)).expect("the client");
 
     for id in [5, 6] {
         let read = shared
@@ -113,13 +111,8 @@ fn a_value_it_cannot_read_is_unreadable_and_the_connection_is_kept() {
 
 #[test]
 fn a_redis_that_is_not_there_is_unavailable() {
-    let closed = {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("a free port");
-        listener.local_addr().expect("its address")
-    }; // closed: nothing listens there now
-    let url = format!("redis://{closed}");
-    let shared =
-        SharedRedis::new(&settings(UNUSED_DB, &url, TIMEOUT_MS)).expect("built without Redis");
+    let url = closed_redis_url();
+    let shared = SharedRedis::new(&redis_settings(&url, TIMEOUT_MS)).expect("built without Redis");
     let opened = shared.connection().map(drop);
     assert!(
         matches!(opened, Err(CacheError::Unavailable(_))),
@@ -149,7 +142,7 @@ fn an_outage_is_unavailable_in_time_for_calls_in_flight_too_then_recovers() {
     let want = (Some(name_key(prefix, 1)), Some(email_key(prefix, 1)));
     let proxy = FaultProxy::start(url_addr(redis.url()).expect("redis address")).expect("proxy");
     let url = url_with_addr(redis.url(), proxy.addr());
-    let shared = SharedRedis::new(&settings(UNUSED_DB, &url, TIMEOUT_MS)).expect("the client");
+    let shared = SharedRedis::new(&redis_settings(&url, TIMEOUT_MS)).expect("the client");
 
     for fault in [Mode::Refuse, Mode::Stall] {
         assert_eq!(

@@ -2,15 +2,11 @@
 //! it cannot read is `Unreadable` and leaves the connection in use; a Redis
 //! that is not there is `Unavailable`.
 
-use std::net::TcpListener;
-
 use contract::cache::{email_key, name_key};
 use redis::Commands as _;
 
 use crate::sync_redis::{get_user_fields, pool, CacheError, RedisManager};
-use crate::test_settings::settings;
-
-const UNUSED_DB: &str = "postgres://postgres@127.0.0.1:9/unused";
+use crate::test_settings::{closed_redis_url, redis_settings};
 
 /// Users 5 and 6 with values no client can read: a name that is not
 /// UTF-8, and an email key holding a list (Redis answers WRONGTYPE).
@@ -29,7 +25,7 @@ fn a_value_it_cannot_read_is_unreadable_and_the_connection_is_kept() {
     let redis = local_services::redis().expect("redis for tests");
     let prefix = redis.fresh_prefix();
     let prefix = prefix.as_str();
-    let pool = pool(&settings(UNUSED_DB, redis.url(), 2000)).expect("the pool");
+    let pool = pool(&redis_settings(redis.url(), 2000)).expect("the pool");
     let mut conn = pool.get().expect("a connection");
     plant_unreadable_users(&mut conn, prefix);
 
@@ -48,12 +44,8 @@ fn a_value_it_cannot_read_is_unreadable_and_the_connection_is_kept() {
 
 #[test]
 fn a_redis_that_is_not_there_is_unavailable() {
-    let closed = {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("a free port");
-        listener.local_addr().expect("its address")
-    }; // closed: nothing listens there now
-    let url = format!("redis://{closed}");
-    let opened = RedisManager::new(&settings(UNUSED_DB, &url, 500))
+    let url = closed_redis_url();
+    let opened = RedisManager::new(&redis_settings(&url, 500))
         .expect("the manager")
         .open()
         .map(drop)
