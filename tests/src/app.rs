@@ -21,8 +21,16 @@ use net_tools::proxy::{url_addr, url_with_addr, FaultProxy};
 /// Which of the two reference servers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Server {
+    /// The blocking server as it ships: platform threads, and its Redis
+    /// client the one multiplexed connection every handler thread shares
+    /// (`--redis-client shared`, Lettuce's shape).
     Blocking,
     Async,
+    /// The blocking server with its other Redis client, an r2d2 pool of
+    /// exclusive connections (`--redis-client pool`, Jedis' shape): not in
+    /// [`Server::ALL`]; the contract suite and the Redis outage tests run
+    /// against it ([`Server::OTHER_BLOCKING_REDIS_CLIENTS`]).
+    BlockingRedisPool,
     /// The blocking server behind the design card's tiny_http 0.12
     /// (`--connector tiny-http`): not in [`Server::ALL`]; the contract suite
     /// runs its route cases against it, and tests/tests/suites/tiny_http_differences.rs
@@ -30,7 +38,7 @@ pub enum Server {
     BlockingTinyHttp,
     /// The blocking server's own handlers on virtual threads (`--threads
     /// virtual`, two carriers) with its default driver, `pinning`: the same
-    /// r2d2 pools and sync clients as [`Server::Blocking`].
+    /// sync clients as [`Server::Blocking`].
     Virtual,
     /// The same on virtual threads with `--driver yielding`: coroutine-aware
     /// Postgres and Redis clients whose waits park the coroutine.
@@ -57,6 +65,10 @@ impl Server {
     /// the suites that check every driver answers alike.
     pub const OTHER_ASYNC_DRIVERS: [Server; 2] = [Server::AsyncDeadpool, Server::AsyncPipelined];
 
+    /// The blocking server's Redis clients besides its default (the shared
+    /// connection), for the suites that check every client answers alike.
+    pub const OTHER_BLOCKING_REDIS_CLIENTS: [Server; 1] = [Server::BlockingRedisPool];
+
     pub fn name(self) -> &'static str {
         match self {
             Server::Blocking => "blocking",
@@ -64,6 +76,7 @@ impl Server {
             Server::AsyncDeadpool => "async-deadpool",
             Server::AsyncPipelined => "async-pipelined",
             Server::BlockingTinyHttp => "blocking-tiny-http",
+            Server::BlockingRedisPool => "blocking-redis-pool",
             Server::Virtual => "virtual",
             Server::VirtualYielding => "virtual-yielding",
         }
@@ -72,7 +85,7 @@ impl Server {
     /// The label of this server's `/metrics` lines (`server="..."`).
     pub fn metrics_label(self) -> &'static str {
         match self {
-            Server::Blocking | Server::BlockingTinyHttp => "blocking",
+            Server::Blocking | Server::BlockingTinyHttp | Server::BlockingRedisPool => "blocking",
             Server::Async | Server::AsyncDeadpool | Server::AsyncPipelined => "async",
             Server::Virtual | Server::VirtualYielding => "virtual",
         }
@@ -101,6 +114,7 @@ impl Server {
     pub fn variant_args(self) -> &'static [&'static str] {
         match self {
             Server::BlockingTinyHttp => &["--connector", "tiny-http"],
+            Server::BlockingRedisPool => &["--redis-client", "pool"],
             Server::Virtual => &["--threads", "virtual"],
             Server::VirtualYielding => &["--threads", "virtual", "--driver", "yielding"],
             Server::AsyncDeadpool => &["--postgres-driver", "deadpool"],
@@ -231,9 +245,11 @@ fn try_spawn_app(server: Server, options: AppOptions) -> anyhow::Result<TestApp>
     let addr = listener.local_addr()?;
     let (done_tx, finished) = mpsc::channel();
     let (stop, thread) = match server {
-        Server::Blocking | Server::BlockingTinyHttp | Server::Virtual | Server::VirtualYielding => {
-            start_blocking(&args, listener, done_tx)?
-        }
+        Server::Blocking
+        | Server::BlockingTinyHttp
+        | Server::BlockingRedisPool
+        | Server::Virtual
+        | Server::VirtualYielding => start_blocking(&args, listener, done_tx)?,
         Server::Async | Server::AsyncDeadpool | Server::AsyncPipelined => {
             start_async(&args, listener, done_tx)?
         }
@@ -279,6 +295,7 @@ fn server_args(server: Server, services: &[&str], extra: &[String]) -> Vec<Strin
     let threads: &[&str] = match server {
         Server::Blocking => &["--handler-threads", "32"],
         Server::BlockingTinyHttp => &["--handler-threads", "32", "--connector", "tiny-http"],
+        Server::BlockingRedisPool => &["--handler-threads", "32", "--redis-client", "pool"],
         Server::Virtual => &["--threads", "virtual", "--carriers", "2"],
         Server::VirtualYielding => &[
             "--threads",

@@ -109,6 +109,7 @@ pub async fn run(
         blocking_threads = settings.blocking_threads(),
         rayon_threads = settings.rayon_threads(),
         postgres_driver = settings.postgres_driver.name(),
+        redis_client = settings.redis_client.name(),
         db_pool_size = settings.common.db_pool_size,
         redis_pool_size = settings.common.redis_pool_size,
         slow_poll_ms = settings.slow_poll_threshold().map(|t| t.as_millis() as u64),

@@ -247,6 +247,7 @@ pub fn results(groups: Vec<GroupResult>) -> RunResults {
             async_rayon_threads: 2,
             db_pool_size: 10,
             redis_pool_size: 10,
+            blocking_redis_client: None,
             virtual_carriers: Some(2),
             remote_db_round_trip_ms: Some(2.0),
             loadgen_threads: 2,

@@ -131,6 +131,11 @@ pub struct RunSettings {
     pub async_rayon_threads: u32,
     pub db_pool_size: u32,
     pub redis_pool_size: u32,
+    /// The blocking server's Redis client (`--redis-client`: "shared" or
+    /// "pool"); absent in runs saved before it had a choice, whose
+    /// blocking columns used the pool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocking_redis_client: Option<String>,
     /// Carrier threads of the virtual-thread server (`--carriers`); absent
     /// in runs saved before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -43,7 +43,14 @@ pub fn settings_line(results: &RunResults) -> String {
     };
     let blocking = match &s.blocking_url {
         Some(url) => format!("blocking: the server at {url}, its settings not known to bench"),
-        None => format!("blocking: {} handler threads", s.blocking_handler_threads),
+        None => format!(
+            "blocking: {} handler threads{}",
+            s.blocking_handler_threads,
+            match s.blocking_redis_client.as_deref() {
+                Some(client) => format!(", Redis client {client}"),
+                None => String::new(),
+            }
+        ),
     };
     let asynchronous = match &s.async_url {
         Some(url) => format!("async: the server at {url}, its settings not known to bench"),

@@ -4,14 +4,16 @@
 //! (Spring's switch to virtual threads changes the executor, not the
 //! controllers).
 //!
-//! - `pinning`: the r2d2 pools of the sync clients (server-support's
-//!   `sync_postgres`, the sync driver, and `sync_redis`). Each call blocks
-//!   the thread that makes it until the answer comes: a platform handler
-//!   thread, as in Spring MVC with JDBC; on virtual threads, the carrier,
-//!   as a JDBC driver inside `synchronized` pinned its carrier before JDK
-//!   24. Each call is made through the request's `Waits::blocking`
-//!   (crate::executor), which on a carrier marks and times it for the
-//!   pinning detector.
+//! - `pinning`: the sync clients (server-support's `sync_postgres`, the
+//!   sync driver, in an r2d2 pool; for Redis, `--redis-client`: the one
+//!   connection every thread shares, `shared_redis`, Lettuce's shape, or
+//!   the r2d2 pool of `sync_redis`, Jedis' shape). Each call blocks the
+//!   thread that makes it until the answer comes: a platform handler
+//!   thread, as in Spring MVC with JDBC and RedisTemplate; on virtual
+//!   threads, the carrier, as a JDBC driver inside `synchronized` pinned
+//!   its carrier before JDK 24. Each call is made through the request's
+//!   `Waits::blocking` (crate::executor), which on a carrier marks and
+//!   times it for the pinning detector.
 //! - `yielding` (virtual threads only): coroutine-aware clients on may's
 //!   sockets, in a pool whose waiting checkouts park too
 //!   (crate::yielding). Each wait parks the coroutine through the
@@ -22,7 +24,10 @@
 //! a call may wait, and the executor decides what waiting means.
 //!
 //! Every checkout is timed here, for `pool_acquires_total` and
-//! `pool_acquire_wait_seconds_total`.
+//! `pool_acquire_wait_seconds_total`; the shared Redis connection's
+//! "checkout" is taking a handle to it (and opening it, when it is not
+//! open), so its figures say how long requests waited for a connection to
+//! Redis, as a pool's do.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -32,9 +37,11 @@ use server_metrics::metrics::{PoolGauges, PoolWaitTotals};
 use server_settings::CommonSettings;
 
 use crate::executor::Waits;
+use crate::settings::RedisClient;
 use crate::yielding::pool::{Pool, PoolState, Pooled};
 use crate::yielding::postgres::PgConn;
 use crate::yielding::resp::RedisConn;
+use server_support::shared_redis::{SharedConn, SharedRedis};
 use server_support::sync_postgres::{self, DbError};
 use server_support::sync_redis::{self, CacheError};
 
@@ -48,12 +55,21 @@ pub(crate) struct Driver {
 enum Clients {
     Pinning {
         db: sync_postgres::PgPool,
-        cache: sync_redis::RedisPool,
+        cache: SyncCache,
     },
     Yielding {
         db: Pool<PgConn>,
         cache: Pool<RedisConn>,
     },
+}
+
+/// The pinning driver's Redis client (`--redis-client`).
+enum SyncCache {
+    /// One multiplexed connection every handler thread shares (Lettuce's
+    /// shape). Boxed: it is large (its runtime), and built once.
+    Shared(Box<SharedRedis>),
+    /// An r2d2 pool of exclusive connections (Jedis' shape).
+    Pool(sync_redis::RedisPool),
 }
 
 /// A pooled Postgres connection, checked out for one request.
@@ -65,9 +81,11 @@ pub(crate) enum DbConn {
     Yielding(Pooled<PgConn>),
 }
 
-/// A pooled Redis connection, checked out for one request.
-pub(crate) enum CacheConn {
-    Pinning(r2d2::PooledConnection<sync_redis::RedisManager>),
+/// A Redis connection for one request: a handle to the shared one, or a
+/// pooled one checked out for it.
+pub(crate) enum CacheConn<'d> {
+    Shared(SharedConn<'d>),
+    Pooled(r2d2::PooledConnection<sync_redis::RedisManager>),
     Yielding(Pooled<RedisConn>),
 }
 
@@ -82,13 +100,17 @@ impl std::fmt::Display for Unavailable {
 }
 
 impl Driver {
-    /// The pinning driver: r2d2 pools of the sync clients, built without
-    /// connecting (connections open on first use).
-    pub(crate) fn pinning(settings: &CommonSettings) -> anyhow::Result<Driver> {
+    /// The pinning driver: the sync clients, `redis` the Redis one, built
+    /// without connecting (connections open on first use).
+    pub(crate) fn pinning(settings: &CommonSettings, redis: RedisClient) -> anyhow::Result<Driver> {
+        let cache = match redis {
+            RedisClient::Shared => SyncCache::Shared(Box::new(SharedRedis::new(settings)?)),
+            RedisClient::Pool => SyncCache::Pool(sync_redis::pool(settings)?),
+        };
         Ok(Driver {
             clients: Clients::Pinning {
                 db: sync_postgres::pool(settings, crate::startup::APPLICATION_NAME)?,
-                cache: sync_redis::pool(settings)?,
+                cache,
             },
             db_waits: PoolWaits::default(),
             cache_waits: PoolWaits::default(),
@@ -127,13 +149,21 @@ impl Driver {
     }
 
     /// A Redis connection within the acquire timeout (waiting as
-    /// [`Driver::db`] does).
-    pub(crate) fn cache(&self, waits: &Waits<'_>) -> Result<CacheConn, CacheError> {
+    /// [`Driver::db`] does). The shared connection is handed out at once
+    /// when it is open; when it is not, the thread blocks while it opens.
+    pub(crate) fn cache(&self, waits: &Waits<'_>) -> Result<CacheConn<'_>, CacheError> {
         let started = Instant::now();
         let conn = match &self.clients {
-            Clients::Pinning { cache, .. } => cache
+            Clients::Pinning {
+                cache: SyncCache::Shared(shared),
+                ..
+            } => shared.connection().map(CacheConn::Shared),
+            Clients::Pinning {
+                cache: SyncCache::Pool(cache),
+                ..
+            } => cache
                 .get()
-                .map(CacheConn::Pinning)
+                .map(CacheConn::Pooled)
                 .map_err(|e| CacheError::Unavailable(e.to_string())),
             Clients::Yielding { cache, .. } => cache
                 .get(waits)
@@ -148,7 +178,7 @@ impl Driver {
     pub(crate) fn pool_gauges(&self) -> Vec<PoolGauges> {
         match &self.clients {
             Clients::Pinning { db, cache } => {
-                let (d, c) = (db.state(), cache.state());
+                let d = db.state();
                 vec![
                     PoolGauges {
                         pool: "postgres",
@@ -159,14 +189,7 @@ impl Driver {
                         waiters: None,
                         waits: Some(self.db_waits.totals()),
                     },
-                    PoolGauges {
-                        pool: "redis",
-                        max_size: u64::from(cache.max_size()),
-                        size: u64::from(c.connections),
-                        idle: u64::from(c.idle_connections),
-                        waiters: None,
-                        waits: Some(self.cache_waits.totals()),
-                    },
+                    cache_gauges(cache, &self.cache_waits),
                 ]
             }
             Clients::Yielding { db, cache } => vec![
@@ -174,6 +197,35 @@ impl Driver {
                 yielding_gauges("redis", cache.state(), &self.cache_waits),
             ],
         }
+    }
+}
+
+/// The pinning driver's Redis gauges. The shared connection counts as a
+/// pool of one, always idle once open (nobody checks it out), as on the
+/// async server.
+fn cache_gauges(cache: &SyncCache, waits: &PoolWaits) -> PoolGauges {
+    let (max_size, size, idle) = match cache {
+        SyncCache::Shared(shared) => {
+            let open = u64::from(shared.is_open());
+            (1, open, open)
+        }
+        SyncCache::Pool(pool) => {
+            let state = pool.state();
+            (
+                u64::from(pool.max_size()),
+                u64::from(state.connections),
+                u64::from(state.idle_connections),
+            )
+        }
+    };
+    PoolGauges {
+        pool: "redis",
+        max_size,
+        size,
+        idle,
+        // Neither r2d2 nor the shared connection says how many threads wait.
+        waiters: None,
+        waits: Some(waits.totals()),
     }
 }
 
@@ -205,7 +257,7 @@ impl DbConn {
     }
 }
 
-impl CacheConn {
+impl CacheConn<'_> {
     /// The two cached fields of a user: two GETs, one after the other.
     pub(crate) fn get_user_fields(
         &mut self,
@@ -214,7 +266,8 @@ impl CacheConn {
         id: i64,
     ) -> Result<(Option<String>, Option<String>), CacheError> {
         match self {
-            CacheConn::Pinning(conn) => waits
+            CacheConn::Shared(conn) => waits.blocking(|| conn.get_user_fields(prefix, id)),
+            CacheConn::Pooled(conn) => waits
                 .blocking(|| sync_redis::get_user_fields(conn, prefix, id))
                 .map_err(CacheError::from),
             CacheConn::Yielding(conn) => conn.get_user_fields(waits, prefix, id),
@@ -230,7 +283,10 @@ impl CacheConn {
         (name, email): (&str, &str),
     ) -> Result<(), CacheError> {
         match self {
-            CacheConn::Pinning(conn) => waits
+            CacheConn::Shared(conn) => {
+                waits.blocking(|| conn.set_user_fields(prefix, id, (name, email)))
+            }
+            CacheConn::Pooled(conn) => waits
                 .blocking(|| sync_redis::set_user_fields(conn, prefix, id, (name, email)))
                 .map_err(CacheError::from),
             CacheConn::Yielding(conn) => conn.set_user_fields(waits, prefix, id, name, email),

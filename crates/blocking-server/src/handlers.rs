@@ -162,7 +162,11 @@ fn user(state: &AppState, waits: &Waits<'_>, id: i64) -> Result<Response, ApiErr
 
 /// `GET /users/{id}/cache`: two Redis GETs one after the other, the thread
 /// blocked for each round trip; on a miss, the user from Postgres, then both
-/// keys set (cache-aside). Twin: `user_cache` (both GETs at once, like Mono.zip).
+/// keys set (cache-aside). With the shared connection (the default, Lettuce's)
+/// the thread queues each GET on the one connection and sleeps until the
+/// event loop hands it its own reply; with `--redis-client pool` (Jedis') it
+/// checks a connection out and blocks in `read` on that socket. Twin:
+/// `user_cache` (both GETs at once, like Mono.zip).
 fn user_cache(state: &AppState, waits: &Waits<'_>, id: i64) -> Result<Response, ApiError> {
     let prefix = state.key_prefix.as_str();
     let mut conn = state.driver.cache(waits).map_err(cache_error)?;

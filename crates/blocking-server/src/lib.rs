@@ -9,8 +9,10 @@
 //! a few event-loop threads that never wait.
 //!
 //! Threads: `--handler-threads` handlers + 1 acceptor + 1 poller + r2d2's
-//! helper threads (3 per pool) + the main and signal threads of the binary:
-//! 210 with the defaults, as `/metrics` shows. The number is fixed at start-up
+//! helper threads (3 per pool: Postgres', and Redis' with `--redis-client
+//! pool`) + the shared Redis connection's event loop (1, with the default
+//! `--redis-client shared`) + the main and signal threads of the binary:
+//! 208 with the defaults (210 with the Redis pool), as `/metrics` shows. The number is fixed at start-up
 //! and does not grow with open connections (tiny_http's would: one reader
 //! thread per connection); see `src/connector` for why the connection layer is
 //! ours and not tiny_http's. (When `DATABASE_URL` names a host rather than an
@@ -23,8 +25,8 @@
 //! route_monitors.rs (how long work waited for a thread); and, blocking only:
 //! two seams the same handlers run behind, executor.rs (what runs them:
 //! platform or virtual threads) and driver.rs (the clients they call:
-//! server-support's sync driver and sync Redis pool, or the yielding
-//! clients); router.rs, http/ (request reading, response writing, and the
+//! server-support's sync driver and either sync Redis client, or the
+//! yielding clients); router.rs, http/ (request reading, response writing, and the
 //! one connection loop both executors run), accept_policy.rs, and the
 //! executors' start-up: platform_threads.rs with connector/ (acceptor,
 //! poller, handler threads, busy_threads) or tiny_http_connector.rs, and
@@ -67,7 +69,9 @@ use crossbeam_channel::Receiver;
 use server_metrics::metrics::RequestCounters;
 
 pub use cli::main_with_args;
-pub use settings::{Connector, DriverKind, Settings, Threads, DEFAULT_COROUTINE_STACK_KIB};
+pub use settings::{
+    Connector, DriverKind, RedisClient, Settings, Threads, DEFAULT_COROUTINE_STACK_KIB,
+};
 
 use executor::Executor;
 use http::Handler;
@@ -117,7 +121,14 @@ pub fn run(
 ) -> anyhow::Result<()> {
     let addr = listener.local_addr()?;
     settings.check().map_err(|e| anyhow::anyhow!(e))?;
-    tracing::info!(%addr, threads = ?settings.threads, driver = ?settings.driver, "blocking server starting");
+    let redis_client = settings.redis_client();
+    tracing::info!(
+        %addr,
+        threads = ?settings.threads,
+        driver = ?settings.driver,
+        redis_client = redis_client.name(),
+        "blocking server starting"
+    );
     let common = &settings.common;
     if startup::prepare(common, &shutdown)? == startup::Startup::ShutdownRequested {
         tracing::info!("shutdown requested during start-up");
@@ -125,7 +136,7 @@ pub fn run(
     }
     let handlers = Handlers {
         driver: match settings.driver {
-            DriverKind::Pinning => driver::Driver::pinning(common)?,
+            DriverKind::Pinning => driver::Driver::pinning(common, redis_client)?,
             DriverKind::Yielding => driver::Driver::yielding(common)?,
         },
         key_prefix: common.redis_key_prefix.clone(),

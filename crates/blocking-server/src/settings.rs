@@ -75,6 +75,16 @@ pub struct Settings {
     #[arg(long, env = "DRIVER", value_enum, default_value_t = DriverKind::Pinning)]
     pub driver: DriverKind,
 
+    /// The pinning driver's Redis client: `shared` (one multiplexed
+    /// connection: each handler thread writes its command on it and blocks
+    /// until its own reply comes, Spring Boot's default, Lettuce's shared
+    /// native connection) or `pool` (an r2d2 pool of `--redis-pool-size`
+    /// exclusive connections: a Jedis pool, or Lettuce with a pool)
+    /// [default: shared; pool with `--driver yielding`, whose client is
+    /// pooled].
+    #[arg(long, env = "REDIS_CLIENT", value_enum)]
+    pub redis_client: Option<RedisClient>,
+
     #[command(flatten)]
     pub common: CommonSettings,
 }
@@ -89,6 +99,26 @@ pub enum Threads {
     Platform,
     /// A coroutine per connection on a few carrier threads (src/virtual_threads).
     Virtual,
+}
+
+/// Which Redis client the pinning driver calls (`--redis-client`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RedisClient {
+    /// One multiplexed connection shared by every handler thread
+    /// (server-support's shared_redis.rs).
+    Shared,
+    /// An r2d2 pool of exclusive connections (server-support's sync_redis.rs).
+    Pool,
+}
+
+impl RedisClient {
+    /// Its name on the command line and in the start-up log.
+    pub fn name(self) -> &'static str {
+        match self {
+            RedisClient::Shared => "shared",
+            RedisClient::Pool => "pool",
+        }
+    }
 }
 
 /// Which Postgres and Redis clients the handlers call (`--driver`).
@@ -106,10 +136,22 @@ impl Settings {
         if self.threads == Threads::Platform && self.driver == DriverKind::Yielding {
             return Err("--driver yielding needs --threads virtual: its clients park a coroutine, and a platform thread has none".into());
         }
+        if self.driver == DriverKind::Yielding && self.redis_client == Some(RedisClient::Shared) {
+            return Err("--redis-client shared is the pinning driver's: the yielding driver has its own pooled client".into());
+        }
         if self.threads == Threads::Virtual && self.connector == Connector::TinyHttp {
             return Err("--connector tiny-http runs on platform threads; --threads virtual has its own connector".into());
         }
         Ok(())
+    }
+
+    /// The Redis client: `--redis-client`, or the driver's default
+    /// (`shared` with the pinning driver, `pool` with the yielding one).
+    pub fn redis_client(&self) -> RedisClient {
+        self.redis_client.unwrap_or(match self.driver {
+            DriverKind::Pinning => RedisClient::Shared,
+            DriverKind::Yielding => RedisClient::Pool,
+        })
     }
 
     /// Carrier threads for `--threads virtual`: `--carriers`, or the cores.
@@ -245,9 +287,45 @@ mod tests {
     }
 
     #[test]
+    fn the_redis_client_is_shared_unless_told_or_the_driver_yields() {
+        let client = |args: &[&str]| {
+            let s = Settings::try_parse_from(args).unwrap();
+            s.redis_client()
+        };
+        assert_eq!(client(&["blocking-server"]), RedisClient::Shared);
+        assert_eq!(
+            client(&["blocking-server", "--redis-client", "pool"]),
+            RedisClient::Pool
+        );
+        assert_eq!(
+            client(&["blocking-server", "--threads", "virtual"]),
+            RedisClient::Shared
+        );
+        assert_eq!(
+            client(&[
+                "blocking-server",
+                "--threads",
+                "virtual",
+                "--driver",
+                "yielding"
+            ]),
+            RedisClient::Pool
+        );
+    }
+
+    #[test]
     fn combinations_that_cannot_run_are_refused_in_one_line() {
         for args in [
             &["blocking-server", "--driver", "yielding"][..],
+            &[
+                "blocking-server",
+                "--threads",
+                "virtual",
+                "--driver",
+                "yielding",
+                "--redis-client",
+                "shared",
+            ][..],
             &[
                 "blocking-server",
                 "--threads",

@@ -8,11 +8,15 @@
 //!   Postgres connections that block the calling thread, with a deadline on
 //!   every call;
 //! - [`sync_redis`]: an r2d2 pool of the redis crate's sync connections, and
-//!   the two commands of `/users/{id}/cache` on one of them;
+//!   the two commands of `/users/{id}/cache` on one of them (the shape of
+//!   Jedis' pool);
+//! - [`shared_redis`]: one multiplexed Redis connection every thread shares,
+//!   each call blocking its thread until its own reply comes (the shape of
+//!   Lettuce's shared connection, Spring Boot's default);
 //! - `pool`: how both r2d2 pools are configured from the shared settings.
 //!
-//! The blocking server's handlers call the sync driver and the sync Redis
-//! pool from their own threads; the async server's deliberately wrong
+//! The blocking server's handlers call the sync driver and either Redis
+//! client from their own threads; the async server's deliberately wrong
 //! variants call the very same code on an event-loop worker (or move it off
 //! with `spawn_blocking`), so the columns that compare them compare one
 //! driver, not two.
@@ -28,9 +32,12 @@ pub mod open_files;
 mod pool;
 mod pool_errors;
 pub mod process_gauges;
+pub mod shared_redis;
 pub mod sync_postgres;
 pub mod sync_redis;
 
+#[cfg(test)]
+mod shared_redis_tests;
 #[cfg(test)]
 mod sync_postgres_tests;
 #[cfg(test)]

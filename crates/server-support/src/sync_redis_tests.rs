@@ -2,24 +2,15 @@
 //! it cannot read is `Unreadable` and leaves the connection in use; a Redis
 //! that is not there is `Unavailable`.
 
-use std::net::TcpListener;
-
 use contract::cache::{email_key, name_key};
 use redis::Commands as _;
 
 use crate::sync_redis::{get_user_fields, pool, CacheError, RedisManager};
-use crate::test_settings::settings;
+use crate::test_settings::{closed_redis_url, redis_settings};
 
-const UNUSED_DB: &str = "postgres://postgres@127.0.0.1:9/unused";
-
-#[test]
-fn a_value_it_cannot_read_is_unreadable_and_the_connection_is_kept() {
-    let redis = local_services::redis().expect("redis for tests");
-    let prefix = redis.fresh_prefix();
-    let prefix = prefix.as_str();
-    let pool = pool(&settings(UNUSED_DB, redis.url(), 2000)).expect("the pool");
-    let mut conn = pool.get().expect("a connection");
-    // User 5: a name that is not UTF-8; user 6: an email key holding a list.
+/// Users 5 and 6 with values no client can read: a name that is not
+/// UTF-8, and an email key holding a list (Redis answers WRONGTYPE).
+pub(crate) fn plant_unreadable_users(conn: &mut redis::Connection, prefix: &str) {
     let _: () = conn
         .set(name_key(prefix, 5), &[0xff_u8, 0xfe][..])
         .expect("SET");
@@ -27,6 +18,16 @@ fn a_value_it_cannot_read_is_unreadable_and_the_connection_is_kept() {
     let _: () = conn
         .rpush(email_key(prefix, 6), "di@example.com")
         .expect("RPUSH");
+}
+
+#[test]
+fn a_value_it_cannot_read_is_unreadable_and_the_connection_is_kept() {
+    let redis = local_services::redis().expect("redis for tests");
+    let prefix = redis.fresh_prefix();
+    let prefix = prefix.as_str();
+    let pool = pool(&redis_settings(redis.url(), 2000)).expect("the pool");
+    let mut conn = pool.get().expect("a connection");
+    plant_unreadable_users(&mut conn, prefix);
 
     for id in [5, 6] {
         let read = get_user_fields(&mut conn, prefix, id).map_err(CacheError::from);
@@ -43,12 +44,8 @@ fn a_value_it_cannot_read_is_unreadable_and_the_connection_is_kept() {
 
 #[test]
 fn a_redis_that_is_not_there_is_unavailable() {
-    let closed = {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("a free port");
-        listener.local_addr().expect("its address")
-    }; // closed: nothing listens there now
-    let url = format!("redis://{closed}");
-    let opened = RedisManager::new(&settings(UNUSED_DB, &url, 500))
+    let url = closed_redis_url();
+    let opened = RedisManager::new(&redis_settings(&url, 500))
         .expect("the manager")
         .open()
         .map(drop)

@@ -21,9 +21,11 @@ const START_LIMIT: Duration = Duration::from_secs(90);
 /// The environment variable that names another build of `server`'s binary.
 pub fn binary_override_var(server: Server) -> &'static str {
     match server {
-        Server::Blocking | Server::BlockingTinyHttp | Server::Virtual | Server::VirtualYielding => {
-            "BLOCKING_SERVER_BIN"
-        }
+        Server::Blocking
+        | Server::BlockingTinyHttp
+        | Server::BlockingRedisPool
+        | Server::Virtual
+        | Server::VirtualYielding => "BLOCKING_SERVER_BIN",
         Server::Async | Server::AsyncDeadpool | Server::AsyncPipelined => "ASYNC_SERVER_BIN",
     }
 }

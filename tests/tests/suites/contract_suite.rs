@@ -27,12 +27,14 @@ fn check(server: Server, case: &Case, got: &Response) -> Result<(), String> {
     contract_cases::check(server.name(), case, got)
 }
 
-/// Every server, and the async server with each of its Postgres drivers.
+/// Every server, the async server with each of its Postgres drivers, and
+/// the blocking server with each of its Redis clients.
 #[test]
 fn every_case_gets_the_contracts_answer_from_every_server() {
     let servers: Vec<Server> = Server::ALL
         .into_iter()
         .chain(Server::OTHER_ASYNC_DRIVERS)
+        .chain(Server::OTHER_BLOCKING_REDIS_CLIENTS)
         .collect();
     let apps: Vec<TestApp> = harness::spawn_apps(servers);
     let cases = cases();
@@ -205,7 +207,10 @@ fn the_async_only_variants_answer_like_their_plain_routes() {
 #[test]
 fn a_cache_miss_reads_the_database_and_heals_the_cache() {
     use redis::Commands;
-    harness::each_server_at_once(Server::ALL, |server| {
+    let servers = Server::ALL
+        .into_iter()
+        .chain(Server::OTHER_BLOCKING_REDIS_CLIENTS);
+    harness::each_server_at_once(servers, |server| {
         let app = spawn_app(server);
         let mut redis = app.redis();
         let name_key = contract::cache::name_key(app.redis_prefix(), 42);
@@ -269,6 +274,7 @@ fn an_unreadable_cached_value_gets_the_contracts_answer_from_every_mode() {
     };
     let mut apps: Vec<(String, TestApp)> = [
         Server::Blocking,
+        Server::BlockingRedisPool,
         Server::BlockingTinyHttp,
         Server::Virtual,
         Server::VirtualYielding,
@@ -328,6 +334,7 @@ fn metrics_report_threads_requests_and_pools() {
     // The card's server (`--connector tiny-http`) reports the same /metrics.
     let servers = [
         Server::Blocking,
+        Server::BlockingRedisPool,
         Server::Async,
         Server::BlockingTinyHttp,
         Server::Virtual,

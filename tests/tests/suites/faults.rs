@@ -90,6 +90,8 @@ struct Dependency {
     /// Routes that must still be served while it is down.
     unaffected: &'static [&'static str],
     proxy: fn(&TestApp) -> &FaultProxy,
+    /// Server modes beyond `Server::ALL` that differ in how they reach it.
+    more_servers: &'static [Server],
 }
 
 const POSTGRES: Dependency = Dependency {
@@ -98,6 +100,7 @@ const POSTGRES: Dependency = Dependency {
     async_variants: &["/users/2/blocking", "/users/2/spawn-blocking"],
     unaffected: &[],
     proxy: |app| app.db_proxy.as_ref().expect("db proxy"),
+    more_servers: &[],
 };
 
 const REDIS: Dependency = Dependency {
@@ -107,11 +110,15 @@ const REDIS: Dependency = Dependency {
     // The database still works.
     unaffected: &["/users/2"],
     proxy: |app| app.redis_proxy.as_ref().expect("redis proxy"),
+    more_servers: &Server::OTHER_BLOCKING_REDIS_CLIENTS,
 };
 
 /// `dependency` refuses connections, then comes back, on every server.
 fn a_dependency_down_on_every_server(dependency: &Dependency) {
-    harness::each_server_at_once(Server::ALL, |server| {
+    let servers = Server::ALL
+        .into_iter()
+        .chain(dependency.more_servers.iter().copied());
+    harness::each_server_at_once(servers, |server| {
         // Arrange
         let app = app(server);
         assert_eq!(app.get(dependency.route).status, 200);
@@ -138,7 +145,10 @@ fn a_dependency_down_on_every_server(dependency: &Dependency) {
 
 /// Both dependencies hang (accept, never answer), then come back.
 fn stalled_dependencies_on_every_server() {
-    harness::each_server_at_once(Server::ALL, |server| {
+    let servers = Server::ALL
+        .into_iter()
+        .chain(Server::OTHER_BLOCKING_REDIS_CLIENTS);
+    harness::each_server_at_once(servers, |server| {
         // Arrange
         let app = app(server);
         let routes = [("/users/3", "database"), ("/users/3/cache", "cache")];

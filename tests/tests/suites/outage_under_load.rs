@@ -331,6 +331,8 @@ harness::test_cases! {
     outage_under_load, gate: quiet;
     blocking_server_rides_out_refused_connections_under_load(Server::Blocking, Mode::Refuse);
     blocking_server_rides_out_a_stalled_dependency_under_load(Server::Blocking, Mode::Stall);
+    blocking_server_with_a_redis_pool_rides_out_refused_connections_under_load(Server::BlockingRedisPool, Mode::Refuse);
+    blocking_server_with_a_redis_pool_rides_out_a_stalled_dependency_under_load(Server::BlockingRedisPool, Mode::Stall);
     async_server_rides_out_refused_connections_under_load(Server::Async, Mode::Refuse);
     async_server_rides_out_a_stalled_dependency_under_load(Server::Async, Mode::Stall);
     in_own_process virtual_threads_ride_out_refused_connections_under_load(Server::Virtual, Mode::Refuse);

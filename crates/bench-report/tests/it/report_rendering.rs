@@ -91,6 +91,31 @@ fn unsampled_servers_show_not_applicable_and_failed_columns_say_so() {
     );
 }
 
+#[test]
+fn the_settings_say_which_redis_client_the_blocking_server_ran_when_known() {
+    let mut r = results(vec![group(
+        "cache",
+        vec![steady("blocking-cache", "blocking", 100.0, 1.0, 200)],
+    )]);
+    let settings = |r: &RunResults| {
+        let text = bench_report::text::render(r, &check(r, &THRESHOLDS), &THRESHOLDS);
+        let line = text.lines().find(|l| l.starts_with("Settings: "));
+        line.unwrap_or_default().to_owned()
+    };
+    // A run saved before the blocking server had a choice says nothing.
+    assert!(
+        settings(&r).contains("blocking: 200 handler threads;"),
+        "{}",
+        settings(&r)
+    );
+    r.settings.blocking_redis_client = Some("shared".into());
+    assert!(
+        settings(&r).contains("blocking: 200 handler threads, Redis client shared;"),
+        "{}",
+        settings(&r)
+    );
+}
+
 fn verdicts(r: &RunResults, t: &Thresholds) -> Vec<(String, Verdict)> {
     check(r, t).into_iter().map(|f| (f.id, f.verdict)).collect()
 }

@@ -222,6 +222,7 @@ impl Request {
             async_rayon_threads: s.asynchronous.rayon_threads() as u32,
             db_pool_size: s.blocking.common.db_pool_size,
             redis_pool_size: s.blocking.common.redis_pool_size,
+            blocking_redis_client: Some(s.blocking.redis_client().name().to_owned()),
             virtual_carriers: Some(s.virtual_threads.carrier_count() as u32),
             remote_db_round_trip_ms: None,
             loadgen_threads: load.threads as u32,

@@ -66,3 +66,16 @@ fn the_calibration_groups_add_minutes_not_tens_to_the_seed_profile() {
     );
     assert_eq!(ours.len() + calibration.len(), groups().len());
 }
+
+/// The blocking server's Redis client is read from its own settings,
+/// parsed from the arguments bench passes: its default, Lettuce's shared
+/// connection, so a saved run tells a shared-connection cache column from
+/// an older run's pooled one.
+#[test]
+fn the_settings_name_the_redis_client_the_blocking_server_runs() {
+    let plan = plan_of("quick");
+    assert_eq!(
+        plan.settings.blocking_redis_client.as_deref(),
+        Some("shared")
+    );
+}

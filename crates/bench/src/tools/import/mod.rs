@@ -119,6 +119,7 @@ pub fn results(tool: Tool, profile: &Profile, imported: &[Imported]) -> anyhow::
             async_rayon_threads: 0,
             db_pool_size: 0,
             redis_pool_size: 0,
+            blocking_redis_client: None,
             virtual_carriers: None,
             remote_db_round_trip_ms: None,
             loadgen_threads: 0,
