@@ -208,7 +208,7 @@ fn health_cpu_not_above_tomcat(_t: &Thresholds) -> Spec {
             .collect();
             let evidence = format!("{short}; shown, not judged: {}", shown.join("; "));
             Some(
-                Outcome::judged(&per_round, (Side::Below, 1.0), t, evidence).with_short(short),
+                Outcome::compared(&per_round, (Side::Below, 1.0), t, evidence).with_short(short),
             )
         }),
     }

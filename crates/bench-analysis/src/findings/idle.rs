@@ -114,7 +114,7 @@ pub(super) fn async_less_memory_than_tiny_http(_t: &Thresholds) -> Spec {
                     kib(&st),
                     ratio_words(&ratio)
                 );
-                Some(Outcome::judged(&ratio, (Side::Below, 1.0), t, evidence))
+                Some(Outcome::compared(&ratio, (Side::Below, 1.0), t, evidence))
             }),
     }
 }

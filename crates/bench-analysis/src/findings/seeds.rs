@@ -71,7 +71,7 @@ fn mixed(t: &Thresholds) -> Vec<Spec> {
                     median(o, p99_ms),
                     ratio_words(&factor)
                 );
-                Some(Outcome::judged(&factor, (Side::Above, t.mixed_p99_factor), t, evidence))
+                Some(Outcome::compared(&factor, (Side::Above, t.mixed_p99_factor), t, evidence))
             }),
         });
     }
@@ -143,7 +143,7 @@ pub(super) fn cpu_inline_hurts_async(_t: &Thresholds) -> Spec {
                 "throughput {:.0} vs {:.0} req/s, p99 {:.1} vs {:.1} ms (async inline vs blocking, column medians); worse by (the larger of blocking/async throughput and async/blocking p99): {}",
                 median(a, successful_rps), median(b, successful_rps), median(a, p99_ms), median(b, p99_ms), ratio_words(&worse)
             );
-            Some(Outcome::judged(&worse, (Side::Above, 1.0), t, evidence))
+            Some(Outcome::compared(&worse, (Side::Above, 1.0), t, evidence))
         }),
     }
 }
@@ -168,7 +168,7 @@ pub(super) fn cpu_offload_recovers(t: &Thresholds) -> Spec {
                 "rayon {:.0}, spawn_blocking {:.0} vs blocking {:.0} req/s (column medians); the better offload / blocking: {}",
                 median(r, successful_rps), median(s, successful_rps), median(b, successful_rps), ratio_words(&best)
             );
-            Some(Outcome::judged(&best, (Side::Above, 1.0 - t.offload_within), t, evidence))
+            Some(Outcome::compared(&best, (Side::Above, 1.0 - t.offload_within), t, evidence))
         }),
     }
 }
@@ -215,7 +215,7 @@ pub(super) fn db_inline_driver_worst(_t: &Thresholds) -> Spec {
                 median(inline, successful_rps),
                 ratio_words(&ratio)
             );
-            Some(Outcome::judged(&ratio, (Side::Below, 1.0), t, evidence))
+            Some(Outcome::compared(&ratio, (Side::Below, 1.0), t, evidence))
         }),
     }
 }
@@ -259,7 +259,7 @@ pub(super) fn async_far_fewer_threads(t: &Thresholds) -> Spec {
             // Per round, the larger of the two groups' ratios: the claim is about both.
             let worst = across(&per_pair, f64::max);
             let evidence = format!("{}; async / blocking, the larger of the two: {}", text.join(", "), ratio_words(&worst));
-            Some(Outcome::judged(&worst, (Side::Below, t.thread_fraction), t, evidence))
+            Some(Outcome::compared(&worst, (Side::Below, t.thread_fraction), t, evidence))
         }),
     }
 }
@@ -280,7 +280,12 @@ pub(super) fn baseline_cpu_per_request(_t: &Thresholds) -> Spec {
                 Compared::CpuPerRequest,
                 ("column medians", "async / blocking"),
             );
-            Some(Outcome::judged(&per_round, (Side::Below, 1.0), t, evidence))
+            Some(Outcome::compared(
+                &per_round,
+                (Side::Below, 1.0),
+                t,
+                evidence,
+            ))
         }),
     }
 }

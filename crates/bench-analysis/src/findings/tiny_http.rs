@@ -128,7 +128,7 @@ pub(super) fn thread_per_connection(_t: &Thresholds) -> Spec {
                 // Per round, the smallest of the three groups' ratios: the claim is about all.
                 let least = across(&per_pair, f64::min);
                 let evidence = format!("{}; tiny_http / nio, the smallest of the three: {}", text.join(", "), ratio_words(&least));
-                Some(Outcome::judged(&least, (Side::Above, 1.0), t, evidence))
+                Some(Outcome::compared(&least, (Side::Above, 1.0), t, evidence))
             }),
     }
 }

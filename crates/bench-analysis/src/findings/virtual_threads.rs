@@ -184,7 +184,7 @@ fn carrier_cap_outcome(cx: &Ctx<'_>, t: &Thresholds) -> Option<Outcome> {
     let Some(query) = Spread::of(other.rounds.iter().filter_map(query_ms)) else {
         return Some(Outcome::of_calls(
             &got,
-            [Call::Unclear],
+            [Call::NoFigure],
             format!(
                 "{} req/s per round, but no query time: the remote-mixed group's blocking-call marks were not read",
                 each.join(", ")
@@ -229,7 +229,7 @@ fn pinning_half_of_yielding(t: &Thresholds) -> Spec {
                 Compared::Throughput,
                 PINNING_VS_YIELDING,
             );
-            Some(Outcome::judged(
+            Some(Outcome::compared(
                 &ratio,
                 (Side::Below, t.pinning_share_of_yielding),
                 t,
@@ -263,7 +263,7 @@ fn pinning_delays_health(t: &Thresholds) -> Spec {
                 Compared::HealthP99,
                 PINNING_VS_YIELDING,
             );
-            Some(Outcome::judged(
+            Some(Outcome::compared(
                 &factor,
                 (Side::Above, t.mixed_p99_factor),
                 t,
