@@ -1,8 +1,14 @@
 //! The findings of two runs matched by id, each with its verdict in both
 //! and what the change means: a flip between HELD and NOT HELD (the answer
 //! reversed; `bench compare` exits 1, as criterion reports a regression), a
-//! verdict that lost or gained its decision, or none. A finding one run
-//! does not have (a build that added or retired it) is listed as such.
+//! verdict that lost or gained its decision, a difference that became SAME
+//! or a SAME that became one, or none. A finding one run does not have (a
+//! build that added or retired it) is listed as such.
+//!
+//! A move between SAME and HELD or NOT HELD is not a flip: the answer did
+//! not reverse, a difference shrank into the margin or grew out of it
+//! (which a rerun on a busier machine can do), and it is listed as such
+//! without failing the comparison.
 
 use bench_model::Finding;
 use bench_model::{Spread, Verdict};
@@ -36,21 +42,26 @@ pub enum Change {
         from: Verdict,
         to: Verdict,
     },
-    /// HELD or NOT HELD before, INCONCLUSIVE now.
+    /// HELD, NOT HELD or SAME before, INCONCLUSIVE now.
     BecameInconclusive,
-    /// INCONCLUSIVE before, HELD or NOT HELD now.
+    /// INCONCLUSIVE before, HELD, NOT HELD or SAME now.
     NowDecided,
+    /// HELD or NOT HELD before, SAME now: the difference fell within the margin.
+    BecameSame,
+    /// SAME before, HELD or NOT HELD now: a difference beyond the margin.
+    NoLongerSame,
     /// NOT MEASURED before, a verdict now.
     NowMeasured,
     /// A verdict before, NOT MEASURED now.
     NoLongerMeasured,
-    Same,
+    /// The same verdict in both.
+    Unchanged,
     OnlyInOld,
     OnlyInNew,
 }
 
 impl Change {
-    /// "flipped: HELD -> NOT HELD", "became INCONCLUSIVE", "same", ...
+    /// "flipped: HELD -> NOT HELD", "became INCONCLUSIVE", "unchanged", ...
     pub fn describe(self) -> String {
         match self {
             Change::Flipped { from, to } => format!("flipped: {} -> {}", from.word(), to.word()),
@@ -58,7 +69,9 @@ impl Change {
             Change::NowDecided => "now decided".to_owned(),
             Change::NowMeasured => "now measured".to_owned(),
             Change::NoLongerMeasured => "no longer measured".to_owned(),
-            Change::Same => "same".to_owned(),
+            Change::BecameSame => "became SAME".to_owned(),
+            Change::NoLongerSame => "no longer SAME".to_owned(),
+            Change::Unchanged => "unchanged".to_owned(),
             Change::OnlyInOld => "only in OLD".to_owned(),
             Change::OnlyInNew => "only in NEW".to_owned(),
         }
@@ -66,15 +79,17 @@ impl Change {
 
     /// The change from verdict `old` to verdict `new`.
     pub fn of(old: Verdict, new: Verdict) -> Change {
-        use Verdict::{Held, Inconclusive, NotHeld, NotMeasured};
+        use Verdict::{Held, Inconclusive, NotHeld, NotMeasured, Same};
         match (old, new) {
-            (a, b) if a == b => Change::Same,
+            (a, b) if a == b => Change::Unchanged,
             (Held, NotHeld) | (NotHeld, Held) => Change::Flipped { from: old, to: new },
             (NotMeasured, _) => Change::NowMeasured,
             (_, NotMeasured) => Change::NoLongerMeasured,
             (Inconclusive, _) => Change::NowDecided,
             (_, Inconclusive) => Change::BecameInconclusive,
-            (Held, Held) | (NotHeld, NotHeld) => Change::Same,
+            (Held | NotHeld, Same) => Change::BecameSame,
+            (Same, Held | NotHeld) => Change::NoLongerSame,
+            (Held, Held) | (NotHeld, NotHeld) | (Same, Same) => Change::Unchanged,
         }
     }
 }
@@ -117,7 +132,7 @@ pub fn compare_findings(old: &[Finding], new: &[Finding]) -> Vec<FindingChange> 
     out
 }
 
-/// "27 findings: 0 flipped, 1 became INCONCLUSIVE, 16 same, 8 only in NEW":
+/// "27 findings: 0 flipped, 1 became INCONCLUSIVE, 16 unchanged, 8 only in NEW":
 /// how many flipped always, the other changes where there are any.
 pub fn summary(findings: &[FindingChange]) -> String {
     let flipped = findings
@@ -128,9 +143,11 @@ pub fn summary(findings: &[FindingChange]) -> String {
     for kind in [
         Change::BecameInconclusive,
         Change::NowDecided,
+        Change::BecameSame,
+        Change::NoLongerSame,
         Change::NowMeasured,
         Change::NoLongerMeasured,
-        Change::Same,
+        Change::Unchanged,
         Change::OnlyInOld,
         Change::OnlyInNew,
     ] {

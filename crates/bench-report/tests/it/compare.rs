@@ -58,7 +58,7 @@ fn a_flip_between_held_and_not_held_is_what_exits_1() {
     let old = first();
     let same = cmp(&old, &old);
     assert!(same.flipped().is_empty());
-    assert!(same.findings.iter().all(|f| f.change == Change::Same));
+    assert!(same.findings.iter().all(|f| f.change == Change::Unchanged));
 
     let mut new = old.clone();
     set_verdict(&mut new, "cpu-offload-recovers", Verdict::NotHeld);
@@ -78,9 +78,9 @@ fn a_flip_between_held_and_not_held_is_what_exits_1() {
 
 #[test]
 fn every_pair_of_verdicts_has_its_change() {
-    use Verdict::{Held, Inconclusive, NotHeld, NotMeasured};
+    use Verdict::{Held, Inconclusive, NotHeld, NotMeasured, Same};
     let cases = [
-        (Held, Held, "same"),
+        (Held, Held, "unchanged"),
         (NotHeld, Held, "flipped: NOT HELD -> HELD"),
         (Held, NotHeld, "flipped: HELD -> NOT HELD"),
         (Held, Inconclusive, "became INCONCLUSIVE"),
@@ -89,7 +89,15 @@ fn every_pair_of_verdicts_has_its_change() {
         (Inconclusive, Held, "now decided"),
         (NotMeasured, Held, "now measured"),
         (Inconclusive, NotMeasured, "no longer measured"),
-        (NotMeasured, NotMeasured, "same"),
+        (NotMeasured, NotMeasured, "unchanged"),
+        // A tie is an answer: from or to it is no flip, and no doubt.
+        (Held, Same, "became SAME"),
+        (NotHeld, Same, "became SAME"),
+        (Same, Held, "no longer SAME"),
+        (Same, Same, "unchanged"),
+        (Inconclusive, Same, "now decided"),
+        (Same, Inconclusive, "became INCONCLUSIVE"),
+        (Same, NotMeasured, "no longer measured"),
     ];
     for (old, new, want) in cases {
         assert_eq!(Change::of(old, new).describe(), want, "{old:?} -> {new:?}");

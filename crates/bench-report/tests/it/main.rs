@@ -19,6 +19,7 @@ mod html_rendering;
 mod links_no_server;
 mod no_file_io;
 mod report_rendering;
+mod same_verdict;
 mod saved_runs;
 
 use std::path::{Path, PathBuf};

@@ -231,8 +231,8 @@ fn findings_follow_the_rounds() {
 }
 
 #[test]
-fn a_tie_within_the_margin_is_inconclusive_not_a_verdict() {
-    // 1-2% apart in every round: noise, not a finding either way.
+fn a_tie_within_the_margin_is_same_and_without_a_margin_the_rounds_disagree() {
+    // 1-2% apart in every round: the same, an answer of its own.
     let r = results(vec![group(
         "cache",
         vec![
@@ -251,7 +251,7 @@ fn a_tie_within_the_margin_is_inconclusive_not_a_verdict() {
         ],
     )]);
     let v = verdicts(&r, &THRESHOLDS);
-    assert_eq!(v[9], ("cache-async-wins".to_owned(), Verdict::Inconclusive));
+    assert_eq!(v[9], ("cache-async-wins".to_owned(), Verdict::Same));
     let tight = Thresholds {
         margin: 0.0,
         ..THRESHOLDS
@@ -456,7 +456,7 @@ fn redis_client_findings_compare_throughput_and_show_cpu_per_request() {
     );
     assert_eq!(
         by_id("cache-checkout-round-trip-costs").verdict,
-        Verdict::Inconclusive
+        Verdict::Same
     );
 }
 
@@ -614,11 +614,12 @@ fn tiny_http_threads_are_compared_with_nio_in_three_groups() {
         f.evidence,
         "240 vs 210 threads at peak (baseline, column medians), 250 vs 210 threads at peak (database, column medians), 231 vs 210 threads at peak (slow, column medians); tiny_http / nio, the smallest of the three: per round 1.10x, 1.10x, 1.10x (median 1.10x)"
     );
-    // Four threads more in one group (1.02x): within the margin, so the rounds cannot tell.
+    // Four threads more in one group (1.02x): within the margin of 1.0x in
+    // every round, the same.
     for round in &mut r.groups[2].columns[1].rounds {
         round.server_process.peak_threads = 214;
     }
-    assert_eq!(finding(&r).verdict, Verdict::Inconclusive);
+    assert_eq!(finding(&r).verdict, Verdict::Same);
 }
 
 /// A route's detector figures: its name, (polls, slow polls, blocking calls
