@@ -29,6 +29,8 @@
 
 use bench_model::Verdict;
 
+use crate::stats::{times_beside, Line};
+
 /// Which side of its line a claim wants the figure on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Side {
@@ -214,13 +216,17 @@ impl Undecided {
 }
 
 /// Why a comparison came out SAME, in words: "every round within 5% of
-/// 1.0x (0.99x to 1.01x)", from its per-round `ratios`.
+/// 1.0x (0.99x to 1.01x)", from its per-round `ratios`, written beside
+/// 1.0x and its margin.
 pub fn same_words(ratios: &[f64], margin: f64) -> String {
     let lo = ratios.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let line = Some(Line { at: 1.0, margin });
     format!(
-        "every round within {:.0}% of 1.0x ({lo:.3}x to {hi:.3}x)",
-        margin * 100.0
+        "every round within {:.0}% of 1.0x ({} to {})",
+        margin * 100.0,
+        times_beside(lo, line),
+        times_beside(hi, line)
     )
 }
 

@@ -4,7 +4,7 @@
 //! findings share (one column beats another, comes close, spends more CPU
 //! per request).
 
-use crate::stats::{column_spread, ratio_words, ratios};
+use crate::stats::{column_spread, ratio_words, ratios, Line};
 use crate::verdict::{call, judge, judge_comparison, same_words, Call, Side, Undecided};
 use bench_model::figures::{p99_ms, server_cpu_us_per_request, successful_rps};
 use bench_model::{ColdStartServer, ColumnResult, IdleServer, RoundResult, RunResults, SweepInfo};
@@ -293,18 +293,20 @@ impl Compared {
 /// `a`'s `figure` over `b`'s round by round, and the evidence showing it:
 /// "700 vs 1000 req/s (column medians); async / blocking: per round 0.70x,
 /// ... (median 0.70x)"; `whose` is the bracket's words ("column medians",
-/// or "pinning vs yielding, column medians"), `names` the ratio's.
+/// or "pinning vs yielding, column medians"), `names` the ratio's; the
+/// ratios written beside `line`, the one they are judged against.
 pub(super) fn compare_columns(
     (a, b): (&ColumnResult, &ColumnResult),
     figure: Compared,
     (whose, names): (&str, &str),
+    line: Line,
 ) -> (Vec<f64>, String) {
     let metric = figure.metric();
     let per_round = ratios(a, b, metric);
     let evidence = format!(
         "{} ({whose}); {names}: {}",
         figure.medians(median(a, metric), median(b, metric)),
-        ratio_words(&per_round)
+        ratio_words(&per_round, Some(line))
     );
     (per_round, evidence)
 }
@@ -321,6 +323,10 @@ pub(super) fn throughput_ratio_above(
             (cx.col(a)?, cx.col(b)?),
             Compared::Throughput,
             ("column medians", &format!("{a} / {b}")),
+            Line {
+                at: line(t),
+                margin: t.margin,
+            },
         );
         Some(Outcome::compared(
             &per_round,
@@ -366,6 +372,10 @@ pub(super) fn spends_more_cpu_per_request(a: ColumnId, b: ColumnId) -> Check {
             (cx.col(a)?, cx.col(b)?),
             Compared::CpuPerRequest,
             ("column medians", &format!("{a} / {b}")),
+            Line {
+                at: 1.0,
+                margin: t.margin,
+            },
         );
         Some(Outcome::compared(
             &per_round,

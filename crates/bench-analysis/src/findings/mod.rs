@@ -108,6 +108,25 @@ pub fn kind_of(f: &Finding) -> Option<FindingKind> {
     })
 }
 
+/// The line each finding of `findings` was judged against: as saved, or
+/// for a run saved before findings kept it, this build's line for its id
+/// judged on the run's own rounds and thresholds (`None` where a finding
+/// has none, or this build no longer has it).
+pub fn lines_of(findings: &[Finding], results: &RunResults, t: &Thresholds) -> Vec<Option<f64>> {
+    let again = if findings.iter().any(|f| f.line.is_none()) {
+        check(results, t)
+    } else {
+        Vec::new()
+    };
+    findings
+        .iter()
+        .map(|f| {
+            f.line
+                .or_else(|| again.iter().find(|a| a.id == f.id).and_then(|a| a.line))
+        })
+        .collect()
+}
+
 /// Checks every conclusion against `results`.
 pub fn check(results: &RunResults, t: &Thresholds) -> Vec<Finding> {
     let cx = Ctx { results };

@@ -4,7 +4,7 @@
 
 use super::checks::{pct, where_the_cores_went, Ctx, Kind, Needs, Outcome, Spec};
 use super::Thresholds;
-use crate::stats::{ratio_words, share_words};
+use crate::stats::{ratio_words, share_words, Line};
 use crate::sweep as sw;
 use crate::verdict::Side;
 use bench_model::figures::successful_rps;
@@ -134,16 +134,17 @@ pub(super) fn async_past_cap(_t: &Thresholds) -> Spec {
                 let per_round = sw::plateau_per_round(a, &info.steps, t.sweep_plateau_steps, successful_rps);
                 let ratio: Vec<f64> = per_round.iter().map(|p| p.1 / cap.rps).collect();
                 let rounds = sw::round_step_ratios(a, b, &info.steps, successful_rps);
+                let line = Some(Line { at: 1.0, margin: t.margin });
                 let short = format!(
                     "async plateau / cap {:.0} req/s: {}",
                     cap.rps,
-                    ratio_words(&ratio)
+                    ratio_words(&ratio, line)
                 );
                 let evidence = format!(
                     "async plateau (at {} connections) / cap {:.0} req/s: {}; {}; {}",
                     top_steps(info, t.sweep_plateau_steps),
                     cap.rps,
-                    ratio_words(&ratio),
+                    ratio_words(&ratio, line),
                     crossovers_words(&rounds, t.margin),
                     per_step_words(a, b, info)
                 );

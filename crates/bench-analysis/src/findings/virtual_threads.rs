@@ -8,7 +8,7 @@
 use super::checks::{compare_columns, median, pct, where_the_cores_went, Compared};
 use super::checks::{Ctx, Kind, Needs, Outcome, Spec};
 use super::Thresholds;
-use crate::stats::{ratio_words, share_words};
+use crate::stats::{ratio_words, share_words, Line};
 use crate::sweep as sw;
 use crate::verdict::{Call, Side};
 use bench_model::figures::{delivered_round_trip_ms, successful_rps};
@@ -58,7 +58,7 @@ fn past_thread_cap(t: &Thresholds) -> Spec {
                 "virtual-thread plateau (at {} connections) / cap {:.0} req/s: {}",
                 super::sweeps::top_steps(info, t.sweep_plateau_steps),
                 cap.rps,
-                ratio_words(&ratio)
+                ratio_words(&ratio, Some(Line { at: t.virtual_plateau_factor, margin: t.margin }))
             );
             Some(Outcome::judged(
                 &ratio,
@@ -125,7 +125,7 @@ fn yielding_reaches_pool(t: &Thresholds) -> Spec {
                 "{:.0} req/s (column median) vs pool {} / {words} = {bound:.0} req/s; throughput / that: {}",
                 median(y, successful_rps),
                 s.db_pool_size,
-                ratio_words(&ratio)
+                ratio_words(&ratio, Some(Line { at: t.pool_bound_fraction, margin: t.margin }))
             );
             let outcome = Outcome::judged(&ratio, (Side::Above, t.pool_bound_fraction), t, String::new());
             // A prediction that did not come true says what held it back.
@@ -228,6 +228,7 @@ fn pinning_half_of_yielding(t: &Thresholds) -> Spec {
                 (cx.col(C::VirtualPinningUsersRemote)?, cx.col(C::VirtualYieldingUsersRemote)?),
                 Compared::Throughput,
                 PINNING_VS_YIELDING,
+                Line { at: t.pinning_share_of_yielding, margin: t.margin },
             );
             Some(Outcome::compared(
                 &ratio,
@@ -262,6 +263,7 @@ fn pinning_delays_health(t: &Thresholds) -> Spec {
                 ),
                 Compared::HealthP99,
                 PINNING_VS_YIELDING,
+                Line { at: t.mixed_p99_factor, margin: t.margin },
             );
             Some(Outcome::compared(
                 &factor,

@@ -212,7 +212,7 @@ fn a_tie_on_crafted_rounds_is_same_and_a_disagreement_says_which() {
     assert_eq!(tie.verdict, Verdict::Same, "{}", tie.evidence);
     assert!(
         tie.meaning
-            .starts_with("Every round within 5% of 1.0x (0.990x to 1.020x)."),
+            .starts_with("Every round within 5% of 1.0x (0.99x to 1.02x)."),
         "{}",
         tie.meaning
     );
@@ -246,4 +246,19 @@ fn the_seed_runs_three_ties_are_same_when_judged_again() {
         let was = saved.findings.iter().find(|f| f.id == id).unwrap();
         assert_eq!(was.verdict, Verdict::Inconclusive, "{id} as saved");
     }
+}
+
+#[test]
+fn a_ratio_in_the_evidence_never_reads_across_the_line_it_did_not_cross() {
+    // The seed run's ramp-async-wins: round 1 at 1.0455 missed 1.05 (the
+    // line plus the margin), round 2 at 1.0508 cleared it.
+    let f = cache_wins(&[1045.47, 1050.8, 1017.0], &[1000.0; 3]);
+    assert_eq!(f.verdict, Verdict::Inconclusive, "{}", f.evidence);
+    assert_evidence_has(&f, "per round 1.045x, 1.051x, 1.02x (median 1.045x)");
+    assert!(
+        f.meaning
+            .starts_with("Rounds disagree: 1 clears the line and 2 within its margin"),
+        "{}",
+        f.meaning
+    );
 }

@@ -10,7 +10,9 @@
 //! (which a rerun on a busier machine can do), and it is listed as such
 //! without failing the comparison.
 
-use bench_model::Finding;
+use bench_analysis::findings::lines_of;
+use bench_analysis::stats::Line;
+use bench_model::{Finding, SavedRun};
 use bench_model::{Spread, Verdict};
 
 /// One finding across the two runs.
@@ -30,7 +32,22 @@ pub struct Judged {
     pub verdict: Verdict,
     /// The interval the verdict was taken on; its median is shown beside it.
     pub interval: Option<Spread>,
+    /// The line the rounds were judged against, with the run's margin,
+    /// where the finding saved one.
+    pub line: Option<Line>,
     pub evidence: String,
+}
+
+impl Judged {
+    /// The verdict, and its interval's median written beside its line
+    /// ([`crate::numbers::number_beside`]): ("HELD", Some("1.045")).
+    pub fn verdict_and_median(&self) -> (&'static str, Option<String>) {
+        let median = self
+            .interval
+            .as_ref()
+            .map(|i| crate::numbers::number_beside(i.median, self.line));
+        (self.verdict.word(), median)
+    }
 }
 
 /// What happened to a finding between the runs.
@@ -94,38 +111,53 @@ impl Change {
     }
 }
 
-fn judged(f: &Finding) -> Judged {
-    Judged {
-        verdict: f.verdict,
-        interval: f.interval,
-        evidence: f.evidence.clone(),
-    }
+/// Each finding of `run` as it was judged, its line the saved one (this
+/// build's for a run saved before lines were).
+fn judged(run: &SavedRun) -> Vec<(&Finding, Judged)> {
+    let lines = lines_of(&run.findings, &run.results, &run.thresholds);
+    run.findings
+        .iter()
+        .zip(lines)
+        .map(|(f, line)| {
+            let j = Judged {
+                verdict: f.verdict,
+                interval: f.interval,
+                line: line.map(|at| Line {
+                    at,
+                    margin: run.thresholds.margin,
+                }),
+                evidence: f.evidence.clone(),
+            };
+            (f, j)
+        })
+        .collect()
 }
 
 /// Every finding of either run: the old run's in its order (with the new
 /// run's verdict where it has the id), then those only the new run has.
-pub fn compare_findings(old: &[Finding], new: &[Finding]) -> Vec<FindingChange> {
+pub fn compare_findings(old_run: &SavedRun, new_run: &SavedRun) -> Vec<FindingChange> {
+    let (old, new) = (judged(old_run), judged(new_run));
     let mut out: Vec<FindingChange> = old
         .iter()
-        .map(|o| {
-            let n = new.iter().find(|n| n.id == o.id);
+        .map(|(o, oj)| {
+            let n = new.iter().find(|(n, _)| n.id == o.id);
             FindingChange {
                 id: o.id.clone(),
-                claim: n.unwrap_or(o).claim.clone(),
-                old: Some(judged(o)),
-                new: n.map(judged),
-                change: n.map_or(Change::OnlyInOld, |n| Change::of(o.verdict, n.verdict)),
+                claim: n.map_or(*o, |n| n.0).claim.clone(),
+                old: Some(oj.clone()),
+                new: n.map(|n| n.1.clone()),
+                change: n.map_or(Change::OnlyInOld, |n| Change::of(o.verdict, n.0.verdict)),
             }
         })
         .collect();
     out.extend(
         new.iter()
-            .filter(|n| !old.iter().any(|o| o.id == n.id))
-            .map(|n| FindingChange {
+            .filter(|(n, _)| !old.iter().any(|(o, _)| o.id == n.id))
+            .map(|(n, nj)| FindingChange {
                 id: n.id.clone(),
                 claim: n.claim.clone(),
                 old: None,
-                new: Some(judged(n)),
+                new: Some(nj.clone()),
                 change: Change::OnlyInNew,
             }),
     );

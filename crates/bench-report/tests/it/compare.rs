@@ -431,3 +431,43 @@ fn a_relative_figure_moving_beyond_both_spreads_marks_its_cell() {
         &s(0.5, 0.45, 0.55)
     ));
 }
+
+#[test]
+fn a_findings_median_is_never_written_across_its_line() {
+    // ramp-async-wins of the seed run with drivers: rounds 1.0455, 1.0508
+    // and 1.017 against 1.0, so a median of 1.0455 that missed 1.05.
+    let mut run = second();
+    let f = run
+        .findings
+        .iter_mut()
+        .find(|f| f.id == "cache-async-wins")
+        .unwrap();
+    f.verdict = Verdict::Inconclusive;
+    f.interval = Some(Spread {
+        median: 1.045_47,
+        min: 1.017,
+        max: 1.0508,
+        n: 3,
+    });
+    let c = cmp(&run, &run);
+    let cell = |c: &Comparison| {
+        let j = finding(c, "cache-async-wins").new.clone().unwrap();
+        j.verdict_and_median().1.unwrap()
+    };
+    // A run saved before findings kept their line: this build's, 1.0.
+    assert_eq!(
+        run.findings
+            .iter()
+            .find(|f| f.id == "cache-async-wins")
+            .unwrap()
+            .line,
+        None
+    );
+    assert_eq!(cell(&c), "1.045");
+    assert!(text::render(&c).contains("INCONCLUSIVE 1.045"));
+    // The saved line, where there is one.
+    for f in &mut run.findings {
+        f.line = Some(2.0);
+    }
+    assert_eq!(cell(&cmp(&run, &run)), "1.05");
+}
