@@ -7,7 +7,7 @@
 //! async server) are shown in the evidence, not judged.
 
 use super::checks::{compare_columns, pct, Compared, Ctx, Kind, Needs, Outcome, Spec};
-use super::sweeps::top_steps;
+use super::sweeps::plateau_words;
 use super::Thresholds;
 use crate::stats::{ratio_words, ratios, share_words, Line};
 use crate::sweep as sw;
@@ -165,8 +165,8 @@ fn netty_past_cap(_t: &Thresholds) -> Spec {
             let line = Some(Line { at: 1.0, margin: t.margin });
             let short = format!("Netty plateau / cap {:.0} req/s: {}", cap.rps, ratio_words(&over, line));
             let evidence = format!(
-                "Netty plateau (at {} connections) / cap {:.0} req/s: {}; {ours}",
-                top_steps(info, t.sweep_plateau_steps),
+                "Netty {} / cap {:.0} req/s: {}; {ours}",
+                plateau_words(netty, info, t),
                 cap.rps,
                 ratio_words(&over, line)
             );

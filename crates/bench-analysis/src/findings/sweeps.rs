@@ -20,6 +20,25 @@ pub(super) fn specs(t: &Thresholds) -> Vec<Spec> {
     ]
 }
 
+/// What a column's throughput is at the top steps of a sweep, in words:
+/// "plateau (at 1600 and 3200 connections)", or where those steps do not
+/// agree within the margin "top steps (1600 and 3200 connections: still
+/// rising, no plateau)" ([`sw::top_of`]).
+pub(super) fn plateau_words(c: &ColumnResult, info: &SweepInfo, t: &Thresholds) -> String {
+    let steps = top_steps(info, t.sweep_plateau_steps);
+    let shape = sw::top_of(
+        c,
+        &info.steps,
+        (t.sweep_plateau_steps, t.margin),
+        (successful_rps, successful_rps),
+    )
+    .and_then(|top| top.shape.words());
+    match shape {
+        Some(words) => format!("top steps ({steps} connections: {words}, no plateau)"),
+        None => format!("plateau (at {steps} connections)"),
+    }
+}
+
 /// "1600 and 3200" for the top `n` steps.
 pub(super) fn top_steps(info: &SweepInfo, n: usize) -> String {
     let mut top: Vec<String> = info
@@ -105,9 +124,9 @@ pub(super) fn blocking_plateau_at_cap(t: &Thresholds) -> Spec {
                 let off: Vec<f64> = per_round.iter().map(|p| (p.1 / cap.rps - 1.0).abs()).collect();
                 let plateaus: Vec<String> = per_round.iter().map(|p| format!("{:.0}", p.1)).collect();
                 let evidence = format!(
-                    "plateau per round {} req/s (each the median at {} connections) vs cap {:.0} req/s ({} threads / {:.0} ms): off by {}",
+                    "{} per round {} req/s (each the median at those steps) vs cap {:.0} req/s ({} threads / {:.0} ms): off by {}",
+                    plateau_words(b, info, t),
                     plateaus.join(", "),
-                    top_steps(info, t.sweep_plateau_steps),
                     cap.rps,
                     cap.handler_threads,
                     cap.latency_ms,
@@ -141,8 +160,8 @@ pub(super) fn async_past_cap(_t: &Thresholds) -> Spec {
                     ratio_words(&ratio, line)
                 );
                 let evidence = format!(
-                    "async plateau (at {} connections) / cap {:.0} req/s: {}; {}; {}",
-                    top_steps(info, t.sweep_plateau_steps),
+                    "async {} / cap {:.0} req/s: {}; {}; {}",
+                    plateau_words(a, info, t),
                     cap.rps,
                     ratio_words(&ratio, line),
                     crossovers_words(&rounds, t.margin),

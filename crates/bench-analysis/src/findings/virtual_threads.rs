@@ -55,8 +55,8 @@ fn past_thread_cap(t: &Thresholds) -> Spec {
                 sw::plateau_per_round(v, &info.steps, t.sweep_plateau_steps, successful_rps);
             let ratio: Vec<f64> = per_round.iter().map(|p| p.1 / cap.rps).collect();
             let evidence = format!(
-                "virtual-thread plateau (at {} connections) / cap {:.0} req/s: {}",
-                super::sweeps::top_steps(info, t.sweep_plateau_steps),
+                "virtual-thread {} / cap {:.0} req/s: {}",
+                super::sweeps::plateau_words(v, info, t),
                 cap.rps,
                 ratio_words(&ratio, Some(Line { at: t.virtual_plateau_factor, margin: t.margin }))
             );

@@ -66,8 +66,8 @@ pub(super) fn group_table(g: &GroupChange) -> Table {
             vec![
                 column,
                 r.figure.name().to_owned(),
-                describe_spread(r.old.as_ref()),
-                describe_spread(r.new.as_ref()),
+                describe_spread(r.old.as_ref(), r.lower_bound.0),
+                describe_spread(r.new.as_ref(), r.lower_bound.1),
                 describe_relative(r.relative()),
                 r.word.word().to_owned(),
             ]

@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 
 use super::measure::Figure;
-use super::words::{at_size, calibration_cells, figure, ms, relative, second_line};
+use super::words::{at_size, calibration_cells, ms, pick_figure, relative, second_line};
 use super::{Cell, Glance, Model, Row, RowVerdict, Wrong};
 use crate::html::page::{escape, verdict_class};
 use bench_model::Spread;
@@ -82,7 +82,7 @@ fn cell(row: &Row, model: Model, c: &Cell) -> String {
                 "{}<span class=\"fig\"><b class=\"rel\">{}</b> <span class=\"abs\">{}</span></span><span class=\"variant\">{}</span><span class=\"sub\">{}</span><span class=\"bar\"><i style=\"width: {:.0}%\"></i></span></a></td>",
                 open(&format!("measured {}{best}", band(close)), pick.column.as_str()),
                 relative(rel.as_ref()),
-                escape(&figure(row.figure, pick.measure.main.median)),
+                escape(&pick_figure(row.figure, &pick.measure)),
                 escape(&variant),
                 escape(&second_line(&pick.measure).replace(" us/req", " µs CPU/req")),
                 close * 100.0
@@ -91,7 +91,7 @@ fn cell(row: &Row, model: Model, c: &Cell) -> String {
         Cell::OnlyByDesign(pick) => format!(
             "{}<span class=\"fig\"><span class=\"abs\">{}</span></span><span class=\"variant\">{}</span><span class=\"sub\">blocks by design: not ranked</span></a></td>",
             open("measured by-design", pick.column.as_str()),
-            escape(&figure(row.figure, pick.measure.main.median)),
+            escape(&pick_figure(row.figure, &pick.measure)),
             escape(&pick.variant)
         ),
         Cell::Missing { why, failure } => format!(
@@ -140,7 +140,7 @@ fn capitalised(s: &str) -> String {
 
 /// The main matrix: `section#at-a-glance`.
 pub fn section(g: &Glance) -> String {
-    let mut out = String::from("<section id=\"at-a-glance\">\n<h2>At a glance: which model for which workload</h2>\n<p class=\"legend\">Each cell: the model's best variant that does not block by design; its figure relative to the row's best (<b>1.00</b> = best) and the figure (successful req/s; the sweep's plateau; memory per idle connection); p99 and server CPU per request. Darker, longer bar: closer to the best; hatched: blocks by design. A cell opens its group.</p>\n");
+    let mut out = String::from("<section id=\"at-a-glance\">\n<h2>At a glance: which model for which workload</h2>\n<p class=\"legend\">Each cell: the model's best variant that does not block by design; its figure relative to the row's best (<b>1.00</b> = best) and the figure (successful req/s; the sweep's plateau, or its highest step where still rising; memory per idle connection); p99 (≥: a lower bound, the window cut off requests) and server CPU per request. Darker, longer bar: closer to the best; hatched: blocks by design. A cell opens its group.</p>\n");
     if g.rows.is_empty() {
         out.push_str("<p>No workload of the matrix was measured in this run.</p>\n</section>\n");
         return out;
@@ -190,7 +190,9 @@ fn wrong_row(w: &Wrong) -> String {
         col = escape(w.column.as_str()),
         g = w.group,
         what = escape(&w.what),
-        p99 = w.p99_ms.map_or("-".to_owned(), ms),
+        p99 = w.p99_ms.map_or("-".to_owned(), |p| {
+            format!("{}{}", if w.p99_lower_bound { "≥" } else { "" }, ms(p))
+        }),
         costs = if costs.is_empty() {
             "-".to_owned()
         } else {

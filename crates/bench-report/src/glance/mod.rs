@@ -230,7 +230,7 @@ fn entries(g: &GroupResult, t: &Thresholds) -> (Figure, Vec<Entry>) {
             ),
             by_design: blocks_by_design(c.server, &c.path, c.background_path.as_deref()),
             measure: match &g.sweep {
-                Some(s) => measure::of_sweep(c, s, t.sweep_plateau_steps),
+                Some(s) => measure::of_sweep(c, s, t),
                 None => measure::of_load(c),
             },
             failure: c.failure.clone(),

@@ -15,6 +15,7 @@
 mod compare;
 mod doc_tables;
 mod glance;
+mod honest_figures;
 mod html_rendering;
 mod links_no_server;
 mod no_file_io;

@@ -304,10 +304,19 @@ fn sweep_findings_judge_the_plateau_against_the_cap_and_name_the_crossover() {
     assert_eq!(plateau.verdict, Verdict::Held);
     assert_eq!(
         plateau.evidence,
-        "plateau per round 640, 650, 660 req/s (each the median at 400 and 800 connections) vs cap 667 req/s (200 threads / 300 ms): off by 4.0%, 2.5%, 1.0% per round"
+        "plateau (at 400 and 800 connections) per round 640, 650, 660 req/s (each the median at those steps) vs cap 667 req/s (200 threads / 300 ms): off by 4.0%, 2.5%, 1.0% per round"
     );
     let past = by_id("sweep-async-past-cap");
     assert_eq!(past.verdict, Verdict::Held);
+    // Async doubles from 400 to 800 connections: no plateau, and its
+    // evidence does not call it one.
+    assert!(
+        past.evidence.starts_with(
+            "async top steps (400 and 800 connections: still rising, no plateau) / cap 667 req/s: "
+        ),
+        "{}",
+        past.evidence
+    );
     assert!(
         past.evidence.contains(
             "from that step to the highest, over 2 steps or more) per round: from 400, from 400, from 400"
