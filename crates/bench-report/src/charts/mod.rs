@@ -3,15 +3,18 @@
 //! [`bench_model::figures`]) and p99 (the bar at the median over rounds, a whisker from the
 //! lowest to the highest round), for the mixed group a line chart of /health
 //! p99 over time, for the idle group RSS against idle connections, and for
-//! a sweep throughput and p99 against connections. No chart library: a few
-//! rectangles and polylines are all these need.
+//! a sweep throughput and p99 against connections; and the run at a glance
+//! as a picture ([`glance_chart`]). No chart library: a few rectangles and
+//! polylines are all these need.
 
 mod bars;
+mod glance;
 mod lines;
 mod svg;
 mod sweep;
 
 pub use bars::bar_chart;
+pub use glance::{closeness, glance_chart, BAR_MAX};
 pub use lines::{idle_rss_chart, line_chart};
 pub use sweep::{sweep_chart, SweepSeries};
 

@@ -13,16 +13,10 @@ use super::{Cell, Glance, Model, Row, RowVerdict, Wrong};
 use crate::html::page::{escape, verdict_class};
 use bench_model::Spread;
 
-/// How close a cell is to its row's best, 1 at the best, 0 far below.
+/// How close a cell is to its row's best, 1 at the best, 0 far below
+/// (the picture's bars are as long: [`crate::charts::closeness`]).
 fn closeness(f: Figure, rel: &Spread) -> f64 {
-    let c = if f.higher_is_better() {
-        rel.median
-    } else if rel.median > 0.0 {
-        1.0 / rel.median
-    } else {
-        0.0
-    };
-    c.clamp(0.0, 1.0)
+    crate::charts::closeness(f.higher_is_better(), rel)
 }
 
 /// The shade of a cell by its closeness: `b5` within 5% of the best down

@@ -47,8 +47,10 @@ fn every_chart_is_inline_and_every_load_group_folds_its_full_table() {
     let run = saved("seed-2026-12-02");
     let html = bench_report::html::render(&run.results, &run.findings, &run.thresholds);
     let charts = bench_report::charts::all(&run.results);
-    assert_eq!(html.matches("<svg ").count(), charts.len());
+    // Every group's charts, and the matrix as a picture.
+    assert_eq!(html.matches("<svg ").count(), charts.len() + 1);
     assert_eq!(html.matches("class=\"chart\"").count(), charts.len());
+    assert_eq!(html.matches("class=\"chart glance\"").count(), 1);
     let load_groups = run
         .results
         .groups
