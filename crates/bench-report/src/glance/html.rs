@@ -31,8 +31,8 @@ fn band(closeness: f64) -> &'static str {
     }
 }
 
-/// The verdict badge and what decides a row.
-fn judged(v: Option<&RowVerdict>, decides: &str) -> String {
+/// The verdict badge and how the models stood in a row.
+fn judged(v: Option<&RowVerdict>, standing: &str) -> String {
     let badge = match v {
         None => "<span class=\"no-finding\">no finding judges this row</span>".to_owned(),
         Some(v) => format!(
@@ -48,8 +48,8 @@ fn judged(v: Option<&RowVerdict>, decides: &str) -> String {
         ),
     };
     format!(
-        "<td class=\"judged\">{badge}<span class=\"decides\">{}</span></td>",
-        escape(decides)
+        "<td class=\"judged\">{badge}<span class=\"standing\">{}</span></td>",
+        escape(standing)
     )
 }
 
@@ -106,7 +106,7 @@ fn row_html(row: &Row) -> String {
     for (model, c) in &row.cells {
         out.push_str(&cell(row, *model, c));
     }
-    out.push_str(&judged(row.verdict.as_ref(), row.workload.decides));
+    out.push_str(&judged(row.verdict.as_ref(), &row.standing_words()));
     out.push_str("</tr>\n");
     out
 }
@@ -141,7 +141,7 @@ pub fn section(g: &Glance) -> String {
     }
     let _ = write!(
         out,
-        "<table class=\"glance\">\n<colgroup><col class=\"c-work\"><col class=\"c-model\"><col class=\"c-model\"><col class=\"c-model\"><col class=\"c-judged\"></colgroup>\n<thead><tr><th class=\"workload\">Workload</th>{}<th>Verdict · what decides it</th></tr></thead>\n<tbody>\n",
+        "<table class=\"glance\">\n<colgroup><col class=\"c-work\"><col class=\"c-model\"><col class=\"c-model\"><col class=\"c-model\"><col class=\"c-judged\"></colgroup>\n<thead><tr><th class=\"workload\">Workload</th>{}<th>Verdict · how the models stood</th></tr></thead>\n<tbody>\n",
         model_headers()
     );
     for row in &g.rows {

@@ -9,7 +9,7 @@
 //! ([`bench_model::figures::p99_is_lower_bound`]).
 
 use bench_analysis::stats::column_spread;
-use bench_analysis::sweep::{at_step, top_of, Shape};
+use bench_analysis::sweep::{at_step, plateau_per_round, top_of, Shape};
 use bench_model::figures::{p99_is_lower_bound, p99_ms, server_cpu_us_per_answer};
 use bench_model::figures::{server_cpu_us_per_request, step_p99_ms, successful_rps};
 use bench_model::{ColumnResult, IdleCell, IdleServer, Metric, Spread, SweepInfo, Thresholds};
@@ -148,6 +148,51 @@ pub fn of_idle(s: &IdleServer, sizes: &[usize]) -> Option<Measure> {
         p99_lower_bound: false,
         shape: None,
     })
+}
+
+/// A load column's figure per round, as its row compares it: (round,
+/// successful requests per second).
+pub fn rounds_of_load(c: &ColumnResult) -> Vec<(u32, f64)> {
+    c.rounds
+        .iter()
+        .filter_map(|r| Some((r.round, successful_rps(r)?)))
+        .collect()
+}
+
+/// A sweep column's figure per round, taken as [`of_sweep`] takes it: the
+/// plateau of each round, or its highest step's figure where the top
+/// steps do not agree.
+pub fn rounds_of_sweep(c: &ColumnResult, sweep: &SweepInfo, t: &Thresholds) -> Vec<(u32, f64)> {
+    let top = top_of(
+        c,
+        &sweep.steps,
+        (t.sweep_plateau_steps, t.margin),
+        (successful_rps, successful_rps),
+    );
+    match (top.map(|x| x.shape), sweep.steps.last()) {
+        (Some(Shape::Plateau), _) => {
+            plateau_per_round(c, &sweep.steps, t.sweep_plateau_steps, successful_rps)
+        }
+        (Some(_), Some(&highest)) => at_step(c, highest)
+            .filter_map(|r| Some((r.round, successful_rps(r)?)))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// An idle server's memory per idle connection per round, at the size
+/// [`of_idle`] takes it at.
+pub fn rounds_of_idle(s: &IdleServer, sizes: &[usize]) -> Vec<(u32, f64)> {
+    let Some(open) = s.largest_measured(sizes) else {
+        return Vec::new();
+    };
+    let IdleCell::Measured(steps) = s.cell(open) else {
+        return Vec::new();
+    };
+    steps
+        .iter()
+        .filter_map(|(r, st)| Some((r.round, st.kib_per_connection(&r.idle)?)))
+        .collect()
 }
 
 /// `m` relative to `best` (both of one figure): its median and range

@@ -1,5 +1,6 @@
 //! The matrix on a terminal, within [`WIDTH`] columns: a row per workload
-//! (its cells' lines side by side, then its verdict and what decides it),
+//! (its cells' lines side by side, then its verdict and how the models
+//! stood),
 //! what goes wrong, and the calibration columns, a line each.
 
 use std::fmt::Write as _;
@@ -89,7 +90,7 @@ fn row_lines(out: &mut String, row: &Row) {
     let line = format!(
         "{} · {}",
         verdict(row.verdict.as_ref()),
-        row.workload.decides
+        row.standing_words()
     );
     paragraph(out, &line, (2, 4));
 }

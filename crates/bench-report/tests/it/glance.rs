@@ -412,3 +412,41 @@ fn the_svg_check_catches_what_it_should() {
     assert!(well_formed("<svg><text>a</svg>").is_err());
     assert!(well_formed("<svg><rect x=\"1/></svg>").is_err());
 }
+
+#[test]
+fn how_the_models_stood_is_said_from_the_rows_own_rounds() {
+    let mut run = fixed_run();
+    let g = glance_of(&run);
+    let row = |g: &Glance, name: &str| {
+        g.rows
+            .iter()
+            .find(|r| r.workload.name == name)
+            .unwrap()
+            .standing_words()
+    };
+    // 700 and 690 req/s in every round: the same, whatever the workload.
+    assert_eq!(
+        row(&g, "CPU-bound"),
+        "the thread pool (inline) and the event loop (rayon): the same within 5% in every round"
+    );
+    assert_eq!(
+        row(&g, "Database, local"),
+        "the event loop (sqlx) leads: 1.25x the thread pool's in every round"
+    );
+    // The thread pool at 1300 req/s in round 2: no lead in every round.
+    let blocking = run.groups[1]
+        .columns
+        .iter_mut()
+        .find(|c| c.id.as_str() == "blocking-users")
+        .unwrap();
+    blocking.rounds[1].load.successful_throughput_rps = 1300.0;
+    let g = glance_of(&run);
+    assert_eq!(
+        row(&g, "Database, local"),
+        "the event loop (sqlx) leads: ahead of the thread pool beyond the 5% margin in 2 of 3 rounds (0.96x to 1.25x)"
+    );
+    // Every printer says it beside the row's verdict.
+    assert!(glance::markdown::render(&g, None).contains("in 2 of 3 rounds (0.96x to 1.25x)"));
+    assert!(glance::html::section(&g).contains("in 2 of 3 rounds (0.96x to 1.25x)"));
+    assert!(glance::text::render(&g).contains("in 2 of 3 rounds"));
+}
