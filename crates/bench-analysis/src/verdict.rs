@@ -216,17 +216,21 @@ impl Undecided {
 }
 
 /// Why a comparison came out SAME, in words: "every round within 5% of
-/// 1.0x (0.99x to 1.01x)", from its per-round `ratios`, written beside
-/// 1.0x and its margin.
+/// 1.0x (0.99x to 1.01x)", or "(1.01x)" where every round reads the same,
+/// from its per-round `ratios`, written beside 1.0x and its margin.
 pub fn same_words(ratios: &[f64], margin: f64) -> String {
     let lo = ratios.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let line = Some(Line { at: 1.0, margin });
+    let (lo, hi) = (times_beside(lo, line), times_beside(hi, line));
+    let range = if lo == hi {
+        lo
+    } else {
+        format!("{lo} to {hi}")
+    };
     format!(
-        "every round within {:.0}% of 1.0x ({} to {})",
-        margin * 100.0,
-        times_beside(lo, line),
-        times_beside(hi, line)
+        "every round within {:.0}% of 1.0x ({range})",
+        margin * 100.0
     )
 }
 
