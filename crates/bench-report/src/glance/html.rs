@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 
 use super::measure::Figure;
-use super::words::{at_size, calibration_cells, ms, pick_figure, relative, second_line};
+use super::words::{at_size, calibration_cells, figure, ms, pick_figure, relative, second_line};
 use super::{Cell, Glance, Model, Row, RowVerdict, Wrong};
 use crate::html::page::{escape, verdict_class};
 use bench_model::Spread;
@@ -67,16 +67,20 @@ fn cell(row: &Row, model: Model, c: &Cell) -> String {
         Cell::Best { pick, relative: rel } => {
             let close = rel.as_ref().map_or(0.0, |r| closeness(row.figure, r));
             let best = if relative(rel.as_ref()) == "1.00" { " best" } else { "" };
-            let variant = match at_size(&pick.measure) {
-                Some(at) if pick.variant.is_empty() => at,
-                Some(at) => format!("{}, {at}", pick.variant),
+            // A sweep's shape goes with the variant, so that the figure's
+            // line stays one line.
+            let extra = at_size(&pick.measure)
+                .or_else(|| pick.measure.shape.and_then(|s| s.words()).map(str::to_owned));
+            let variant = match extra {
+                Some(x) if pick.variant.is_empty() => x,
+                Some(x) => format!("{}, {x}", pick.variant),
                 None => pick.variant.clone(),
             };
             format!(
                 "{}<span class=\"fig\"><b class=\"rel\">{}</b> <span class=\"abs\">{}</span></span><span class=\"variant\">{}</span><span class=\"sub\">{}</span><span class=\"bar\"><i style=\"width: {:.0}%\"></i></span></a></td>",
                 open(&format!("measured {}{best}", band(close)), pick.column.as_str()),
                 relative(rel.as_ref()),
-                escape(&pick_figure(row.figure, &pick.measure)),
+                escape(&figure(row.figure, pick.measure.main.median)),
                 escape(&variant),
                 escape(&second_line(&pick.measure).replace(" us/req", " µs CPU/req")),
                 close * 100.0
@@ -134,7 +138,7 @@ fn capitalised(s: &str) -> String {
 
 /// The main matrix: `section#at-a-glance`.
 pub fn section(g: &Glance) -> String {
-    let mut out = String::from("<section id=\"at-a-glance\">\n<h2>At a glance: which model for which workload</h2>\n<p class=\"legend\">Each cell: the model's best variant that does not block by design; its figure relative to the row's best (<b>1.00</b> = best) and the figure (successful req/s; the sweep's plateau, or its highest step where still rising; memory per idle connection); p99 (≥: a lower bound, the window cut off requests) and server CPU per request. Darker, longer bar: closer to the best; hatched: blocks by design. A cell opens its group.</p>\n");
+    let mut out = String::from("<section id=\"at-a-glance\">\n<h2>At a glance: which model for which workload</h2>\n<p class=\"legend\">Each cell: the model's best variant that does not block by design; its figure relative to the row's best (<b>1.00</b> = best) and the figure (successful req/s; the sweep's plateau, or its highest step where still rising; memory per idle connection); p99 (≥: a lower bound) and server CPU per request. Darker, longer bar: closer to the best; hatched: blocks by design. A cell opens its group.</p>\n");
     if g.rows.is_empty() {
         out.push_str("<p>No workload of the matrix was measured in this run.</p>\n</section>\n");
         return out;

@@ -74,7 +74,7 @@ td.judged { text-align: left; white-space: normal; font-size: 12px; padding: 3px
 td.judged .verdict { min-width: 0; font-size: 11.5px; padding: 1px 6px; }
 td.judged code { font-size: 11px; }
 td.judged .kind { font-size: 11px; color: var(--muted); font-style: italic; }
-td.judged .standing { display: block; color: #3d444d; margin-top: 2px; }
+td.judged .standing { display: block; color: #3d444d; margin-top: 1px; font-size: 11px; line-height: 1.2; }
 .no-finding { font-style: italic; color: var(--muted); }
 table.wrongs { width: 100%; table-layout: fixed; font-size: 13px; }
 table.wrongs col.c-what { width: 24%; } table.wrongs col.c-p99 { width: 11%; } table.wrongs col.c-right { width: 17%; }
