@@ -41,15 +41,19 @@ pub fn closeness(higher_is_better: bool, rel: &Spread) -> f64 {
     c.clamp(0.0, 1.0)
 }
 
-/// The shade of a bar, darker closer to the best (the page's five bands).
+/// Which of five bands a closeness falls in: 4 within 5% of the best,
+/// then 80%, 60%, 40%, and 0 below; the page's cells and the picture's
+/// bars are shaded by it alike.
+pub fn band(closeness: f64) -> usize {
+    [0.4, 0.6, 0.8, 0.95]
+        .iter()
+        .filter(|&&edge| closeness >= edge)
+        .count()
+}
+
+/// The shade of a bar, darker closer to the best, by its [`band`].
 fn shade(closeness: f64) -> &'static str {
-    match closeness {
-        c if c >= 0.95 => "#2f8f7b",
-        c if c >= 0.8 => "#74c4b4",
-        c if c >= 0.6 => "#a8dcc9",
-        c if c >= 0.4 => "#d4eed8",
-        _ => "#eef7e4",
-    }
+    ["#eef7e4", "#d4eed8", "#a8dcc9", "#74c4b4", "#2f8f7b"][band(closeness)]
 }
 
 /// A verdict's badge colour, the page's; its word is always beside it.

@@ -14,7 +14,7 @@ mod svg;
 mod sweep;
 
 pub use bars::bar_chart;
-pub use glance::{closeness, glance_chart, BAR_MAX};
+pub use glance::{band, closeness, glance_chart, BAR_MAX};
 pub use lines::{idle_rss_chart, line_chart};
 pub use sweep::{sweep_chart, SweepSeries};
 

@@ -20,15 +20,9 @@ fn closeness(f: Figure, rel: &Spread) -> f64 {
 }
 
 /// The shade of a cell by its closeness: `b5` within 5% of the best down
-/// to `b1` under 40% of it.
+/// to `b1` under 40% of it ([`crate::charts::band`], the picture's too).
 fn band(closeness: f64) -> &'static str {
-    match closeness {
-        c if c >= 0.95 => "b5",
-        c if c >= 0.8 => "b4",
-        c if c >= 0.6 => "b3",
-        c if c >= 0.4 => "b2",
-        _ => "b1",
-    }
+    ["b1", "b2", "b3", "b4", "b5"][crate::charts::band(closeness)]
 }
 
 /// The verdict badge and how the models stood in a row.
