@@ -2,7 +2,7 @@
 //!
 //! Rounds into figures ([`stats`]: medians, spreads, round-by-round
 //! ratios), the one rule every verdict is made by ([`verdict`]: HELD,
-//! NOT HELD or INCONCLUSIVE from each round's call), a concurrency sweep's
+//! NOT HELD, SAME or INCONCLUSIVE from each round's call), a concurrency sweep's
 //! plateau, cap and crossover ([`sweep`]), the seeds' conclusions and this
 //! project's checked against the rounds, each a prediction or a design
 //! check ([`findings`]), which errors a run should not have had

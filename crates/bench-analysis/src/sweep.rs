@@ -1,6 +1,8 @@
 //! A concurrency sweep's figures from its rounds: a metric per step (the
 //! median over column rounds, with min..max), the blocking server's cap by
-//! Little's law, the plateau at the top steps, and each round's crossover
+//! Little's law, the plateau at the top steps (a plateau only when those
+//! steps agree within the margin; else the throughput is still rising, or
+//! falling, at the highest step: [`top_of`]), and each round's crossover
 //! step, from which async beats blocking up to the highest step. Pure
 //! functions of results, so they are tested from fixed inputs.
 //!
@@ -10,7 +12,7 @@
 
 use std::time::Duration;
 
-use crate::verdict::{call, Call, Side};
+use crate::verdict::{call, within_margin_of_one, Call, Side};
 use bench_model::GroupId;
 use bench_model::Spread;
 use bench_model::{ColumnResult, LittleCap, Metric, RoundResult, RunSettings};
@@ -137,6 +139,91 @@ pub fn plateau(c: &ColumnResult, steps: &[usize], top: usize, metric: Metric) ->
     )
 }
 
+/// What a sweep column's throughput does at its top steps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// In every round its top steps agree within the margin: a plateau.
+    Plateau,
+    /// They do not, and the highest step is above the others (medians
+    /// over rounds): still rising, the most it can do not yet reached.
+    Rising,
+    /// They do not, and the highest step is below: falling, past its best.
+    Falling,
+}
+
+impl Shape {
+    /// "still rising", "falling"; nothing for a plateau.
+    pub fn words(self) -> Option<&'static str> {
+        match self {
+            Shape::Plateau => None,
+            Shape::Rising => Some("still rising"),
+            Shape::Falling => Some("falling"),
+        }
+    }
+}
+
+/// A sweep column at its top steps: its shape, and the figure a reader
+/// compares: the plateau ([`plateau`]) when it is one, else `metric` at
+/// the highest step (over rounds), where it is still rising or falling.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Top {
+    pub shape: Shape,
+    pub figure: Spread,
+    /// The steps the figure is taken over: the `top` highest for a
+    /// plateau, the highest alone otherwise.
+    pub steps: usize,
+}
+
+/// `c`'s shape at the `top` highest of `steps` by successful throughput
+/// (`rps`), and `metric` taken as that shape says: over the top steps on
+/// a plateau, at the highest step otherwise; `None` without a measured
+/// step there. The top steps agree when each round's are within `margin`
+/// of their median.
+pub fn top_of(
+    c: &ColumnResult,
+    steps: &[usize],
+    (top, margin): (usize, f64),
+    (rps, metric): (Metric, Metric),
+) -> Option<Top> {
+    let top_steps: Vec<usize> = steps.iter().rev().take(top.max(1)).copied().collect();
+    let flat_in = |round: u32| {
+        let values: Vec<f64> = top_steps
+            .iter()
+            .filter_map(|&n| at_step(c, n).find(|r| r.round == round).and_then(rps))
+            .collect();
+        let middle = median_of(values.iter().copied());
+        values
+            .iter()
+            .all(|&v| v == middle || within_margin_of_one(v / middle, margin))
+    };
+    let mut rounds: Vec<u32> = c.rounds.iter().map(|r| r.round).collect();
+    rounds.dedup();
+    let shape = if rounds.into_iter().all(flat_in) {
+        Shape::Plateau
+    } else {
+        let highest = step_spread(c, top_steps[0], rps)?.median;
+        let below = median_of(
+            top_steps[1..]
+                .iter()
+                .filter_map(|&n| step_spread(c, n, rps).map(|s| s.median)),
+        );
+        if highest >= below {
+            Shape::Rising
+        } else {
+            Shape::Falling
+        }
+    };
+    let (figure, steps) = match shape {
+        Shape::Plateau => (plateau(c, steps, top, metric)?, top_steps.len()),
+        _ => (step_spread(c, top_steps[0], metric)?, 1),
+    };
+    Some(Top {
+        shape,
+        figure,
+        steps,
+    })
+}
+
 /// The fewest steps a crossover spans: one step out of seven can clear the
 /// margin by chance, and a rerun would move it, so one step alone is not a
 /// crossover.
@@ -253,6 +340,39 @@ mod tests {
                 n: 3
             })
         );
+    }
+
+    #[test]
+    fn a_plateau_is_one_only_when_its_top_steps_agree() {
+        let top = |rps: &[[f64; 3]]| {
+            top_of(
+                &sweep_column(rps),
+                &[50, 100, 200],
+                (2, 0.05),
+                (successful_rps, successful_rps),
+            )
+            .unwrap()
+        };
+        // 660 and 666 at the two top steps: a plateau, their median.
+        let flat = top(&[[10.0, 660.0, 666.0], [10.0, 662.0, 667.0]]);
+        assert_eq!(flat.shape, Shape::Plateau);
+        assert_eq!(flat.figure.median, 663.75);
+        assert_eq!(flat.steps, 2);
+        // The event loop's 5329 and 10406: still rising, the figure at the
+        // highest step, never their mean.
+        let rising = top(&[[10.0, 5329.0, 10406.0], [10.0, 5328.0, 10499.0]]);
+        assert_eq!(rising.shape, Shape::Rising);
+        assert_eq!(rising.figure.median, 10452.5);
+        assert_eq!(rising.steps, 1);
+        assert_eq!(rising.shape.words(), Some("still rising"));
+        // One round of two rising: not a plateau.
+        assert_eq!(
+            top(&[[10.0, 660.0, 666.0], [10.0, 400.0, 666.0]]).shape,
+            Shape::Rising
+        );
+        let falling = top(&[[10.0, 900.0, 600.0], [10.0, 910.0, 610.0]]);
+        assert_eq!(falling.shape, Shape::Falling);
+        assert_eq!(falling.figure.median, 605.0);
     }
 
     #[test]

@@ -13,8 +13,17 @@
 //! A sweep step's window ends with requests still in flight: its figures
 //! ([`step_p99_ms`], [`unanswered`], [`server_cpu_us_per_answer`]) count
 //! them apart.
+//!
+//! A latency percentile is a **lower bound** when the requests of its
+//! window that got no answer (still in flight at the window's end, or
+//! timed out) are at least the share of requests above it: 1% for a p99,
+//! 50% for a p50 ([`percentile_is_lower_bound`]). Such a request's latency
+//! is unknown, only known to be at least how long it waited, so every one
+//! of them may belong in the tail; once they are as many as the tail
+//! holds, the percentile may be one of them, and the figure counted at
+//! their waits is the least it can be. Printers write it "≥ 2736 ms".
 
-use crate::RoundResult;
+use crate::{ErrorKind, RoundResult};
 
 /// A figure of one round, `None` where the round does not have it.
 pub type Metric = fn(&RoundResult) -> Option<f64>;
@@ -66,6 +75,34 @@ pub fn step_p99_ms(r: &RoundResult) -> Option<f64> {
 /// at its end, or timed out.
 pub fn unanswered(r: &RoundResult) -> Option<f64> {
     r.step.map(|s| (s.unfinished + s.timeouts) as f64)
+}
+
+/// Requests of any window that got no answer: a sweep step's
+/// ([`unanswered`]), else the window's timed-out and unfinished errors.
+pub fn without_answer(r: &RoundResult) -> u64 {
+    unanswered(r).map_or_else(
+        || {
+            [ErrorKind::Timeout, ErrorKind::Unfinished]
+                .iter()
+                .filter_map(|k| r.load.errors_by_kind.get(k))
+                .sum()
+        },
+        |u| u as u64,
+    )
+}
+
+/// Whether the `percentile` (99 for a p99) latency of a round is only a
+/// lower bound: its requests without an answer ([`without_answer`]) are
+/// at least (100 - `percentile`)% of the window's requests.
+pub fn percentile_is_lower_bound(r: &RoundResult, percentile: f64) -> bool {
+    let total = r.load.total_requests as f64;
+    // In percent on both sides, so that 10 of 1000 is exactly a p99's 1%.
+    total > 0.0 && without_answer(r) as f64 * 100.0 >= (100.0 - percentile) * total
+}
+
+/// [`percentile_is_lower_bound`] of the p99.
+pub fn p99_is_lower_bound(r: &RoundResult) -> bool {
+    percentile_is_lower_bound(r, 99.0)
 }
 
 /// Server CPU per answered request in a sweep step's window

@@ -16,7 +16,13 @@ pub enum Verdict {
     /// The whole interval misses the line by the margin.
     #[serde(rename = "NOT HELD")]
     NotHeld,
-    /// The interval reaches within the margin of the line: the rounds cannot tell.
+    /// Two figures compared, and every round within the margin of 1.0x,
+    /// none clearing or missing the claim's line: no difference, which is
+    /// an answer (criterion's "no change detected"), not a doubt.
+    #[serde(rename = "SAME")]
+    Same,
+    /// The rounds disagree, sit within the margin of a line far from
+    /// 1.0x, or a round lacks its figure: the rounds cannot tell.
     #[serde(rename = "INCONCLUSIVE")]
     Inconclusive,
     /// A column the claim needs was not run.
@@ -34,6 +40,7 @@ impl Verdict {
         match self {
             Verdict::Held => "HELD",
             Verdict::NotHeld => "NOT HELD",
+            Verdict::Same => "SAME",
             Verdict::Inconclusive => "INCONCLUSIVE",
             Verdict::NotMeasured => "NOT MEASURED",
         }
@@ -79,6 +86,14 @@ pub struct Finding {
     pub verdict: Verdict,
     /// The ratio (or factor) over rounds the verdict was taken on.
     pub interval: Option<Spread>,
+    /// The line each round's figure was judged against (1.0 for "beats",
+    /// 0.85 for "within 15%"), when the rounds were one figure against one
+    /// line; a printer writes a figure beside it so that it never reads on
+    /// the other side. Absent where a round is not one figure (the
+    /// detectors, a crossover, the cold-start probe) and in runs saved
+    /// before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<f64>,
     /// The numbers behind the verdict: both sides' medians and the interval.
     pub evidence: String,
     /// The evidence in a few words for a table's cell, when the whole of it

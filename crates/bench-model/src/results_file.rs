@@ -14,12 +14,15 @@ use crate::{Finding, RunResults, Thresholds};
 /// settings' server URLs and an unknown `cold_start`; 4 each finding's
 /// `kind` and `short_evidence`, each window's `ticks` and the run's
 /// `cpu_accounting`, and counts softirq inside the processes' times where
-/// the kernel does. A file of shape 2 or 3 reads as one of shape 4 without
-/// them.
-pub const SCHEMA_VERSION: u32 = 4;
+/// the kernel does; 5 the verdict SAME and each finding's `line`. A file
+/// of shape 2, 3 or 4 reads as one of shape 5 without them (its verdicts
+/// are never SAME: a tie was INCONCLUSIVE then). A build before shape 5
+/// refuses a file of it by its version, rather than failing on the new
+/// verdict.
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// The shapes of results.json this build reads.
-pub const READABLE_SCHEMA_VERSIONS: std::ops::RangeInclusive<u32> = 2..=4;
+pub const READABLE_SCHEMA_VERSIONS: std::ops::RangeInclusive<u32> = 2..=5;
 
 /// A saved run as results.json holds it.
 #[derive(Debug, Clone, Deserialize)]
@@ -140,7 +143,7 @@ mod tests {
         assert!(refused("{").starts_with("r.json is not JSON: "));
         assert_eq!(
             refused(r#"{"schema_version": 99, "groups": []}"#),
-            "r.json has schema version 99; this build reads 2 to 4"
+            "r.json has schema version 99; this build reads 2 to 5"
         );
         assert_eq!(
             refused(r#"{"groups": []}"#),

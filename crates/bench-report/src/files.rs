@@ -1,8 +1,12 @@
 //! The report files of a run, named and made in one place: `report.md`,
-//! `report.html` and the charts. bench writes them beside results.json
-//! after a run, and alone for `bench render`.
+//! `report.html`, the run at a glance as a picture (`glance.svg`) and the
+//! charts. bench writes them beside results.json after a run, and alone
+//! for `bench render`.
 
 use bench_model::{Finding, RunResults, Thresholds};
+
+/// The name of the run at a glance as a picture, beside the report.
+pub const GLANCE_SVG: &str = "glance.svg";
 
 /// Every report file of a run, as (file name, text), in the order they are
 /// written.
@@ -19,6 +23,10 @@ pub fn report_files(
         (
             "report.html".to_owned(),
             crate::html::render(results, findings, t),
+        ),
+        (
+            GLANCE_SVG.to_owned(),
+            crate::charts::glance_chart(&crate::glance::build(results, findings, t)),
         ),
     ];
     files.extend(crate::charts::all(results));

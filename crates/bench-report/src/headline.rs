@@ -32,11 +32,13 @@ pub fn sections(findings: &[Finding]) -> Vec<(&'static str, Vec<&Finding>)> {
 }
 
 /// Each verdict that occurs among `findings` with its count, in the order
-/// HELD, NOT HELD, INCONCLUSIVE, NOT MEASURED.
+/// HELD, NOT HELD, SAME, INCONCLUSIVE, NOT MEASURED: a tie is an answer of
+/// its own, counted apart from both and from the doubts.
 pub fn verdict_counts(findings: &[&Finding]) -> Vec<(Verdict, usize)> {
     [
         Verdict::Held,
         Verdict::NotHeld,
+        Verdict::Same,
         Verdict::Inconclusive,
         Verdict::NotMeasured,
     ]
@@ -46,7 +48,7 @@ pub fn verdict_counts(findings: &[&Finding]) -> Vec<(Verdict, usize)> {
     .collect()
 }
 
-/// "8 HELD, 2 NOT HELD, 7 INCONCLUSIVE", or "none".
+/// "8 HELD, 2 NOT HELD, 3 SAME, 4 INCONCLUSIVE", or "none".
 pub fn counts_words(findings: &[&Finding]) -> String {
     let counts: Vec<String> = verdict_counts(findings)
         .into_iter()

@@ -2,13 +2,15 @@
 //! column per server; each cell the median over column rounds (±spread for
 //! throughput). Latency counts every request of the window: answered ones,
 //! timed-out ones at the timeout, those unfinished at the window's end at
-//! their age then; a "≥" marks a lower bound (some went unanswered).
+//! their age then; a "≥" marks a lower bound (in some round the requests
+//! without an answer were as many as the percentile's tail holds:
+//! [`bench_model::figures::percentile_is_lower_bound`]).
 
 use crate::numbers::fmt_ms;
 use crate::table::{Table, MIB};
 use bench_analysis::sweep::{self as sw, step_spread};
-use bench_model::figures::unanswered;
 use bench_model::figures::{peak_threads, server_cpu_us_per_answer, step_p99_ms, successful_rps};
+use bench_model::figures::{percentile_is_lower_bound, unanswered};
 use bench_model::{ColumnResult, GroupResult, Metric, SweepInfo};
 
 /// One cell of a sweep table: a column at a step.
@@ -26,7 +28,7 @@ pub fn sweep_tables(group: &GroupResult) -> Vec<(String, Table)> {
             table(&throughput_cell),
         ),
         (
-            "p50 / p99 latency (ms), every request of the window counted; ≥: a lower bound, some requests got no answer".to_owned(),
+            "p50 / p99 latency (ms), every request of the window counted; ≥: a lower bound, as many requests got no answer as the tail above it holds".to_owned(),
             table(&latency_cell),
         ),
         (
@@ -87,13 +89,21 @@ fn throughput_cell(c: &ColumnResult, n: usize) -> String {
 fn latency_cell(c: &ColumnResult, n: usize) -> String {
     let p50 = median(c, n, |r| r.step.map(|s| s.latency_lower_bound_ms.p50));
     let p99 = median(c, n, step_p99_ms);
-    let bound = if median(c, n, unanswered).is_some_and(|u| u > 0.0) {
-        "≥"
-    } else {
-        ""
+    let bound = |percentile: f64| {
+        if sw::at_step(c, n).any(|r| percentile_is_lower_bound(r, percentile)) {
+            "≥"
+        } else {
+            ""
+        }
     };
     match (p50, p99) {
-        (Some(a), Some(b)) => format!("{bound}{} / {bound}{}", fmt_ms(a), fmt_ms(b)),
+        (Some(a), Some(b)) => format!(
+            "{}{} / {}{}",
+            bound(50.0),
+            fmt_ms(a),
+            bound(99.0),
+            fmt_ms(b)
+        ),
         _ => "n/a".into(),
     }
 }

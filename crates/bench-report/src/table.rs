@@ -3,9 +3,12 @@
 //! from run to run also show the spread (`12807 ±4%`: the farther end of the
 //! rounds' range, as a share of the median); then, in brackets, the ratio of
 //! the median to the group's first column. Process rows read `idle -> peak`.
+//! A latency percentile that some round has only as a lower bound (too
+//! many requests without an answer) reads "≥" before it.
 
 use crate::numbers::fmt_ms;
 use bench_analysis::stats::column_spread;
+use bench_model::figures::percentile_is_lower_bound;
 use bench_model::figures::{delivered_round_trip_ms, p99_ms, peak_threads, successful_rps};
 use bench_model::figures::{postgres_round_trips_per_request, server_cpu_us_per_request};
 use bench_model::{ColumnResult, CpuUse, GroupResult, Metric, Spread};
@@ -39,6 +42,9 @@ enum Cells {
         spread: bool,
         ratio: bool,
     },
+    /// A latency percentile's median, "≥" before it where some round's is
+    /// only a lower bound ([`bench_model::figures::percentile_is_lower_bound`]).
+    Percentile { metric: Metric, percentile: f64 },
     /// "idle -> peak", medians of both.
     IdlePeak {
         idle: Metric,
@@ -169,6 +175,15 @@ const fn value(name: &'static str, metric: Metric, unit: Unit, spread: bool) -> 
     }
 }
 
+/// A latency percentile's row.
+const fn percentile(name: &'static str, metric: Metric, percentile: f64) -> Row {
+    Row {
+        name,
+        cells: Cells::Percentile { metric, percentile },
+        process: false,
+    }
+}
+
 /// A row of where the machine's CPU went, in seconds over the window.
 const fn cpu(name: &'static str, seconds: Metric) -> Row {
     value(name, seconds, Unit::Seconds, false)
@@ -253,9 +268,9 @@ const ROWS: &[Row] = &[
         },
         process: true,
     },
-    value("p50 (ms)", |r| Some(r.load.latency_ms.p50), Unit::Ms, true),
-    value("p95 (ms)", |r| Some(r.load.latency_ms.p95), Unit::Ms, true),
-    value("p99 (ms)", p99_ms, Unit::Ms, true),
+    percentile("p50 (ms)", |r| Some(r.load.latency_ms.p50), 50.0),
+    percentile("p95 (ms)", |r| Some(r.load.latency_ms.p95), 95.0),
+    percentile("p99 (ms)", p99_ms, 99.0),
     Row {
         name: "RSS idle -> peak (MiB)",
         cells: Cells::IdlePeak {
@@ -355,6 +370,18 @@ fn cell(row: &Row, c: &ColumnResult, base: Option<f64>, first: bool) -> String {
                 }
             }
             out
+        }
+        Cells::Percentile { metric, percentile } => {
+            let bound = c
+                .rounds
+                .iter()
+                .any(|r| percentile_is_lower_bound(r, percentile));
+            let value = cell(&value("", metric, Unit::Ms, true), c, base, first);
+            if bound {
+                format!("≥{value}")
+            } else {
+                value
+            }
         }
         Cells::IdlePeak { idle, peak, unit } => match (median(c, idle), median(c, peak)) {
             (Some(i), Some(p)) => format!("{} -> {}", fmt(unit, i.median), fmt(unit, p.median)),
@@ -472,7 +499,9 @@ pub fn group_table(group: &GroupResult) -> Table {
                 .chain(probe_rows)
                 .map(|row| {
                     let base = group.columns.first().and_then(|c| match row.cells {
-                        Cells::Value { metric, .. } => median(c, metric).map(|s| s.median),
+                        Cells::Value { metric, .. } | Cells::Percentile { metric, .. } => {
+                            median(c, metric).map(|s| s.median)
+                        }
                         Cells::IdlePeak { .. } | Cells::Detector(_) => None,
                     });
                     let mut cells = vec![row.name.to_owned()];

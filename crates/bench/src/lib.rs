@@ -9,7 +9,7 @@
 //! ([`servers`]) -> one warm-up and one measured window per column
 //! round, the server sampled and the machine's CPU accounted ([`measure`])
 //! -> bench-model's `RunResults` -> bench-analysis's findings (HELD / NOT
-//! HELD / INCONCLUSIVE) -> the run's files, written in one place
+//! HELD / SAME / INCONCLUSIVE) -> the run's files, written in one place
 //! ([`output`]): results.json, and bench-report's terminal report,
 //! `report.md`, `report.html` and SVG charts under `results/<timestamp>/`.
 //! The external load tools (Locust, k6, JMeter) get the matrix and give

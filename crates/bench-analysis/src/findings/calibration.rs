@@ -7,9 +7,9 @@
 //! async server) are shown in the evidence, not judged.
 
 use super::checks::{compare_columns, pct, Compared, Ctx, Kind, Needs, Outcome, Spec};
-use super::sweeps::top_steps;
+use super::sweeps::plateau_words;
 use super::Thresholds;
-use crate::stats::{ratio_words, ratios, share_words};
+use crate::stats::{ratio_words, ratios, share_words, Line};
 use crate::sweep as sw;
 use crate::verdict::Side;
 use bench_model::figures::successful_rps;
@@ -159,15 +159,16 @@ fn netty_past_cap(_t: &Thresholds) -> Spec {
                 || "the async server not measured".to_owned(),
                 |a| {
                     let r: Vec<f64> = plateau(a).iter().map(|p| p.1 / cap.rps).collect();
-                    format!("the async server's / cap: {}", ratio_words(&r))
+                    format!("the async server's / cap: {}", ratio_words(&r, None))
                 },
             );
-            let short = format!("Netty plateau / cap {:.0} req/s: {}", cap.rps, ratio_words(&over));
+            let line = Some(Line { at: 1.0, margin: t.margin });
+            let short = format!("Netty plateau / cap {:.0} req/s: {}", cap.rps, ratio_words(&over, line));
             let evidence = format!(
-                "Netty plateau (at {} connections) / cap {:.0} req/s: {}; {ours}",
-                top_steps(info, t.sweep_plateau_steps),
+                "Netty {} / cap {:.0} req/s: {}; {ours}",
+                plateau_words(netty, info, t),
                 cap.rps,
-                ratio_words(&over)
+                ratio_words(&over, line)
             );
             Some(Outcome::judged(&over, (Side::Above, 1.0), t, evidence).with_short(short))
         }),
@@ -179,7 +180,7 @@ fn shown_ratio(cx: &Ctx<'_>, what: &str, a: ColumnId, b: ColumnId) -> Option<Str
     let (ca, cb) = (cx.col(a)?, cx.col(b)?);
     Some(format!(
         "{what} {}",
-        ratio_words(&ratios(ca, cb, successful_rps))
+        ratio_words(&ratios(ca, cb, successful_rps), None)
     ))
 }
 
@@ -197,6 +198,7 @@ fn health_cpu_not_above_tomcat(_t: &Thresholds) -> Spec {
                 (cx.col(C::BlockingHealthCalibration)?, cx.col(C::TomcatHealth)?),
                 Compared::CpuPerRequest,
                 ("column medians", "blocking/Tomcat"),
+                Line { at: 1.0, margin: t.margin },
             );
             let shown: Vec<String> = [
                 ("/health throughput blocking/Tomcat", C::BlockingHealthCalibration, C::TomcatHealth),
@@ -208,7 +210,7 @@ fn health_cpu_not_above_tomcat(_t: &Thresholds) -> Spec {
             .collect();
             let evidence = format!("{short}; shown, not judged: {}", shown.join("; "));
             Some(
-                Outcome::judged(&per_round, (Side::Below, 1.0), t, evidence).with_short(short),
+                Outcome::compared(&per_round, (Side::Below, 1.0), t, evidence).with_short(short),
             )
         }),
     }

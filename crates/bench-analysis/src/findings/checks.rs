@@ -4,8 +4,8 @@
 //! findings share (one column beats another, comes close, spends more CPU
 //! per request).
 
-use crate::stats::{column_spread, ratio_words, ratios};
-use crate::verdict::{call, judge, Call, Side};
+use crate::stats::{column_spread, ratio_words, ratios, Line};
+use crate::verdict::{call, judge, judge_comparison, same_words, Call, Side, Undecided};
 use bench_model::figures::{p99_ms, server_cpu_us_per_request, successful_rps};
 use bench_model::{ColdStartServer, ColumnResult, IdleServer, RoundResult, RunResults, SweepInfo};
 use bench_model::{ColumnId, FindingKind, GroupId};
@@ -117,12 +117,23 @@ pub(super) fn larger(a: f64, b: f64) -> f64 {
 }
 
 /// What a finding's check gives: the interval over rounds, the verdict,
-/// the evidence, and a short evidence for a table when the whole is long.
+/// the evidence, a short evidence for a table when the whole is long, the
+/// line its rounds were judged against (when one figure per round was),
+/// and why the rounds decide nothing or came out the same, in words.
 pub(super) struct Outcome {
     pub(super) interval: Option<Spread>,
     pub(super) verdict: Verdict,
     pub(super) evidence: String,
     pub(super) short: Option<String>,
+    pub(super) line: Option<f64>,
+    pub(super) why: Option<Why>,
+}
+
+/// Why a verdict is not HELD or NOT HELD: the rounds decide nothing, or
+/// two figures came out the same.
+pub(super) enum Why {
+    Undecided(Undecided),
+    Same(String),
 }
 
 impl Outcome {
@@ -133,11 +144,35 @@ impl Outcome {
         t: &Thresholds,
         evidence: String,
     ) -> Outcome {
-        Outcome::of_calls(
-            per_round,
-            per_round.iter().map(|&f| call(f, side, line, t.margin)),
-            evidence,
-        )
+        Outcome {
+            line: Some(line),
+            ..Outcome::of_calls(
+                per_round,
+                per_round.iter().map(|&f| call(f, side, line, t.margin)),
+                evidence,
+            )
+        }
+    }
+
+    /// A comparison of two figures, `ratios` one per round (the first
+    /// over the second), judged by the one rule, which for a comparison
+    /// also answers SAME ([`judge_comparison`]).
+    pub(super) fn compared(
+        ratios: &[f64],
+        (side, line): (Side, f64),
+        t: &Thresholds,
+        evidence: String,
+    ) -> Outcome {
+        let judged = Outcome::judged(ratios, (side, line), t, evidence);
+        let verdict = judge_comparison(ratios, side, line, t.margin);
+        if verdict == judged.verdict {
+            return judged;
+        }
+        Outcome {
+            verdict,
+            why: Some(Why::Same(same_words(ratios, t.margin))),
+            ..judged
+        }
     }
 
     /// Judged by the one rule on each round's call, `per_round` the figures
@@ -147,11 +182,14 @@ impl Outcome {
         calls: impl IntoIterator<Item = Call>,
         evidence: String,
     ) -> Outcome {
+        let calls: Vec<Call> = calls.into_iter().collect();
         Outcome {
             interval: Spread::of(per_round.iter().copied()),
-            verdict: judge(calls),
+            verdict: judge(calls.iter().copied()),
             evidence,
             short: None,
+            line: None,
+            why: Undecided::of(&calls).map(Why::Undecided),
         }
     }
 
@@ -255,18 +293,20 @@ impl Compared {
 /// `a`'s `figure` over `b`'s round by round, and the evidence showing it:
 /// "700 vs 1000 req/s (column medians); async / blocking: per round 0.70x,
 /// ... (median 0.70x)"; `whose` is the bracket's words ("column medians",
-/// or "pinning vs yielding, column medians"), `names` the ratio's.
+/// or "pinning vs yielding, column medians"), `names` the ratio's; the
+/// ratios written beside `line`, the one they are judged against.
 pub(super) fn compare_columns(
     (a, b): (&ColumnResult, &ColumnResult),
     figure: Compared,
     (whose, names): (&str, &str),
+    line: Line,
 ) -> (Vec<f64>, String) {
     let metric = figure.metric();
     let per_round = ratios(a, b, metric);
     let evidence = format!(
         "{} ({whose}); {names}: {}",
         figure.medians(median(a, metric), median(b, metric)),
-        ratio_words(&per_round)
+        ratio_words(&per_round, Some(line))
     );
     (per_round, evidence)
 }
@@ -283,8 +323,12 @@ pub(super) fn throughput_ratio_above(
             (cx.col(a)?, cx.col(b)?),
             Compared::Throughput,
             ("column medians", &format!("{a} / {b}")),
+            Line {
+                at: line(t),
+                margin: t.margin,
+            },
         );
-        Some(Outcome::judged(
+        Some(Outcome::compared(
             &per_round,
             (Side::Above, line(t)),
             t,
@@ -328,8 +372,17 @@ pub(super) fn spends_more_cpu_per_request(a: ColumnId, b: ColumnId) -> Check {
             (cx.col(a)?, cx.col(b)?),
             Compared::CpuPerRequest,
             ("column medians", &format!("{a} / {b}")),
+            Line {
+                at: 1.0,
+                margin: t.margin,
+            },
         );
-        Some(Outcome::judged(&per_round, (Side::Above, 1.0), t, evidence))
+        Some(Outcome::compared(
+            &per_round,
+            (Side::Above, 1.0),
+            t,
+            evidence,
+        ))
     })
 }
 

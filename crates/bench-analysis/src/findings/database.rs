@@ -9,7 +9,7 @@
 use super::checks::{across, beats, larger, median, pct, throughput_ratio_above};
 use super::checks::{Check, Ctx, Kind, Needs, Outcome, Spec};
 use super::Thresholds;
-use crate::stats::{ratios, share_words};
+use crate::stats::{ratios, share_words, times_beside, Line};
 use crate::verdict::Side;
 use bench_model::figures::{
     delivered_round_trip_ms, postgres_round_trips_per_request, successful_rps,
@@ -145,7 +145,7 @@ pub(super) fn beats_naming_the_driver(column: ColumnId) -> Check {
     let ratio = beats(column, lesson.blocking);
     Box::new(move |cx, t| {
         let outcome = ratio(cx, t)?;
-        let words = every_driver_words(cx, lesson);
+        let words = every_driver_words(cx, lesson, t.margin);
         let short = outcome.evidence.clone();
         let evidence = outcome.evidence.clone() + &words;
         let outcome = Outcome {
@@ -162,8 +162,9 @@ pub(super) fn beats_naming_the_driver(column: ColumnId) -> Check {
 
 /// "; every async driver / blocking (medians of the per-round ratios):
 /// sqlx 0.65x, deadpool 0.98x, pipelined 2.10x; the one that makes the
-/// difference: pipelined", or nothing when the run has one of them only.
-fn every_driver_words(cx: &Ctx<'_>, lesson: &Lesson) -> String {
+/// difference: pipelined", or nothing when the run has one of them only;
+/// each written beside the line its own finding judges, 1.0.
+fn every_driver_words(cx: &Ctx<'_>, lesson: &Lesson, margin: f64) -> String {
     let Some(blocking) = cx.col(lesson.blocking) else {
         return String::new();
     };
@@ -186,7 +187,12 @@ fn every_driver_words(cx: &Ctx<'_>, lesson: &Lesson) -> String {
         .fold(each[0], |b, d| if d.1 > b.1 { *d } else { b });
     let list: Vec<String> = each
         .iter()
-        .map(|(name, m)| format!("{name} {m:.2}x"))
+        .map(|(name, m)| {
+            format!(
+                "{name} {}",
+                times_beside(*m, Some(Line { at: 1.0, margin }))
+            )
+        })
         .collect();
     format!(
         "; every async driver / blocking (medians of the per-round ratios): {}; the one that makes the difference: {}",

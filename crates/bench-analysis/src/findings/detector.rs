@@ -183,7 +183,7 @@ impl Half {
     /// margin or without a figure.
     fn call(&self, o: &DetectorObservation, margin: f64) -> Call {
         let Some(figure) = (self.figure)(o) else {
-            return Call::Unclear;
+            return Call::NoFigure;
         };
         let side = if routes::blocks(&o.route, o.mode) {
             Side::Above
@@ -196,13 +196,16 @@ impl Half {
 
 /// What one round says of "`half` flags exactly the routes that block by
 /// design": it misses when some route's figure misses, clears when every
-/// route's clears, and is unclear otherwise.
+/// route's clears, has no figure when some route has none, and is unclear
+/// otherwise.
 fn round_call(calls: impl Iterator<Item = Call>) -> Call {
     let calls: Vec<Call> = calls.collect();
     if calls.contains(&Call::Misses) {
         Call::Misses
     } else if calls.iter().all(|c| *c == Call::Clears) {
         Call::Clears
+    } else if calls.contains(&Call::NoFigure) {
+        Call::NoFigure
     } else {
         Call::Unclear
     }

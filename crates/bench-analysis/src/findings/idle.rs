@@ -3,7 +3,7 @@
 
 use super::checks::{across, Kind, Needs, Outcome, Spec};
 use super::Thresholds;
-use crate::stats::ratio_words;
+use crate::stats::{ratio_words, Line};
 use crate::verdict::Side;
 use bench_model::ColumnId;
 use bench_model::Spread;
@@ -112,9 +112,9 @@ pub(super) fn async_less_memory_than_tiny_http(_t: &Thresholds) -> Spec {
                     "with {size} open: {:.1} vs {:.1} KiB per connection (column medians); async / tiny_http: {}",
                     kib(&sa),
                     kib(&st),
-                    ratio_words(&ratio)
+                    ratio_words(&ratio, Some(Line { at: 1.0, margin: t.margin }))
                 );
-                Some(Outcome::judged(&ratio, (Side::Below, 1.0), t, evidence))
+                Some(Outcome::compared(&ratio, (Side::Below, 1.0), t, evidence))
             }),
     }
 }

@@ -4,6 +4,8 @@
 
 use bench_model::Verdict;
 
+use super::checks::Why;
+
 /// The sentence for a finding that held, and for one that did not.
 struct Meaning {
     id: &'static str,
@@ -261,16 +263,46 @@ const MEANINGS: &[Meaning] = &[
 
 /// What a finding of `id` with `verdict` means for someone choosing a model;
 /// `None` for an id this build has no sentence for (a finding it dropped).
+/// INCONCLUSIVE and SAME get their general sentence here: a finding judged
+/// now says why ([`meaning_judged`]).
 pub fn meaning(id: &str, verdict: Verdict) -> Option<&'static str> {
     let m = MEANINGS.iter().find(|m| m.id == id)?;
     Some(match verdict {
         Verdict::Held => m.held,
         Verdict::NotHeld => m.not_held,
+        Verdict::Same => SAME,
         Verdict::Inconclusive => {
-            "The rounds disagreed, so this run cannot say either way: a quieter machine or more rounds (--rounds) may."
+            "The rounds could not tell, so this run cannot say either way: a quieter machine or more rounds (--rounds) may."
         }
         Verdict::NotMeasured => "Not measured: the columns it needs did not run.",
     })
+}
+
+/// A tie, for any comparison.
+const SAME: &str = "The two came out the same within the margin: no difference either way here, which is an answer, not a doubt.";
+
+/// The sentence of a finding judged now: [`meaning`]'s, but for an
+/// INCONCLUSIVE verdict why the rounds decide nothing and what could
+/// ("Rounds disagree: 2 clear the line and 1 within its margin, so this
+/// run cannot say either way: more rounds ... may tell."), and for SAME
+/// how close the rounds were.
+pub(super) fn meaning_judged(id: &str, verdict: Verdict, why: Option<&Why>) -> String {
+    let general = meaning(id, verdict).unwrap_or_default();
+    match (verdict, why) {
+        (Verdict::Inconclusive, Some(Why::Undecided(u))) => format!(
+            "{}, so this run cannot say either way: {}.",
+            capitalised(&u.words()),
+            u.advice()
+        ),
+        (Verdict::Same, Some(Why::Same(words))) => format!("{}. {SAME}", capitalised(words)),
+        _ => general.to_owned(),
+    }
+}
+
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
 }
 
 #[cfg(test)]

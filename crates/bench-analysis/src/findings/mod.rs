@@ -7,7 +7,7 @@
 //! is NOT MEASURED, never silently dropped. A comparison is a ratio taken
 //! round by round ([`crate::stats::ratios`]), and every round is judged
 //! against the claim's line by the one rule of [`crate::verdict`]: HELD,
-//! NOT HELD or INCONCLUSIVE.
+//! NOT HELD, INCONCLUSIVE, or for a comparison of two figures SAME.
 //!
 //! Each finding is of a kind: a prediction, which real data can fail, or
 //! a design check, which confirms what the build guarantees (a thread count
@@ -49,6 +49,7 @@ use checks::{Ctx, Spec};
 use bench_model::{Finding, Thresholds, THRESHOLDS};
 pub use detector::{detector_observations, DetectorObservation, Half};
 pub use meaning::meaning;
+use meaning::meaning_judged;
 pub use tiny_http::{cold_start_call, cold_start_verdict};
 pub use virtual_detector::{carrier_blocking_calls, carrier_stalls, virtual_observations};
 
@@ -107,6 +108,25 @@ pub fn kind_of(f: &Finding) -> Option<FindingKind> {
     })
 }
 
+/// The line each finding of `findings` was judged against: as saved, or
+/// for a run saved before findings kept it, this build's line for its id
+/// judged on the run's own rounds and thresholds (`None` where a finding
+/// has none, or this build no longer has it).
+pub fn lines_of(findings: &[Finding], results: &RunResults, t: &Thresholds) -> Vec<Option<f64>> {
+    let again = if findings.iter().any(|f| f.line.is_none()) {
+        check(results, t)
+    } else {
+        Vec::new()
+    };
+    findings
+        .iter()
+        .map(|f| {
+            f.line
+                .or_else(|| again.iter().find(|a| a.id == f.id).and_then(|a| a.line))
+        })
+        .collect()
+}
+
 /// Checks every conclusion against `results`.
 pub fn check(results: &RunResults, t: &Thresholds) -> Vec<Finding> {
     let cx = Ctx { results };
@@ -114,33 +134,43 @@ pub fn check(results: &RunResults, t: &Thresholds) -> Vec<Finding> {
         .into_iter()
         .map(|spec| {
             let columns = spec.needs.of(results);
-            let (interval, verdict, evidence, short) = match (spec.check)(&cx, t) {
-                Some(o) => {
-                    let zero = zero_success_words(results, &columns);
-                    let short = o.short.map(|s| s + &zero);
-                    (o.interval, o.verdict, o.evidence + &zero, short)
-                }
-                None => (
-                    None,
-                    Verdict::NotMeasured,
-                    "not measured in this run".to_owned(),
-                    None,
-                ),
+            let Some(o) = (spec.check)(&cx, t) else {
+                return not_measured(spec, columns);
             };
+            let zero = zero_success_words(results, &columns);
             Finding {
                 id: spec.id.to_owned(),
                 seed: spec.seed.to_owned(),
                 kind: Some(spec.kind.finding_kind()),
                 claim: spec.claim,
-                verdict,
-                interval,
-                evidence,
-                short_evidence: short.unwrap_or_default(),
+                verdict: o.verdict,
+                interval: o.interval,
+                line: o.line,
+                evidence: o.evidence + &zero,
+                short_evidence: o.short.map(|s| s + &zero).unwrap_or_default(),
                 columns,
-                meaning: meaning(spec.id, verdict).unwrap_or_default().to_owned(),
+                meaning: meaning_judged(spec.id, o.verdict, o.why.as_ref()),
             }
         })
         .collect()
+}
+
+/// A finding whose columns were not run.
+fn not_measured(spec: Spec, columns: Vec<ColumnId>) -> Finding {
+    let verdict = Verdict::NotMeasured;
+    Finding {
+        id: spec.id.to_owned(),
+        seed: spec.seed.to_owned(),
+        kind: Some(spec.kind.finding_kind()),
+        claim: spec.claim,
+        verdict,
+        interval: None,
+        line: None,
+        evidence: "not measured in this run".to_owned(),
+        short_evidence: String::new(),
+        columns,
+        meaning: meaning(spec.id, verdict).unwrap_or_default().to_owned(),
+    }
 }
 
 /// The rounds of `columns` in which no request succeeded, which a finding

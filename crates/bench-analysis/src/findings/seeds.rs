@@ -5,7 +5,7 @@ use super::checks::{across, beats, comes_close, median, paired, paired_rounds, p
 use super::checks::{compare_columns, Compared};
 use super::checks::{Kind, Needs, Outcome, Spec};
 use super::Thresholds;
-use crate::stats::ratio_words;
+use crate::stats::{ratio_words, Line};
 use crate::verdict::Side;
 use bench_model::figures::{p99_ms, peak_threads, successful_rps};
 use bench_model::ColumnId;
@@ -69,9 +69,9 @@ fn mixed(t: &Thresholds) -> Vec<Spec> {
                     "/health p99 {:.1} ms vs {:.1} ms (column medians); next to {inline} / next to {offloaded}: {}",
                     median(i, p99_ms),
                     median(o, p99_ms),
-                    ratio_words(&factor)
+                    ratio_words(&factor, Some(Line { at: t.mixed_p99_factor, margin: t.margin }))
                 );
-                Some(Outcome::judged(&factor, (Side::Above, t.mixed_p99_factor), t, evidence))
+                Some(Outcome::compared(&factor, (Side::Above, t.mixed_p99_factor), t, evidence))
             }),
         });
     }
@@ -141,9 +141,9 @@ pub(super) fn cpu_inline_hurts_async(_t: &Thresholds) -> Spec {
             });
             let evidence = format!(
                 "throughput {:.0} vs {:.0} req/s, p99 {:.1} vs {:.1} ms (async inline vs blocking, column medians); worse by (the larger of blocking/async throughput and async/blocking p99): {}",
-                median(a, successful_rps), median(b, successful_rps), median(a, p99_ms), median(b, p99_ms), ratio_words(&worse)
+                median(a, successful_rps), median(b, successful_rps), median(a, p99_ms), median(b, p99_ms), ratio_words(&worse, Some(Line { at: 1.0, margin: t.margin }))
             );
-            Some(Outcome::judged(&worse, (Side::Above, 1.0), t, evidence))
+            Some(Outcome::compared(&worse, (Side::Above, 1.0), t, evidence))
         }),
     }
 }
@@ -166,9 +166,9 @@ pub(super) fn cpu_offload_recovers(t: &Thresholds) -> Spec {
             }).collect();
             let evidence = format!(
                 "rayon {:.0}, spawn_blocking {:.0} vs blocking {:.0} req/s (column medians); the better offload / blocking: {}",
-                median(r, successful_rps), median(s, successful_rps), median(b, successful_rps), ratio_words(&best)
+                median(r, successful_rps), median(s, successful_rps), median(b, successful_rps), ratio_words(&best, Some(Line { at: 1.0 - t.offload_within, margin: t.margin }))
             );
-            Some(Outcome::judged(&best, (Side::Above, 1.0 - t.offload_within), t, evidence))
+            Some(Outcome::compared(&best, (Side::Above, 1.0 - t.offload_within), t, evidence))
         }),
     }
 }
@@ -213,9 +213,9 @@ pub(super) fn db_inline_driver_worst(_t: &Thresholds) -> Spec {
             let evidence = format!(
                 "inline driver {:.0} req/s (column median); over the slowest other column: {}",
                 median(inline, successful_rps),
-                ratio_words(&ratio)
+                ratio_words(&ratio, Some(Line { at: 1.0, margin: t.margin }))
             );
-            Some(Outcome::judged(&ratio, (Side::Below, 1.0), t, evidence))
+            Some(Outcome::compared(&ratio, (Side::Below, 1.0), t, evidence))
         }),
     }
 }
@@ -258,8 +258,8 @@ pub(super) fn async_far_fewer_threads(t: &Thresholds) -> Spec {
             }
             // Per round, the larger of the two groups' ratios: the claim is about both.
             let worst = across(&per_pair, f64::max);
-            let evidence = format!("{}; async / blocking, the larger of the two: {}", text.join(", "), ratio_words(&worst));
-            Some(Outcome::judged(&worst, (Side::Below, t.thread_fraction), t, evidence))
+            let evidence = format!("{}; async / blocking, the larger of the two: {}", text.join(", "), ratio_words(&worst, Some(Line { at: t.thread_fraction, margin: t.margin })));
+            Some(Outcome::compared(&worst, (Side::Below, t.thread_fraction), t, evidence))
         }),
     }
 }
@@ -279,8 +279,17 @@ pub(super) fn baseline_cpu_per_request(_t: &Thresholds) -> Spec {
                 (cx.col(C::AsyncHealth)?, cx.col(C::BlockingHealth)?),
                 Compared::CpuPerRequest,
                 ("column medians", "async / blocking"),
+                Line {
+                    at: 1.0,
+                    margin: t.margin,
+                },
             );
-            Some(Outcome::judged(&per_round, (Side::Below, 1.0), t, evidence))
+            Some(Outcome::compared(
+                &per_round,
+                (Side::Below, 1.0),
+                t,
+                evidence,
+            ))
         }),
     }
 }

@@ -4,7 +4,7 @@
 
 use super::checks::{pct, where_the_cores_went, Ctx, Kind, Needs, Outcome, Spec};
 use super::Thresholds;
-use crate::stats::{ratio_words, share_words};
+use crate::stats::{ratio_words, share_words, Line};
 use crate::sweep as sw;
 use crate::verdict::Side;
 use bench_model::figures::successful_rps;
@@ -18,6 +18,25 @@ pub(super) fn specs(t: &Thresholds) -> Vec<Spec> {
         async_past_cap(t),
         users_async_crossover(t),
     ]
+}
+
+/// What a column's throughput is at the top steps of a sweep, in words:
+/// "plateau (at 1600 and 3200 connections)", or where those steps do not
+/// agree within the margin "top steps (1600 and 3200 connections: still
+/// rising, no plateau)" ([`sw::top_of`]).
+pub(super) fn plateau_words(c: &ColumnResult, info: &SweepInfo, t: &Thresholds) -> String {
+    let steps = top_steps(info, t.sweep_plateau_steps);
+    let shape = sw::top_of(
+        c,
+        &info.steps,
+        (t.sweep_plateau_steps, t.margin),
+        (successful_rps, successful_rps),
+    )
+    .and_then(|top| top.shape.words());
+    match shape {
+        Some(words) => format!("top steps ({steps} connections: {words}, no plateau)"),
+        None => format!("plateau (at {steps} connections)"),
+    }
 }
 
 /// "1600 and 3200" for the top `n` steps.
@@ -105,9 +124,9 @@ pub(super) fn blocking_plateau_at_cap(t: &Thresholds) -> Spec {
                 let off: Vec<f64> = per_round.iter().map(|p| (p.1 / cap.rps - 1.0).abs()).collect();
                 let plateaus: Vec<String> = per_round.iter().map(|p| format!("{:.0}", p.1)).collect();
                 let evidence = format!(
-                    "plateau per round {} req/s (each the median at {} connections) vs cap {:.0} req/s ({} threads / {:.0} ms): off by {}",
+                    "{} per round {} req/s (each the median at those steps) vs cap {:.0} req/s ({} threads / {:.0} ms): off by {}",
+                    plateau_words(b, info, t),
                     plateaus.join(", "),
-                    top_steps(info, t.sweep_plateau_steps),
                     cap.rps,
                     cap.handler_threads,
                     cap.latency_ms,
@@ -134,16 +153,17 @@ pub(super) fn async_past_cap(_t: &Thresholds) -> Spec {
                 let per_round = sw::plateau_per_round(a, &info.steps, t.sweep_plateau_steps, successful_rps);
                 let ratio: Vec<f64> = per_round.iter().map(|p| p.1 / cap.rps).collect();
                 let rounds = sw::round_step_ratios(a, b, &info.steps, successful_rps);
+                let line = Some(Line { at: 1.0, margin: t.margin });
                 let short = format!(
                     "async plateau / cap {:.0} req/s: {}",
                     cap.rps,
-                    ratio_words(&ratio)
+                    ratio_words(&ratio, line)
                 );
                 let evidence = format!(
-                    "async plateau (at {} connections) / cap {:.0} req/s: {}; {}; {}",
-                    top_steps(info, t.sweep_plateau_steps),
+                    "async {} / cap {:.0} req/s: {}; {}; {}",
+                    plateau_words(a, info, t),
                     cap.rps,
-                    ratio_words(&ratio),
+                    ratio_words(&ratio, line),
                     crossovers_words(&rounds, t.margin),
                     per_step_words(a, b, info)
                 );

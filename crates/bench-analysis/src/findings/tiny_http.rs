@@ -3,7 +3,7 @@
 
 use super::checks::{across, median, paired_rounds, Kind, Needs, Outcome, Spec};
 use super::Thresholds;
-use crate::stats::ratio_words;
+use crate::stats::{ratio_words, Line};
 use crate::verdict::{judge, Call, Side};
 use bench_model::figures::peak_threads;
 use bench_model::ColumnId;
@@ -127,8 +127,8 @@ pub(super) fn thread_per_connection(_t: &Thresholds) -> Spec {
                 }
                 // Per round, the smallest of the three groups' ratios: the claim is about all.
                 let least = across(&per_pair, f64::min);
-                let evidence = format!("{}; tiny_http / nio, the smallest of the three: {}", text.join(", "), ratio_words(&least));
-                Some(Outcome::judged(&least, (Side::Above, 1.0), t, evidence))
+                let evidence = format!("{}; tiny_http / nio, the smallest of the three: {}", text.join(", "), ratio_words(&least, Some(Line { at: 1.0, margin: t.margin })));
+                Some(Outcome::compared(&least, (Side::Above, 1.0), t, evidence))
             }),
     }
 }

@@ -8,7 +8,7 @@
 use super::checks::{compare_columns, median, pct, where_the_cores_went, Compared};
 use super::checks::{Ctx, Kind, Needs, Outcome, Spec};
 use super::Thresholds;
-use crate::stats::{ratio_words, share_words};
+use crate::stats::{ratio_words, share_words, Line};
 use crate::sweep as sw;
 use crate::verdict::{Call, Side};
 use bench_model::figures::{delivered_round_trip_ms, successful_rps};
@@ -55,10 +55,10 @@ fn past_thread_cap(t: &Thresholds) -> Spec {
                 sw::plateau_per_round(v, &info.steps, t.sweep_plateau_steps, successful_rps);
             let ratio: Vec<f64> = per_round.iter().map(|p| p.1 / cap.rps).collect();
             let evidence = format!(
-                "virtual-thread plateau (at {} connections) / cap {:.0} req/s: {}",
-                super::sweeps::top_steps(info, t.sweep_plateau_steps),
+                "virtual-thread {} / cap {:.0} req/s: {}",
+                super::sweeps::plateau_words(v, info, t),
                 cap.rps,
-                ratio_words(&ratio)
+                ratio_words(&ratio, Some(Line { at: t.virtual_plateau_factor, margin: t.margin }))
             );
             Some(Outcome::judged(
                 &ratio,
@@ -125,7 +125,7 @@ fn yielding_reaches_pool(t: &Thresholds) -> Spec {
                 "{:.0} req/s (column median) vs pool {} / {words} = {bound:.0} req/s; throughput / that: {}",
                 median(y, successful_rps),
                 s.db_pool_size,
-                ratio_words(&ratio)
+                ratio_words(&ratio, Some(Line { at: t.pool_bound_fraction, margin: t.margin }))
             );
             let outcome = Outcome::judged(&ratio, (Side::Above, t.pool_bound_fraction), t, String::new());
             // A prediction that did not come true says what held it back.
@@ -184,7 +184,7 @@ fn carrier_cap_outcome(cx: &Ctx<'_>, t: &Thresholds) -> Option<Outcome> {
     let Some(query) = Spread::of(other.rounds.iter().filter_map(query_ms)) else {
         return Some(Outcome::of_calls(
             &got,
-            [Call::Unclear],
+            [Call::NoFigure],
             format!(
                 "{} req/s per round, but no query time: the remote-mixed group's blocking-call marks were not read",
                 each.join(", ")
@@ -228,8 +228,9 @@ fn pinning_half_of_yielding(t: &Thresholds) -> Spec {
                 (cx.col(C::VirtualPinningUsersRemote)?, cx.col(C::VirtualYieldingUsersRemote)?),
                 Compared::Throughput,
                 PINNING_VS_YIELDING,
+                Line { at: t.pinning_share_of_yielding, margin: t.margin },
             );
-            Some(Outcome::judged(
+            Some(Outcome::compared(
                 &ratio,
                 (Side::Below, t.pinning_share_of_yielding),
                 t,
@@ -262,8 +263,9 @@ fn pinning_delays_health(t: &Thresholds) -> Spec {
                 ),
                 Compared::HealthP99,
                 PINNING_VS_YIELDING,
+                Line { at: t.mixed_p99_factor, margin: t.margin },
             );
-            Some(Outcome::judged(
+            Some(Outcome::compared(
                 &factor,
                 (Side::Above, t.mixed_p99_factor),
                 t,

@@ -1,5 +1,5 @@
 //! Verdicts are made in one module: no source file of bench-analysis but
-//! `verdict.rs` names HELD, NOT HELD or INCONCLUSIVE except to match on
+//! `verdict.rs` names HELD, NOT HELD, SAME or INCONCLUSIVE except to match on
 //! one (a pattern, followed by `=>` on its line), so no finding can carry
 //! a rule of its own. NOT MEASURED, which says a column is missing, may be
 //! named anywhere. Test code (a `*_tests.rs` module, or what follows a
@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 const MADE_ONLY_IN_VERDICT_RS: &[&str] = &[
     "Verdict::Held",
     "Verdict::NotHeld",
+    "Verdict::Same",
     "Verdict::Inconclusive",
     "Verdict::*",
     "Verdict::{",

@@ -174,3 +174,91 @@ fn a_sweep_won_only_at_its_top_step_has_no_crossover() {
     assert_eq!(f.verdict, Verdict::Held, "{}", f.evidence);
     assert_evidence_has(&f, "per round: from 256, from 256, from 256");
 }
+
+#[test]
+fn a_comparison_whose_every_round_is_within_the_margin_of_one_is_same() {
+    use bench_analysis::verdict::{judge_comparison, Side};
+    let m = 0.05;
+    let same = |ratios: &[f64], side, line| judge_comparison(ratios, side, line, m);
+    // Every round within 5% of 1.0x, on either side: SAME.
+    assert_eq!(same(&[1.01, 1.01, 1.01], Side::Above, 1.0), Verdict::Same);
+    assert_eq!(same(&[0.97, 1.02, 1.04], Side::Below, 1.0), Verdict::Same);
+    // One round outside the margin: the rounds disagree.
+    assert_eq!(
+        same(&[1.01, 1.07, 1.01], Side::Above, 1.0),
+        Verdict::Inconclusive
+    );
+    assert_eq!(
+        same(&[1.01, 0.90, 1.01], Side::Above, 1.0),
+        Verdict::Inconclusive
+    );
+    // A round without its figure is never a tie.
+    assert_eq!(
+        same(&[1.0, f64::NAN], Side::Above, 1.0),
+        Verdict::Inconclusive
+    );
+    // A line far from 1.0: rounds at 1.0x miss it, NOT HELD as ever.
+    assert_eq!(same(&[1.0, 1.0, 1.0], Side::Above, 2.5), Verdict::NotHeld);
+    assert_eq!(same(&[1.0, 1.0, 1.0], Side::Above, 1.1), Verdict::NotHeld);
+    // ... or clear it: "within 15% of blocking" held at 1.0x.
+    assert_eq!(same(&[1.0, 1.0, 1.0], Side::Above, 0.85), Verdict::Held);
+    assert_eq!(same(&[], Side::Above, 1.0), Verdict::NotMeasured);
+}
+
+#[test]
+fn a_tie_on_crafted_rounds_is_same_and_a_disagreement_says_which() {
+    let blocking = [1000.0; 3];
+    let tie = cache_wins(&[1010.0, 1020.0, 990.0], &blocking);
+    assert_eq!(tie.verdict, Verdict::Same, "{}", tie.evidence);
+    assert!(
+        tie.meaning
+            .starts_with("Every round within 5% of 1.0x (0.99x to 1.02x)."),
+        "{}",
+        tie.meaning
+    );
+    let mixed = cache_wins(&[1010.0, 1100.0, 990.0], &blocking);
+    assert_eq!(mixed.verdict, Verdict::Inconclusive, "{}", mixed.evidence);
+    assert!(
+        mixed
+            .meaning
+            .starts_with("Rounds disagree: 1 clears the line and 2 within its margin, so this run cannot say either way"),
+        "{}",
+        mixed.meaning
+    );
+    // The line the rounds were judged against is kept with the finding.
+    assert_eq!(tie.line, Some(1.0));
+}
+
+#[test]
+fn the_seed_runs_three_ties_are_same_when_judged_again() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../docs/results/seed-drivers-java-2026-12-04/results.json");
+    let text = std::fs::read_to_string(path).unwrap();
+    let saved = bench_model::SavedRun::from_json(&text, "seed-drivers-java").unwrap();
+    let again = check(&saved.results, &saved.thresholds);
+    for id in [
+        "cpu-inline-hurts-async",
+        "idle-async-less-memory-than-tiny-http",
+        "remote-db-async-deadpool-wins",
+    ] {
+        let f = again.iter().find(|f| f.id == id).unwrap();
+        assert_eq!(f.verdict, Verdict::Same, "{id}: {}", f.evidence);
+        let was = saved.findings.iter().find(|f| f.id == id).unwrap();
+        assert_eq!(was.verdict, Verdict::Inconclusive, "{id} as saved");
+    }
+}
+
+#[test]
+fn a_ratio_in_the_evidence_never_reads_across_the_line_it_did_not_cross() {
+    // The seed run's ramp-async-wins: round 1 at 1.0455 missed 1.05 (the
+    // line plus the margin), round 2 at 1.0508 cleared it.
+    let f = cache_wins(&[1045.47, 1050.8, 1017.0], &[1000.0; 3]);
+    assert_eq!(f.verdict, Verdict::Inconclusive, "{}", f.evidence);
+    assert_evidence_has(&f, "per round 1.045x, 1.051x, 1.02x (median 1.045x)");
+    assert!(
+        f.meaning
+            .starts_with("Rounds disagree: 1 clears the line and 2 within its margin"),
+        "{}",
+        f.meaning
+    );
+}

@@ -1,21 +1,28 @@
 //! Bar charts: a bar at the median over rounds, a whisker from the lowest
-//! to the highest round.
+//! to the highest round; a value that is only a lower bound is labelled
+//! "≥".
 
 use std::fmt::Write as _;
 
 use super::svg::*;
 use bench_model::Spread;
 
-/// Vertical bars, one per (label, spread): the bar at the median, a whisker
-/// from min to max, the median's value above both; each label under its bar,
+/// Vertical bars, one per (label, spread, whether it is only a lower
+/// bound): the bar at the median, a whisker from min to max, the median's
+/// value above both ("≥" before a lower bound); each label under its bar,
 /// wrapped to the bar's width.
-pub fn bar_chart(title: &str, subtitle: &str, y_label: &str, bars: &[(String, Spread)]) -> String {
+pub fn bar_chart(
+    title: &str,
+    subtitle: &str,
+    y_label: &str,
+    bars: &[(String, Spread, bool)],
+) -> String {
     let plot_w = W - LEFT - RIGHT;
     let slot = plot_w / bars.len().max(1) as f64;
     let label_font = if slot < 90.0 { 10.0 } else { 11.0 };
     let labels: Vec<Vec<String>> = bars
         .iter()
-        .map(|(label, _)| wrap(label, chars_in(slot - 6.0, label_font)))
+        .map(|(label, _, _)| wrap(label, chars_in(slot - 6.0, label_font)))
         .collect();
     let label_lines = labels.iter().map(Vec::len).max().unwrap_or(1);
     let frame = Frame::new(title, subtitle, 14.0 + 13.0 * label_lines as f64);
@@ -24,7 +31,7 @@ pub fn bar_chart(title: &str, subtitle: &str, y_label: &str, bars: &[(String, Sp
     let mut out = String::new();
     open(&mut out, &frame, y_label, &scale);
     let y_of = |v: f64| frame.y(scale.fraction(v));
-    for (i, (_, s)) in bars.iter().enumerate() {
+    for (i, (_, s, at_least)) in bars.iter().enumerate() {
         let (y, x) = (y_of(s.median), LEFT + slot * i as f64 + slot * 0.15);
         let mid = x + slot * 0.35;
         let _ = writeln!(
@@ -50,8 +57,9 @@ pub fn bar_chart(title: &str, subtitle: &str, y_label: &str, bars: &[(String, Sp
         // Above the bar and its whisker, never across them.
         let _ = writeln!(
             out,
-            r#"<text class="value" x="{mid:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+            r#"<text class="value" x="{mid:.1}" y="{:.1}" text-anchor="middle">{}{}</text>"#,
             label_y - 5.0,
+            if *at_least { "≥" } else { "" },
             trim_num(s.median)
         );
         for (k, line) in labels[i].iter().enumerate() {
@@ -83,9 +91,15 @@ mod tests {
             "t",
             "sub",
             "req/s",
-            &[("a<b".into(), spread(10.0)), ("c".into(), spread(5.0))],
+            &[
+                ("a<b".into(), spread(10.0), false),
+                ("c".into(), spread(5.0), true),
+            ],
         );
         assert!(svg.contains("a&lt;b"));
+        // A lower bound says so; the other bar does not.
+        assert!(svg.contains(">≥5</text>"), "{svg}");
+        assert!(svg.contains(">10</text>"), "{svg}");
         assert_eq!(svg.matches("<rect class=\"bar\"").count(), 2);
         assert_eq!(svg.matches("class=\"whisker\"").count(), 2);
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
@@ -95,7 +109,7 @@ mod tests {
             ..spread(4.0)
         };
         assert_eq!(
-            bar_chart("t", "", "ms", &[("x".into(), one)])
+            bar_chart("t", "", "ms", &[("x".into(), one, false)])
                 .matches("whisker")
                 .count(),
             0
@@ -110,8 +124,8 @@ mod tests {
             max: 180.0,
             n: 3,
         };
-        let bars: Vec<(String, Spread)> =
-            vec![("async /health | /users/1/blocking".into(), tall); 8];
+        let bars: Vec<(String, Spread, bool)> =
+            vec![("async /health | /users/1/blocking".into(), tall, false); 8];
         let svg = bar_chart("t", "", "req/s", &bars);
         let attr = |line: &str, name: &str| -> f64 {
             let at = line.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;

@@ -3,21 +3,24 @@
 //! [`bench_model::figures`]) and p99 (the bar at the median over rounds, a whisker from the
 //! lowest to the highest round), for the mixed group a line chart of /health
 //! p99 over time, for the idle group RSS against idle connections, and for
-//! a sweep throughput and p99 against connections. No chart library: a few
-//! rectangles and polylines are all these need.
+//! a sweep throughput and p99 against connections; and the run at a glance
+//! as a picture ([`glance_chart`]). No chart library: a few rectangles and
+//! polylines are all these need.
 
 mod bars;
+mod glance;
 mod lines;
 mod svg;
 mod sweep;
 
 pub use bars::bar_chart;
+pub use glance::{band, closeness, glance_chart, BAR_MAX};
 pub use lines::{idle_rss_chart, line_chart};
 pub use sweep::{sweep_chart, SweepSeries};
 
 use bench_analysis::stats::column_spread;
-use bench_model::figures::{p99_ms, step_p99_ms, successful_rps};
-use bench_model::{ColumnResult, GroupResult, Metric, RunResults, Spread};
+use bench_model::figures::{p99_is_lower_bound, p99_ms, step_p99_ms, successful_rps};
+use bench_model::{ColumnResult, GroupResult, Metric, RoundResult, RunResults, Spread};
 
 /// The round of `c` whose p99 is the median one (the round a
 /// latency-over-time line is drawn from).
@@ -48,11 +51,11 @@ pub fn of_group(g: &GroupResult) -> Vec<(String, String)> {
         }
         files.push((
             format!("{}-throughput.svg", g.id),
-            group_bars(g, "throughput", "req/s", successful_rps),
+            group_bars(g, "throughput", "req/s", (successful_rps, |_| false)),
         ));
         files.push((
             format!("{}-p99.svg", g.id),
-            group_bars(g, "p99 latency", "ms", p99_ms),
+            group_bars(g, "p99 latency", "ms", (p99_ms, p99_is_lower_bound)),
         ));
         if matches!(
             g.id,
@@ -147,11 +150,21 @@ fn sweep_charts(g: &GroupResult, info: &bench_model::SweepInfo) -> Vec<(String, 
     ]
 }
 
-fn group_bars(g: &GroupResult, what: &str, unit: &str, metric: Metric) -> String {
-    let bars: Vec<(String, Spread)> = g
+/// A group's bars of `metric`, each marked a lower bound where `bound`
+/// says so of some round.
+fn group_bars(
+    g: &GroupResult,
+    what: &str,
+    unit: &str,
+    (metric, bound): (Metric, fn(&RoundResult) -> bool),
+) -> String {
+    let bars: Vec<(String, Spread, bool)> = g
         .columns
         .iter()
-        .filter_map(|c| Some((c.label.clone(), column_spread(c, metric)?)))
+        .filter_map(|c| {
+            let at_least = c.rounds.iter().any(bound);
+            Some((c.label.clone(), column_spread(c, metric)?, at_least))
+        })
         .collect();
     let rounds = g.columns.iter().map(|c| c.rounds.len()).max().unwrap_or(0);
     bar_chart(

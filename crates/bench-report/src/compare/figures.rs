@@ -73,6 +73,10 @@ pub enum Word {
     BelowMargin,
     /// A side has a single round: no spread to judge a change by.
     OneRound,
+    /// A side's figure is only a lower bound (a p99 with as many requests
+    /// without an answer as its tail holds), and the change is one such a
+    /// bound cannot show: a lower bound that fell, or one a figure rose to.
+    LowerBound,
     /// A side does not have the figure.
     NotMeasured,
 }
@@ -85,6 +89,7 @@ impl Word {
             Word::WithinNoise => "within noise",
             Word::BelowMargin => "below margin",
             Word::OneRound => "cannot tell: 1 round",
+            Word::LowerBound => "cannot tell: a lower bound",
             Word::NotMeasured => "not measured",
         }
     }
@@ -99,6 +104,8 @@ pub struct FigureChange {
     pub figure: Figure,
     pub old: Option<Spread>,
     pub new: Option<Spread>,
+    /// Whether each side's figure is only a lower bound (old, new).
+    pub lower_bound: (bool, bool),
     pub word: Word,
 }
 
@@ -115,7 +122,36 @@ impl FigureChange {
             figure,
             old,
             new,
+            lower_bound: (false, false),
             word: judge(figure, old.as_ref(), new.as_ref(), margin),
+        }
+    }
+
+    /// With each side's figure a lower bound where `bounds` says so: a
+    /// change the bound cannot show is no longer called. A lower bound
+    /// that rose is still a rise, and a figure that fell below an old
+    /// bound still fell; the other way round, the true figure may be
+    /// anywhere above its bound.
+    pub fn with_lower_bounds(self, bounds: (bool, bool)) -> Self {
+        let went_up = match (self.old, self.new) {
+            (Some(o), Some(n)) => n.median > o.median,
+            _ => false,
+        };
+        let unknown = match bounds {
+            (true, true) => true,
+            (false, true) => !went_up,
+            (true, false) => went_up,
+            (false, false) => false,
+        };
+        let word = if unknown && matches!(self.word, Word::Improved | Word::Regressed) {
+            Word::LowerBound
+        } else {
+            self.word
+        };
+        FigureChange {
+            lower_bound: bounds,
+            word,
+            ..self
         }
     }
 
@@ -162,13 +198,15 @@ pub fn describe_relative(change: Option<f64>) -> String {
     }
 }
 
-/// "12807 (12001..13200)": the median and the rounds' range; "-" when missing.
-pub fn describe_spread(s: Option<&Spread>) -> String {
+/// "12807 (12001..13200)": the median and the rounds' range; "-" when
+/// missing; "≥2736 (2697..3066)" for a lower bound.
+pub fn describe_spread(s: Option<&Spread>, lower_bound: bool) -> String {
+    let bound = if lower_bound { "≥" } else { "" };
     match s {
         None => "-".to_owned(),
-        Some(s) if s.n == 1 => number(s.median),
+        Some(s) if s.n == 1 => format!("{bound}{}", number(s.median)),
         Some(s) => format!(
-            "{} ({}..{})",
+            "{bound}{} ({}..{})",
             number(s.median),
             number(s.min),
             number(s.max)

@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 
 use bench_model::{GroupId, Spread};
 
-use crate::glance::words::{figure, relative};
+use crate::glance::words::{pick_figure, relative};
 use crate::glance::{workloads, Cell, Glance, Model, Row, RowVerdict};
 use crate::html::page::{escape, verdict_class};
 use crate::table::Table;
@@ -169,7 +169,7 @@ fn side_html(row: Option<&Row>, model: Model) -> String {
         Some(Cell::Best { pick, relative: r }) => format!(
             "<span class=\"fig\"><b>{}</b> {}</span><span class=\"variant\">{}</span>",
             relative(r.as_ref()),
-            escape(&figure(row.figure, pick.measure.main.median)),
+            escape(&pick_figure(row.figure, &pick.measure)),
             escape(&pick.variant)
         ),
         other => escape(&short(other)),

@@ -11,8 +11,8 @@
 use super::figures::{Figure, FigureChange};
 use bench_analysis::stats::column_spread;
 use bench_analysis::sweep;
+use bench_model::figures::{p99_is_lower_bound, step_p99_ms, successful_rps};
 use bench_model::figures::{p99_ms, server_cpu_us_per_answer, server_cpu_us_per_request};
-use bench_model::figures::{step_p99_ms, successful_rps};
 use bench_model::Spread;
 use bench_model::{ColumnId, GroupId};
 use bench_model::{ColumnResult, GroupResult, IdleResult, IdleServer, Metric, RunResults};
@@ -164,15 +164,20 @@ fn load_rows(o: &ColumnResult, n: &ColumnResult, margin: f64) -> Vec<FigureChang
         (Figure::P99, p99_ms),
         (Figure::CpuPerRequest, server_cpu_us_per_request),
     ];
+    let bound = |c: &ColumnResult| c.rounds.iter().any(p99_is_lower_bound);
     figures
         .into_iter()
         .map(|(figure, m)| {
-            FigureChange::new(
+            let change = FigureChange::new(
                 o.id.to_string(),
                 figure,
                 (column_spread(o, m), column_spread(n, m)),
                 margin,
-            )
+            );
+            match figure {
+                Figure::P99 => change.with_lower_bounds((bound(o), bound(n))),
+                _ => change,
+            }
         })
         .collect()
 }
@@ -191,8 +196,9 @@ fn sweep_rows(
     ];
     let mut rows = Vec::new();
     for &step in steps {
+        let bound = |c: &ColumnResult| sweep::at_step(c, step).any(p99_is_lower_bound);
         for (figure, m) in figures {
-            rows.push(FigureChange::new(
+            let change = FigureChange::new(
                 format!("{} @ {step}", o.id),
                 figure,
                 (
@@ -200,7 +206,11 @@ fn sweep_rows(
                     sweep::step_spread(n, step, m),
                 ),
                 margin,
-            ));
+            );
+            rows.push(match figure {
+                Figure::P99 => change.with_lower_bounds((bound(o), bound(n))),
+                _ => change,
+            });
         }
     }
     rows

@@ -11,7 +11,6 @@ use super::tables::{figures_legend, group_heading, group_notes, group_table};
 use super::text::{label_line, outcome_line};
 use super::{Change, Comparison, FindingChange, Judged};
 use crate::html::page::{escape, page, table, verdict_class};
-use crate::numbers::number;
 
 /// A verdict badge with its interval's median, or "-".
 fn verdict_cell(j: Option<&Judged>) -> String {
@@ -19,9 +18,9 @@ fn verdict_cell(j: Option<&Judged>) -> String {
         return "-".to_owned();
     };
     let median = j
-        .interval
-        .as_ref()
-        .map_or(String::new(), |i| format!(" {}", number(i.median)));
+        .verdict_and_median()
+        .1
+        .map_or(String::new(), |m| format!(" {m}"));
     format!(
         "<span class=\"verdict {}\">{}</span>{median}",
         verdict_class(j.verdict),

@@ -99,7 +99,7 @@ pub fn compare(old: &SavedRun, new: &SavedRun, names: (&str, &str)) -> Compariso
         old: RunLabel::of(names.0, &old.results),
         new: RunLabel::of(names.1, &new.results),
         warnings: warnings::warnings(old, new),
-        findings: findings::compare_findings(&old.findings, &new.findings),
+        findings: findings::compare_findings(old, new),
         glance: glance::compare_glances(&glance_of(old), &glance_of(new)),
         groups: groups::compare_groups(&old.results, &new.results, margin(old, new)),
         margin: margin(old, new),

@@ -5,17 +5,15 @@
 
 use super::figures::{describe_relative, describe_spread};
 use super::{FindingChange, GroupChange, Judged};
-use crate::numbers::number;
 use crate::table::Table;
 
-/// "HELD 1.16": the verdict with its interval's median; "-" when absent.
+/// "HELD 1.16": the verdict with its interval's median, written beside
+/// its line; "-" when absent.
 pub(super) fn verdict_cell(j: Option<&Judged>) -> String {
-    match j {
+    match j.map(Judged::verdict_and_median) {
         None => "-".to_owned(),
-        Some(j) => match &j.interval {
-            Some(i) => format!("{} {}", j.verdict.word(), number(i.median)),
-            None => j.verdict.word().to_owned(),
-        },
+        Some((verdict, Some(median))) => format!("{verdict} {median}"),
+        Some((verdict, None)) => verdict.to_owned(),
     }
 }
 
@@ -68,8 +66,8 @@ pub(super) fn group_table(g: &GroupChange) -> Table {
             vec![
                 column,
                 r.figure.name().to_owned(),
-                describe_spread(r.old.as_ref()),
-                describe_spread(r.new.as_ref()),
+                describe_spread(r.old.as_ref(), r.lower_bound.0),
+                describe_spread(r.new.as_ref(), r.lower_bound.1),
                 describe_relative(r.relative()),
                 r.word.word().to_owned(),
             ]

@@ -45,7 +45,7 @@ pub(super) fn outcome_line(cmp: &Comparison) -> String {
 /// the runs that have it.
 fn changed_findings(findings: &[FindingChange]) -> String {
     let mut out = String::new();
-    for f in findings.iter().filter(|f| f.change != Change::Same) {
+    for f in findings.iter().filter(|f| f.change != Change::Unchanged) {
         let _ = writeln!(out, "{}: {}", f.id, f.change.describe());
         for (side, j) in [("OLD", &f.old), ("NEW", &f.new)] {
             if let Some(j) = j {

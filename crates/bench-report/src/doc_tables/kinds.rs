@@ -10,6 +10,8 @@
 //! - `glance-rejudged PATH`: the same, the findings judged again by this
 //!   build (each workload links to its section of the report.md beside
 //!   the run, relative to the workspace root, where README.md is);
+//! - `summary PATH`: what the run found, in sentences whose every claim is
+//!   the run's ([`super::summary`]), its verdicts as saved;
 //! - `kinds`: every finding of this build, its kind and why;
 //! - `models PATH`: the models side by side, with the run's threads and
 //!   memory per idle connection (its idle group);
@@ -39,6 +41,7 @@ const OF_A_RUN: &[&str] = &[
     "findings-rejudged",
     "glance",
     "glance-rejudged",
+    "summary",
     "models",
     "group",
     "sweep",
@@ -98,6 +101,10 @@ pub(super) fn make(spec: &str, sources: &Sources, code: &CodeTables) -> Result<S
             let findings = bench_analysis::findings::check(&run.results, &run.thresholds);
             Ok(glance(run, &findings, words[1], sources))
         }
+        Some("summary") => {
+            let run = run(1)?;
+            Ok(super::summary::summary(run, &run.findings))
+        }
         Some("kinds") => Ok(kinds()),
         Some("models") => Ok(models(run(1)?)),
         Some("runs") => runs(sources),
@@ -131,7 +138,7 @@ pub(super) fn make(spec: &str, sources: &Sources, code: &CodeTables) -> Result<S
             Ok(render_table(&idle_table(idle)))
         }
         _ => Err(
-            "unknown kind; expected findings, findings-rejudged, glance, glance-rejudged, kinds, models, runs, group, sweep, idle, profiles, loads, thresholds or flags"
+            "unknown kind; expected findings, findings-rejudged, glance, glance-rejudged, summary, kinds, models, runs, group, sweep, idle, profiles, loads, thresholds or flags"
                 .to_owned(),
         ),
     }

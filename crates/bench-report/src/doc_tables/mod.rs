@@ -21,6 +21,7 @@
 //! anew, which bench compares and writes.
 
 mod kinds;
+mod summary;
 
 use std::collections::{BTreeMap, BTreeSet};
 

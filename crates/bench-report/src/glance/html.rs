@@ -8,37 +8,25 @@
 use std::fmt::Write as _;
 
 use super::measure::Figure;
-use super::words::{at_size, calibration_cells, figure, ms, relative, second_line};
+use super::words::{at_size, calibration_cells, figure, ms, pick_figure, relative, second_line};
 use super::{Cell, Glance, Model, Row, RowVerdict, Wrong};
 use crate::html::page::{escape, verdict_class};
 use bench_model::Spread;
 
-/// How close a cell is to its row's best, 1 at the best, 0 far below.
+/// How close a cell is to its row's best, 1 at the best, 0 far below
+/// (the picture's bars are as long: [`crate::charts::closeness`]).
 fn closeness(f: Figure, rel: &Spread) -> f64 {
-    let c = if f.higher_is_better() {
-        rel.median
-    } else if rel.median > 0.0 {
-        1.0 / rel.median
-    } else {
-        0.0
-    };
-    c.clamp(0.0, 1.0)
+    crate::charts::closeness(f.higher_is_better(), rel)
 }
 
 /// The shade of a cell by its closeness: `b5` within 5% of the best down
-/// to `b1` under 40% of it.
+/// to `b1` under 40% of it ([`crate::charts::band`], the picture's too).
 fn band(closeness: f64) -> &'static str {
-    match closeness {
-        c if c >= 0.95 => "b5",
-        c if c >= 0.8 => "b4",
-        c if c >= 0.6 => "b3",
-        c if c >= 0.4 => "b2",
-        _ => "b1",
-    }
+    ["b1", "b2", "b3", "b4", "b5"][crate::charts::band(closeness)]
 }
 
-/// The verdict badge and what decides a row.
-fn judged(v: Option<&RowVerdict>, decides: &str) -> String {
+/// The verdict badge and how the models stood in a row.
+fn judged(v: Option<&RowVerdict>, standing: &str) -> String {
     let badge = match v {
         None => "<span class=\"no-finding\">no finding judges this row</span>".to_owned(),
         Some(v) => format!(
@@ -54,8 +42,8 @@ fn judged(v: Option<&RowVerdict>, decides: &str) -> String {
         ),
     };
     format!(
-        "<td class=\"judged\">{badge}<span class=\"decides\">{}</span></td>",
-        escape(decides)
+        "<td class=\"judged\">{badge}<span class=\"standing\">{}</span></td>",
+        escape(standing)
     )
 }
 
@@ -73,9 +61,13 @@ fn cell(row: &Row, model: Model, c: &Cell) -> String {
         Cell::Best { pick, relative: rel } => {
             let close = rel.as_ref().map_or(0.0, |r| closeness(row.figure, r));
             let best = if relative(rel.as_ref()) == "1.00" { " best" } else { "" };
-            let variant = match at_size(&pick.measure) {
-                Some(at) if pick.variant.is_empty() => at,
-                Some(at) => format!("{}, {at}", pick.variant),
+            // A sweep's shape goes with the variant, so that the figure's
+            // line stays one line.
+            let extra = at_size(&pick.measure)
+                .or_else(|| pick.measure.shape.and_then(|s| s.words()).map(str::to_owned));
+            let variant = match extra {
+                Some(x) if pick.variant.is_empty() => x,
+                Some(x) => format!("{}, {x}", pick.variant),
                 None => pick.variant.clone(),
             };
             format!(
@@ -91,7 +83,7 @@ fn cell(row: &Row, model: Model, c: &Cell) -> String {
         Cell::OnlyByDesign(pick) => format!(
             "{}<span class=\"fig\"><span class=\"abs\">{}</span></span><span class=\"variant\">{}</span><span class=\"sub\">blocks by design: not ranked</span></a></td>",
             open("measured by-design", pick.column.as_str()),
-            escape(&figure(row.figure, pick.measure.main.median)),
+            escape(&pick_figure(row.figure, &pick.measure)),
             escape(&pick.variant)
         ),
         Cell::Missing { why, failure } => format!(
@@ -112,7 +104,7 @@ fn row_html(row: &Row) -> String {
     for (model, c) in &row.cells {
         out.push_str(&cell(row, *model, c));
     }
-    out.push_str(&judged(row.verdict.as_ref(), row.workload.decides));
+    out.push_str(&judged(row.verdict.as_ref(), &row.standing_words()));
     out.push_str("</tr>\n");
     out
 }
@@ -140,14 +132,14 @@ fn capitalised(s: &str) -> String {
 
 /// The main matrix: `section#at-a-glance`.
 pub fn section(g: &Glance) -> String {
-    let mut out = String::from("<section id=\"at-a-glance\">\n<h2>At a glance: which model for which workload</h2>\n<p class=\"legend\">Each cell: the model's best variant that does not block by design; its figure relative to the row's best (<b>1.00</b> = best) and the figure (successful req/s; the sweep's plateau; memory per idle connection); p99 and server CPU per request. Darker, longer bar: closer to the best; hatched: blocks by design. A cell opens its group.</p>\n");
+    let mut out = String::from("<section id=\"at-a-glance\">\n<h2>At a glance: which model for which workload</h2>\n<p class=\"legend\">Each cell: the model's best variant that does not block by design; its figure relative to the row's best (<b>1.00</b> = best) and the figure (successful req/s; the sweep's plateau, or its highest step where still rising; memory per idle connection); p99 (≥: a lower bound) and server CPU per request. Darker, longer bar: closer to the best; hatched: blocks by design. A cell opens its group.</p>\n");
     if g.rows.is_empty() {
         out.push_str("<p>No workload of the matrix was measured in this run.</p>\n</section>\n");
         return out;
     }
     let _ = write!(
         out,
-        "<table class=\"glance\">\n<colgroup><col class=\"c-work\"><col class=\"c-model\"><col class=\"c-model\"><col class=\"c-model\"><col class=\"c-judged\"></colgroup>\n<thead><tr><th class=\"workload\">Workload</th>{}<th>Verdict · what decides it</th></tr></thead>\n<tbody>\n",
+        "<table class=\"glance\">\n<colgroup><col class=\"c-work\"><col class=\"c-model\"><col class=\"c-model\"><col class=\"c-model\"><col class=\"c-judged\"></colgroup>\n<thead><tr><th class=\"workload\">Workload</th>{}<th>Verdict · how the models stood</th></tr></thead>\n<tbody>\n",
         model_headers()
     );
     for row in &g.rows {
@@ -190,7 +182,9 @@ fn wrong_row(w: &Wrong) -> String {
         col = escape(w.column.as_str()),
         g = w.group,
         what = escape(&w.what),
-        p99 = w.p99_ms.map_or("-".to_owned(), ms),
+        p99 = w.p99_ms.map_or("-".to_owned(), |p| {
+            format!("{}{}", if w.p99_lower_bound { "≥" } else { "" }, ms(p))
+        }),
         costs = if costs.is_empty() {
             "-".to_owned()
         } else {

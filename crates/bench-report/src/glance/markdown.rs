@@ -59,7 +59,7 @@ pub fn render(g: &Glance, report: Option<&str>) -> String {
     for m in Model::ALL {
         let _ = write!(out, " {} |", m.name());
     }
-    out.push_str(" verdict · what decides it |\n|---|---|---|---|---|\n");
+    out.push_str(" verdict · how the models stood, round by round |\n|---|---|---|---|---|\n");
     for row in &g.rows {
         let name = match report {
             Some(path) => format!("[{}]({path}#{})", row.workload.name, anchor(&row.title)),
@@ -73,7 +73,7 @@ pub fn render(g: &Glance, report: Option<&str>) -> String {
             out,
             " {}<br>{} |",
             md(&verdict(row.verdict.as_ref())),
-            md(row.workload.decides)
+            md(&row.standing_words())
         );
     }
     if !g.wrongs.is_empty() {

@@ -2,20 +2,26 @@
 //! group's own tables take them: a load column's successful requests per
 //! second, a sweep column's plateau, an idle server's memory per idle
 //! connection at the largest size it opened; then its p99 and server CPU
-//! per request (or its threads per idle connection).
+//! per request (or its threads per idle connection). A sweep column whose
+//! top steps do not agree has no plateau: its figures are the highest
+//! step's, marked still rising (or falling). A p99 with as many requests
+//! without an answer as its tail holds is marked a lower bound
+//! ([`bench_model::figures::p99_is_lower_bound`]).
 
 use bench_analysis::stats::column_spread;
-use bench_analysis::sweep::plateau;
-use bench_model::figures::{p99_ms, server_cpu_us_per_answer, server_cpu_us_per_request};
-use bench_model::figures::{step_p99_ms, successful_rps};
-use bench_model::{ColumnResult, IdleCell, IdleServer, Spread, SweepInfo};
+use bench_analysis::sweep::{at_step, plateau_per_round, top_of, Shape};
+use bench_model::figures::{p99_is_lower_bound, p99_ms, server_cpu_us_per_answer};
+use bench_model::figures::{server_cpu_us_per_request, step_p99_ms, successful_rps};
+use bench_model::{ColumnResult, IdleCell, IdleServer, Metric, Spread, SweepInfo, Thresholds};
 
 /// What a row's cells are compared by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Figure {
     /// Successful requests per second over the measured window.
     Throughput,
-    /// A sweep's plateau: successful requests per second at its top steps.
+    /// A sweep's plateau: successful requests per second at its top
+    /// steps, or at its highest step where the top steps do not agree
+    /// (still rising, or falling).
     Plateau,
     /// Resident memory above idle per idle keep-alive connection, in KiB.
     IdleKib,
@@ -39,7 +45,7 @@ impl Figure {
     pub fn words(self) -> &'static str {
         match self {
             Figure::Throughput => "successful requests per second",
-            Figure::Plateau => "the sweep's plateau (successful req/s at its top steps)",
+            Figure::Plateau => "the sweep's plateau (successful req/s at its top steps), or its highest step where they do not agree",
             Figure::IdleKib => "memory per idle connection",
         }
     }
@@ -59,6 +65,12 @@ pub struct Measure {
     pub threads_per_connection: Option<f64>,
     /// An idle server's size the figures are at: connections open.
     pub open: Option<usize>,
+    /// Whether the p99 is only a lower bound: in some round it is taken
+    /// from, requests without an answer were as many as its tail holds.
+    pub p99_lower_bound: bool,
+    /// A sweep column's shape at its top steps: on a plateau the figures
+    /// are over the top steps, else at the highest step.
+    pub shape: Option<Shape>,
 }
 
 fn median(s: Option<Spread>) -> Option<f64> {
@@ -73,19 +85,35 @@ pub fn of_load(c: &ColumnResult) -> Option<Measure> {
         cpu_us_per_request: median(column_spread(c, server_cpu_us_per_request)),
         threads_per_connection: None,
         open: None,
+        p99_lower_bound: c.rounds.iter().any(p99_is_lower_bound),
+        shape: None,
     })
 }
 
-/// A sweep column's figures at its plateau (the `top` highest steps);
-/// `None` without a measured step.
-pub fn of_sweep(c: &ColumnResult, sweep: &SweepInfo, top: usize) -> Option<Measure> {
-    let at_top = |metric| plateau(c, &sweep.steps, top, metric);
+/// A sweep column's figures at its top steps (the thresholds' plateau
+/// steps, as its findings take them): over them on a plateau, at the
+/// highest step where it is still rising or falling; `None` without a
+/// measured step.
+pub fn of_sweep(c: &ColumnResult, sweep: &SweepInfo, t: &Thresholds) -> Option<Measure> {
+    let top = t.sweep_plateau_steps;
+    let at_top = |metric: Metric| {
+        top_of(c, &sweep.steps, (top, t.margin), (successful_rps, metric)).map(|x| x.figure)
+    };
+    let main = top_of(
+        c,
+        &sweep.steps,
+        (top, t.margin),
+        (successful_rps, successful_rps),
+    )?;
+    let used: Vec<usize> = sweep.steps.iter().rev().take(main.steps).copied().collect();
     Some(Measure {
-        main: at_top(successful_rps)?,
+        main: main.figure,
         p99_ms: median(at_top(step_p99_ms)),
         cpu_us_per_request: median(at_top(server_cpu_us_per_answer)),
         threads_per_connection: None,
         open: None,
+        p99_lower_bound: used.iter().any(|&n| at_step(c, n).any(p99_is_lower_bound)),
+        shape: Some(main.shape),
     })
 }
 
@@ -117,7 +145,54 @@ pub fn of_idle(s: &IdleServer, sizes: &[usize]) -> Option<Measure> {
         cpu_us_per_request: None,
         threads_per_connection: median(threads),
         open: Some(open),
+        p99_lower_bound: false,
+        shape: None,
     })
+}
+
+/// A load column's figure per round, as its row compares it: (round,
+/// successful requests per second).
+pub fn rounds_of_load(c: &ColumnResult) -> Vec<(u32, f64)> {
+    c.rounds
+        .iter()
+        .filter_map(|r| Some((r.round, successful_rps(r)?)))
+        .collect()
+}
+
+/// A sweep column's figure per round, taken as [`of_sweep`] takes it: the
+/// plateau of each round, or its highest step's figure where the top
+/// steps do not agree.
+pub fn rounds_of_sweep(c: &ColumnResult, sweep: &SweepInfo, t: &Thresholds) -> Vec<(u32, f64)> {
+    let top = top_of(
+        c,
+        &sweep.steps,
+        (t.sweep_plateau_steps, t.margin),
+        (successful_rps, successful_rps),
+    );
+    match (top.map(|x| x.shape), sweep.steps.last()) {
+        (Some(Shape::Plateau), _) => {
+            plateau_per_round(c, &sweep.steps, t.sweep_plateau_steps, successful_rps)
+        }
+        (Some(_), Some(&highest)) => at_step(c, highest)
+            .filter_map(|r| Some((r.round, successful_rps(r)?)))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// An idle server's memory per idle connection per round, at the size
+/// [`of_idle`] takes it at.
+pub fn rounds_of_idle(s: &IdleServer, sizes: &[usize]) -> Vec<(u32, f64)> {
+    let Some(open) = s.largest_measured(sizes) else {
+        return Vec::new();
+    };
+    let IdleCell::Measured(steps) = s.cell(open) else {
+        return Vec::new();
+    };
+    steps
+        .iter()
+        .filter_map(|(r, st)| Some((r.round, st.kib_per_connection(&r.idle)?)))
+        .collect()
 }
 
 /// `m` relative to `best` (both of one figure): its median and range

@@ -5,7 +5,8 @@
 //! pipelined driver where the run has it: the design an event loop wins
 //! with there), named, with its figure relative to the row's best (1.00 =
 //! best) and the figure itself, then its p99 and server CPU per request;
-//! per row, the verdict of the finding that judges it and what decides it.
+//! per row, the verdict of the finding that judges it and how the models
+//! stood, in words made of the row's own rounds ([`standing`]).
 //! Then what goes wrong ([`wrongs`]) and the other implementations
 //! measured for calibration, apart.
 //!
@@ -20,6 +21,7 @@ pub mod columns;
 pub mod html;
 pub mod markdown;
 pub mod measure;
+pub mod standing;
 pub mod text;
 pub mod words;
 pub mod workloads;
@@ -61,6 +63,20 @@ pub struct Row {
     /// The first finding of the workload's list the run measured, else
     /// the first it has.
     pub verdict: Option<RowVerdict>,
+    /// How the ranked models stood, round by round; `None` with fewer
+    /// than two ranked.
+    pub standing: Option<standing::Standing>,
+}
+
+impl Row {
+    /// How the models stood, in words: [`standing::Standing::words`], or
+    /// why there is nothing to compare.
+    pub fn standing_words(&self) -> String {
+        match &self.standing {
+            Some(s) => s.words(self.figure),
+            None => "fewer than two models ranked here".to_owned(),
+        }
+    }
 }
 
 /// A column the matrix shows: its id, its variant's name and its figures.
@@ -70,6 +86,8 @@ pub struct Pick {
     /// "rayon", "yielding driver", "sync driver".
     pub variant: String,
     pub measure: Measure,
+    /// The figure the row compares, per round: (round, figure).
+    pub rounds: Vec<(u32, f64)>,
 }
 
 /// What a model shows in a row.
@@ -149,6 +167,7 @@ struct Entry {
     words: Vec<String>,
     by_design: bool,
     measure: Option<Measure>,
+    rounds: Vec<(u32, f64)>,
     failure: Option<String>,
 }
 
@@ -160,7 +179,7 @@ pub fn build(results: &RunResults, findings: &[Finding], t: &Thresholds) -> Glan
         let (figure, entries) = entries(g, t);
         let workload = workloads::of_group(g.id);
         if let Some(w) = workload {
-            rows.push(row(g, w, figure, &entries, findings));
+            rows.push(row(g, (w, t.margin), figure, &entries, findings));
         }
         let name = workload.map_or_else(|| g.title.clone(), |w| w.name.to_owned());
         calibration.extend(calibrations(g.id, &name, figure, &entries));
@@ -200,6 +219,7 @@ fn entries(g: &GroupResult, t: &Thresholds) -> (Figure, Vec<Entry>) {
                     ),
                     by_design: blocks_by_design(target, &route, None),
                     measure: measure::of_idle(s, &idle.sizes),
+                    rounds: measure::rounds_of_idle(s, &idle.sizes),
                     failure: s.failure.clone(),
                 })
             })
@@ -230,8 +250,12 @@ fn entries(g: &GroupResult, t: &Thresholds) -> (Figure, Vec<Entry>) {
             ),
             by_design: blocks_by_design(c.server, &c.path, c.background_path.as_deref()),
             measure: match &g.sweep {
-                Some(s) => measure::of_sweep(c, s, t.sweep_plateau_steps),
+                Some(s) => measure::of_sweep(c, s, t),
                 None => measure::of_load(c),
+            },
+            rounds: match &g.sweep {
+                Some(s) => measure::rounds_of_sweep(c, s, t),
+                None => measure::rounds_of_load(c),
             },
             failure: c.failure.clone(),
         })
@@ -279,6 +303,7 @@ fn pick(e: &Entry, m: Measure, plain: Option<[&str; 2]>) -> Pick {
         column: e.id,
         variant: variant_name(e, plain),
         measure: m,
+        rounds: e.rounds.clone(),
     }
 }
 
@@ -300,13 +325,13 @@ fn ours_best(
 
 fn row(
     g: &GroupResult,
-    w: &'static Workload,
+    (w, margin): (&'static Workload, f64),
     figure: Figure,
     entries: &[Entry],
     findings: &[Finding],
 ) -> Row {
     let best_figure = ours_best(figure, entries, Some(w.plain)).map(|b| b.0.main.median);
-    let cells = Model::ALL
+    let cells: Vec<(Model, Cell)> = Model::ALL
         .into_iter()
         .map(|model| {
             let mut mine: Vec<&Entry> = entries
@@ -334,6 +359,7 @@ fn row(
         title: g.title.clone(),
         route,
         figure,
+        standing: standing::standing(&cells, figure, margin),
         cells,
         verdict: row_verdict(w, findings).map(RowVerdict::of),
     }

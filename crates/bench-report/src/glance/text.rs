@@ -1,5 +1,6 @@
 //! The matrix on a terminal, within [`WIDTH`] columns: a row per workload
-//! (its cells' lines side by side, then its verdict and what decides it),
+//! (its cells' lines side by side, then its verdict and how the models
+//! stood),
 //! what goes wrong, and the calibration columns, a line each.
 
 use std::fmt::Write as _;
@@ -89,7 +90,7 @@ fn row_lines(out: &mut String, row: &Row) {
     let line = format!(
         "{} · {}",
         verdict(row.verdict.as_ref()),
-        row.workload.decides
+        row.standing_words()
     );
     paragraph(out, &line, (2, 4));
 }
@@ -99,7 +100,7 @@ pub fn render(g: &Glance) -> String {
     let mut out = String::new();
     paragraph(
         &mut out,
-        "At a glance: per workload, each model's best variant that does not block by design; its figure relative to the row's best (1.00 = best) and the figure (successful req/s; the sweep's plateau; memory per idle connection), then p99 and server CPU per request.",
+        "At a glance: per workload, each model's best variant that does not block by design; its figure relative to the row's best (1.00 = best) and the figure (successful req/s; the sweep's plateau, or its highest step where still rising; memory per idle connection), then p99 (≥: a lower bound) and server CPU per request.",
         (0, 0),
     );
     if g.rows.is_empty() {

@@ -27,15 +27,32 @@ pub fn figure(f: Figure, v: f64) -> String {
     }
 }
 
+/// A pick's figure with its unit, and where a sweep column has no
+/// plateau, its shape: "666 req/s", "10452 req/s, still rising".
+pub fn pick_figure(f: Figure, m: &Measure) -> String {
+    let shape = m.shape.and_then(|s| s.words());
+    match shape {
+        Some(words) => format!("{}, {words}", figure(f, m.main.median)),
+        None => figure(f, m.main.median),
+    }
+}
+
+/// A p99: "p99 12.6 ms", or for a lower bound "p99 ≥2736 ms".
+pub fn p99_words(m: &Measure) -> Option<String> {
+    let bound = if m.p99_lower_bound { "≥" } else { "" };
+    m.p99_ms.map(|v| format!("p99 {bound}{}", ms(v)))
+}
+
 /// A relative figure: "1.00", "0.77", "2.41"; "n/a" without one.
 pub fn relative(r: Option<&Spread>) -> String {
     r.map_or("n/a".to_owned(), |r| format!("{:.2}", r.median))
 }
 
 /// The second line of a cell: "p99 12.6 ms · 48.2 us/req" (server CPU
-/// per request), or for an idle server "0.00 threads/conn · p99 0.86 ms".
+/// per request; "p99 ≥2736 ms" for a lower bound), or for an idle server
+/// "0.00 threads/conn · p99 0.86 ms".
 pub fn second_line(m: &Measure) -> String {
-    let p99 = m.p99_ms.map(|v| format!("p99 {}", ms(v)));
+    let p99 = p99_words(m);
     let other = match m.threads_per_connection {
         Some(t) => Some(format!("{t:.2} threads/conn")),
         None => m
@@ -59,7 +76,7 @@ pub fn first_line(figure_: Figure, pick: &Pick, rel: Option<&Spread>) -> String 
     format!(
         "{} · {}",
         relative(rel),
-        figure(figure_, pick.measure.main.median)
+        pick_figure(figure_, &pick.measure)
     )
 }
 
@@ -84,11 +101,7 @@ pub fn cell_lines(figure_: Figure, cell: &Cell) -> Vec<String> {
         }
         Cell::OnlyByDesign(pick) => vec![
             "blocks by design (not ranked):".to_owned(),
-            format!(
-                "{}, {}",
-                pick.variant,
-                figure(figure_, pick.measure.main.median)
-            ),
+            format!("{}, {}", pick.variant, pick_figure(figure_, &pick.measure)),
         ],
         Cell::Missing { why, .. } => vec![(*why).to_owned()],
     }
@@ -115,7 +128,8 @@ pub fn wrong_figures(w: &Wrong) -> String {
         let right = w.right.map_or(String::new(), |(id, r)| {
             format!(", {} {right_words} {id}", ms(r))
         });
-        parts.push(format!("/health p99 {} {beside}{right}", ms(p)));
+        let bound = if w.p99_lower_bound { "≥" } else { "" };
+        parts.push(format!("/health p99 {bound}{} {beside}{right}", ms(p)));
     }
     if let Some(t) = &w.threads {
         parts.push(format!("threads {t}"));
@@ -150,7 +164,7 @@ pub fn calibration_cells(c: &Calibration) -> [String; 5] {
         name,
         c.workload.clone(),
         against,
-        figure(c.figure, c.pick.measure.main.median),
+        pick_figure(c.figure, &c.pick.measure),
         second_line(&c.pick.measure),
     ]
 }

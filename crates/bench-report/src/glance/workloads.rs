@@ -1,8 +1,8 @@
 //! The rows of the matrix, in one table: which group measures which
-//! workload, what its plain variants are called, which findings judge it
-//! (the first one the run has is the row's verdict) and, in a few words,
-//! what decides it. The words never state a figure: the figures are the
-//! run's, in the cells.
+//! workload, what its plain variants are called and which findings judge
+//! it (the first one the run has is the row's verdict). Nothing here says
+//! how a workload came out: that is the run's, in its cells and in how
+//! the models stood ([`super::standing`]).
 
 use bench_model::GroupId;
 
@@ -22,8 +22,6 @@ pub struct Workload {
     /// when it measured none), so that a run saved before a finding
     /// existed shows the one it was judged by.
     pub judged_by: &'static [&'static str],
-    /// What decides the row, in a few words and no figure.
-    pub decides: &'static str,
 }
 
 /// Every workload, in the matrix's order: CPU, the database near and far,
@@ -35,7 +33,6 @@ pub const WORKLOADS: &[Workload] = &[
         name: "CPU-bound",
         plain: ["inline", "inline"],
         judged_by: &["cpu-offload-recovers", "cpu-inline-hurts-async"],
-        decides: "the cores: once the event loop offloads, all do the same work",
     },
     Workload {
         group: GroupId::Database,
@@ -46,7 +43,6 @@ pub const WORKLOADS: &[Workload] = &[
             "db-async-driver-wins",
             "db-spawn-blocking-recovers",
         ],
-        decides: "Postgres on the same cores: each wait is short",
     },
     Workload {
         group: GroupId::RemoteDb,
@@ -57,42 +53,36 @@ pub const WORKLOADS: &[Workload] = &[
             "remote-db-yielding-reaches-pool",
             "remote-db-pinning-half-of-yielding",
         ],
-        decides: "the driver, not the model: a pool caps it, pipelining passes the cap",
     },
     Workload {
         group: GroupId::Cache,
         name: "Redis",
         plain: ["sync client", "shared connection"],
         judged_by: &["cache-async-wins", "cache-shared-connection-beats-pool"],
-        decides: "how the connections are shared: one multiplexed, or a pool",
     },
     Workload {
         group: GroupId::Slow,
         name: "Slow downstream, 300 ms",
         plain: ["sleeping thread", "timer"],
         judged_by: &[],
-        decides: "Little's law: a pool serves threads / wait at most",
     },
     Workload {
         group: GroupId::Baseline,
         name: "/health",
         plain: ["nio connector", "hyper"],
         judged_by: &["baseline-async-wins", "baseline-cpu-per-request"],
-        decides: "the cost of a request itself: nothing waits",
     },
     Workload {
         group: GroupId::Json,
         name: "JSON echo",
         plain: ["nio connector", "hyper"],
         judged_by: &[],
-        decides: "parsing on the cores: nothing waits",
     },
     Workload {
         group: GroupId::Ramp,
         name: "k6 ramp, database",
         plain: ["sync driver", "sqlx"],
         judged_by: &["ramp-async-pipelined-wins", "ramp-async-wins"],
-        decides: "the database under rising load: waits stay short",
     },
     Workload {
         group: GroupId::SweepPosts,
@@ -103,7 +93,6 @@ pub const WORKLOADS: &[Workload] = &[
             "sweep-virtual-past-cap",
             "sweep-blocking-plateau-at-cap",
         ],
-        decides: "Little's law caps a pool at threads / wait; the others pass it",
     },
     Workload {
         group: GroupId::Idle,
@@ -114,7 +103,6 @@ pub const WORKLOADS: &[Workload] = &[
             "idle-nio-and-async-no-threads",
             "idle-virtual-no-threads",
         ],
-        decides: "what a waiting connection holds: a thread, or its state",
     },
 ];
 
@@ -128,17 +116,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_group_is_one_row_at_most_and_no_line_claims_a_figure() {
+    fn a_group_is_one_row_at_most() {
         for w in WORKLOADS {
             assert_eq!(WORKLOADS.iter().filter(|o| o.group == w.group).count(), 1);
-            // "300 ms" names the workload; the line on what decides it
-            // must not state a measured figure.
-            assert!(
-                !w.decides.chars().any(|c| c.is_ascii_digit()),
-                "{}: {}",
-                w.name,
-                w.decides
-            );
         }
         assert_eq!(of_group(GroupId::Mixed), None);
     }

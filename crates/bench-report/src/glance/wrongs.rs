@@ -19,7 +19,7 @@
 
 use bench_analysis::findings::kind_of;
 use bench_analysis::stats::column_spread;
-use bench_model::figures::p99_ms;
+use bench_model::figures::{p99_is_lower_bound, p99_ms};
 use bench_model::{ColdStartServer, ColumnId, ColumnResult, Finding, FindingKind, GroupId};
 use bench_model::{IdleCell, IdleResult, IdleServer, RunResults, Spread, Thresholds};
 
@@ -56,6 +56,9 @@ pub struct Wrong {
     pub what: String,
     /// /health p99 next to it, ms (the median over rounds).
     pub p99_ms: Option<f64>,
+    /// Whether that p99 is only a lower bound
+    /// ([`bench_model::figures::p99_is_lower_bound`] in some round).
+    pub p99_lower_bound: bool,
     /// The same next to the variant done right, and that variant's column.
     pub right: Option<(ColumnId, f64)>,
     /// Threads it held, in words ("1.00 per idle connection, 0.00 fixed").
@@ -180,6 +183,7 @@ fn beside(
         column: c.id,
         what: format!("{bg}{driver}"),
         p99_ms: column_spread(c, p99_ms).map(|s| s.median),
+        p99_lower_bound: c.rounds.iter().any(p99_is_lower_bound),
         right,
         threads: None,
         unanswered: None,
@@ -280,6 +284,7 @@ fn thread_per_connection(
                 column: s.id,
                 what: connector(s).to_owned(),
                 p99_ms: p99,
+                p99_lower_bound: false,
                 right: fixed_at.and_then(|(id, (p, _))| Some((id, p?))),
                 threads: Some(format!(
                     "{threads:.2} per idle connection ({size} open){fixed_threads}"

@@ -26,6 +26,7 @@ pub fn render(results: &RunResults, findings: &[Finding], t: &Thresholds) -> Str
     let glance = crate::glance::build(results, findings, t);
     body.push_str(&crate::glance::html::section(&glance));
     body.push_str(&crate::glance::html::wrongs_section(&glance));
+    body.push_str(&glance_picture(&glance));
     body.push_str(&findings::section(findings));
     body.push_str(&run_section(results, t));
     for g in &results.groups {
@@ -38,6 +39,20 @@ pub fn render(results: &RunResults, findings: &[Finding], t: &Thresholds) -> Str
         escape(&thresholds_line(t))
     );
     page(&format!("Bench report, {}", results.started_at), &body)
+}
+
+/// The matrix as the picture the run writes beside its report
+/// (`glance.svg`): a bar per ranked cell, for a reader who takes it in
+/// better that way, or prints the page in grey.
+fn glance_picture(glance: &crate::glance::Glance) -> String {
+    if glance.rows.is_empty() {
+        return String::new();
+    }
+    format!(
+        "<section id=\"glance-picture\">\n<h2>The matrix as a picture</h2>\n<p class=\"muted\">The same matrix, bars for the figures (also <code>{}</code> beside this report).</p>\n<div class=\"charts\">\n{}</div>\n</section>\n",
+        crate::files::GLANCE_SVG,
+        crate::charts::glance_chart(glance)
+    )
 }
 
 /// The title and what run this is.

@@ -61,6 +61,7 @@ pub fn verdict_class(v: bench_model::Verdict) -> &'static str {
     match v {
         Verdict::Held => "held",
         Verdict::NotHeld => "not-held",
+        Verdict::Same => "same",
         Verdict::Inconclusive => "inconclusive",
         Verdict::NotMeasured => "not-measured",
     }

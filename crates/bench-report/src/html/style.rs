@@ -4,7 +4,7 @@
 
 /// The page's: type, verdict badges, tables, charts, folds, print.
 pub(super) const STYLE: &str = r#"
-:root { --held: #1b7f3b; --not-held: #b3261e; --inconclusive: #9a6700; --not-measured: #6b6b6b; --line: #d8dee4; --muted: #57606a; }
+:root { --held: #1b7f3b; --not-held: #b3261e; --same: #0b5cad; --inconclusive: #9a6700; --not-measured: #6b6b6b; --line: #d8dee4; --muted: #57606a; }
 * { box-sizing: border-box; }
 body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1f2328; margin: 0 auto; padding: 24px 32px 48px; max-width: 1280px; }
 h1 { font-size: 26px; margin: 0 0 4px; }
@@ -16,7 +16,7 @@ p { margin: 6px 0; }
 .summary { display: flex; gap: 12px; flex-wrap: wrap; margin: 12px 0; }
 .summary span { padding: 4px 10px; border-radius: 6px; font-weight: 600; color: white; }
 .verdict { display: inline-block; min-width: 8.2em; text-align: center; padding: 2px 8px; border-radius: 6px; font-weight: 700; font-size: 13px; color: white; white-space: nowrap; }
-.held { background: var(--held); } .not-held { background: var(--not-held); }
+.held { background: var(--held); } .not-held { background: var(--not-held); } .same { background: var(--same); }
 .inconclusive { background: var(--inconclusive); } .not-measured { background: var(--not-measured); }
 table { border-collapse: collapse; margin: 8px 0; font-size: 13px; }
 th, td { border: 1px solid var(--line); padding: 4px 8px; vertical-align: top; }
@@ -74,7 +74,7 @@ td.judged { text-align: left; white-space: normal; font-size: 12px; padding: 3px
 td.judged .verdict { min-width: 0; font-size: 11.5px; padding: 1px 6px; }
 td.judged code { font-size: 11px; }
 td.judged .kind { font-size: 11px; color: var(--muted); font-style: italic; }
-td.judged .decides { display: block; color: #3d444d; margin-top: 2px; }
+td.judged .standing { display: block; color: #3d444d; margin-top: 1px; font-size: 11px; line-height: 1.2; }
 .no-finding { font-style: italic; color: var(--muted); }
 table.wrongs { width: 100%; table-layout: fixed; font-size: 13px; }
 table.wrongs col.c-what { width: 24%; } table.wrongs col.c-p99 { width: 11%; } table.wrongs col.c-right { width: 17%; }

@@ -58,7 +58,7 @@ fn a_flip_between_held_and_not_held_is_what_exits_1() {
     let old = first();
     let same = cmp(&old, &old);
     assert!(same.flipped().is_empty());
-    assert!(same.findings.iter().all(|f| f.change == Change::Same));
+    assert!(same.findings.iter().all(|f| f.change == Change::Unchanged));
 
     let mut new = old.clone();
     set_verdict(&mut new, "cpu-offload-recovers", Verdict::NotHeld);
@@ -78,9 +78,9 @@ fn a_flip_between_held_and_not_held_is_what_exits_1() {
 
 #[test]
 fn every_pair_of_verdicts_has_its_change() {
-    use Verdict::{Held, Inconclusive, NotHeld, NotMeasured};
+    use Verdict::{Held, Inconclusive, NotHeld, NotMeasured, Same};
     let cases = [
-        (Held, Held, "same"),
+        (Held, Held, "unchanged"),
         (NotHeld, Held, "flipped: NOT HELD -> HELD"),
         (Held, NotHeld, "flipped: HELD -> NOT HELD"),
         (Held, Inconclusive, "became INCONCLUSIVE"),
@@ -89,7 +89,15 @@ fn every_pair_of_verdicts_has_its_change() {
         (Inconclusive, Held, "now decided"),
         (NotMeasured, Held, "now measured"),
         (Inconclusive, NotMeasured, "no longer measured"),
-        (NotMeasured, NotMeasured, "same"),
+        (NotMeasured, NotMeasured, "unchanged"),
+        // A tie is an answer: from or to it is no flip, and no doubt.
+        (Held, Same, "became SAME"),
+        (NotHeld, Same, "became SAME"),
+        (Same, Held, "no longer SAME"),
+        (Same, Same, "unchanged"),
+        (Inconclusive, Same, "now decided"),
+        (Same, Inconclusive, "became INCONCLUSIVE"),
+        (Same, NotMeasured, "no longer measured"),
     ];
     for (old, new, want) in cases {
         assert_eq!(Change::of(old, new).describe(), want, "{old:?} -> {new:?}");
@@ -422,4 +430,44 @@ fn a_relative_figure_moving_beyond_both_spreads_marks_its_cell() {
         &s(1.0, 0.9, 1.1),
         &s(0.5, 0.45, 0.55)
     ));
+}
+
+#[test]
+fn a_findings_median_is_never_written_across_its_line() {
+    // ramp-async-wins of the seed run with drivers: rounds 1.0455, 1.0508
+    // and 1.017 against 1.0, so a median of 1.0455 that missed 1.05.
+    let mut run = second();
+    let f = run
+        .findings
+        .iter_mut()
+        .find(|f| f.id == "cache-async-wins")
+        .unwrap();
+    f.verdict = Verdict::Inconclusive;
+    f.interval = Some(Spread {
+        median: 1.045_47,
+        min: 1.017,
+        max: 1.0508,
+        n: 3,
+    });
+    let c = cmp(&run, &run);
+    let cell = |c: &Comparison| {
+        let j = finding(c, "cache-async-wins").new.clone().unwrap();
+        j.verdict_and_median().1.unwrap()
+    };
+    // A run saved before findings kept their line: this build's, 1.0.
+    assert_eq!(
+        run.findings
+            .iter()
+            .find(|f| f.id == "cache-async-wins")
+            .unwrap()
+            .line,
+        None
+    );
+    assert_eq!(cell(&c), "1.045");
+    assert!(text::render(&c).contains("INCONCLUSIVE 1.045"));
+    // The saved line, where there is one.
+    for f in &mut run.findings {
+        f.line = Some(2.0);
+    }
+    assert_eq!(cell(&cmp(&run, &run)), "1.05");
 }

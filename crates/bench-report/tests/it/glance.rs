@@ -298,3 +298,160 @@ fn the_event_loop_cell_is_the_pipelined_driver_where_there_is_one() {
     );
     assert_eq!(judged_by(&g), "db-async-driver-wins");
 }
+
+/// Whether `svg` is well-formed XML as far as a chart needs: every tag
+/// closed in order, attribute values quoted, no bare `&` or `<` in text;
+/// the first problem otherwise.
+fn well_formed(svg: &str) -> Result<(), String> {
+    let mut open: Vec<String> = Vec::new();
+    let mut rest = svg;
+    while let Some(at) = rest.find('<') {
+        let text = &rest[..at];
+        if let Some(amp) = text.find('&') {
+            let entity = &text[amp..];
+            if !["&amp;", "&lt;", "&gt;", "&quot;"]
+                .iter()
+                .any(|e| entity.starts_with(e))
+            {
+                return Err(format!("a bare & in {text:?}"));
+            }
+        }
+        let end = rest[at..].find('>').ok_or("a tag never closed")? + at;
+        let tag = &rest[at + 1..end];
+        if tag.contains('<') {
+            return Err(format!("a < inside the tag {tag:?}"));
+        }
+        if tag.matches('"').count() % 2 == 1 {
+            return Err(format!("an unquoted attribute in {tag:?}"));
+        }
+        if let Some(name) = tag.strip_prefix('/') {
+            match open.pop() {
+                Some(o) if o == name => {}
+                other => return Err(format!("</{name}> closes {other:?}")),
+            }
+        } else if !tag.ends_with('/') {
+            open.push(tag.split_whitespace().next().unwrap_or_default().to_owned());
+        }
+        rest = &rest[end + 1..];
+    }
+    if open.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("never closed: {open:?}"))
+    }
+}
+
+#[test]
+fn the_matrix_as_a_picture_has_a_bar_per_ranked_cell_as_long_as_its_figure() {
+    let run = fixed_run();
+    let g = glance_of(&run);
+    let svg = bench_report::charts::glance_chart(&g);
+    well_formed(&svg).unwrap();
+    assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    // Named for a screen reader, and said in words, not by colour alone.
+    assert!(svg.contains("role=\"img\"") && svg.contains("<title id=\"glance-title\">"));
+    let desc = svg.split("<desc").nth(1).unwrap();
+    assert!(desc.contains("CPU-bound: thread pool"), "{desc}");
+    assert!(svg.contains("HELD") || svg.contains("INCONCLUSIVE") || svg.contains("SAME"));
+    // A bar per ranked cell, none for a cell not ranked.
+    let ranked: Vec<(Model, f64)> = g
+        .rows
+        .iter()
+        .flat_map(|r| r.cells.iter().map(move |c| (r, c)))
+        .filter_map(|(r, (m, c))| match c {
+            Cell::Best {
+                relative: Some(rel),
+                ..
+            } => Some((
+                *m,
+                bench_report::charts::closeness(r.figure.higher_is_better(), rel),
+            )),
+            _ => None,
+        })
+        .collect();
+    let bars: Vec<&str> = svg
+        .lines()
+        .filter(|l| l.contains("class=\"bar\""))
+        .collect();
+    assert_eq!(bars.len(), ranked.len(), "{svg}");
+    assert!(svg.contains("blocks by design (not ranked)"), "{svg}");
+    // Each bar as long as its cell's figure relative to the best.
+    let attr = |line: &str, name: &str| -> f64 {
+        let at = line.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
+        line[at..].split('"').next().unwrap().parse().unwrap()
+    };
+    for (bar, (model, close)) in bars.iter().zip(&ranked) {
+        assert!(
+            bar.contains(&format!("data-model=\"{}\"", model.slug())),
+            "{bar}"
+        );
+        let want = close * bench_report::charts::BAR_MAX;
+        assert!(
+            (attr(bar, "width") - want).abs() < 0.01,
+            "{bar}: want {want}"
+        );
+    }
+    // The best is full length; the CPU row's rayon at 690 of 700 req/s not.
+    assert!(bars
+        .iter()
+        .any(|b| (attr(b, "width") - bench_report::charts::BAR_MAX).abs() < 0.01));
+    assert!(bars
+        .iter()
+        .any(|b| attr(b, "width") < bench_report::charts::BAR_MAX * 0.999));
+    // The report writes it beside the others, and its page shows it.
+    let files = bench_report::files::report_files(&run, &check(&run, &THRESHOLDS), &THRESHOLDS);
+    assert!(files.iter().any(|(n, t)| n == "glance.svg" && *t == svg));
+    let html = &files.iter().find(|(n, _)| n == "report.html").unwrap().1;
+    assert!(html.contains("<section id=\"glance-picture\">") && html.contains(&svg));
+}
+
+#[test]
+fn the_svg_check_catches_what_it_should() {
+    assert!(well_formed("<svg><rect/></svg>").is_ok());
+    assert!(well_formed("<svg><text>a & b</text></svg>").is_err());
+    assert!(well_formed("<svg><text>a</svg>").is_err());
+    assert!(well_formed("<svg><rect x=\"1/></svg>").is_err());
+}
+
+#[test]
+fn how_the_models_stood_is_said_from_the_rows_own_rounds() {
+    let mut run = fixed_run();
+    let g = glance_of(&run);
+    let row = |g: &Glance, name: &str| {
+        g.rows
+            .iter()
+            .find(|r| r.workload.name == name)
+            .unwrap()
+            .standing_words()
+    };
+    // 700 and 690 req/s in every round: the same, whatever the workload.
+    assert_eq!(
+        row(&g, "CPU-bound"),
+        "the ranked models the same within 5% in every round"
+    );
+    assert_eq!(
+        row(&g, "Database, local"),
+        "the event loop leads in every round: 1.25x the thread pool's"
+    );
+    // The thread pool at 1300 req/s in round 2: no lead in every round.
+    let blocking = run.groups[1]
+        .columns
+        .iter_mut()
+        .find(|c| c.id.as_str() == "blocking-users")
+        .unwrap();
+    blocking.rounds[1].load.successful_throughput_rps = 1300.0;
+    let g = glance_of(&run);
+    assert_eq!(
+        row(&g, "Database, local"),
+        "the event loop leads: ahead of the thread pool by over 5% in 2 of 3 rounds (0.96-1.25x)"
+    );
+    // Every printer says it beside the row's verdict.
+    assert!(glance::markdown::render(&g, None).contains("in 2 of 3 rounds (0.96-1.25x)"));
+    assert!(glance::html::section(&g).contains("in 2 of 3 rounds (0.96-1.25x)"));
+    let text = glance::text::render(&g);
+    let words: Vec<&str> = text.split_whitespace().collect();
+    assert!(
+        words.join(" ").contains("by over 5% in 2 of 3 rounds"),
+        "{text}"
+    );
+}

@@ -47,8 +47,10 @@ fn every_chart_is_inline_and_every_load_group_folds_its_full_table() {
     let run = saved("seed-2026-12-02");
     let html = bench_report::html::render(&run.results, &run.findings, &run.thresholds);
     let charts = bench_report::charts::all(&run.results);
-    assert_eq!(html.matches("<svg ").count(), charts.len());
+    // Every group's charts, and the matrix as a picture.
+    assert_eq!(html.matches("<svg ").count(), charts.len() + 1);
     assert_eq!(html.matches("class=\"chart\"").count(), charts.len());
+    assert_eq!(html.matches("class=\"chart glance\"").count(), 1);
     let load_groups = run
         .results
         .groups
@@ -102,7 +104,17 @@ fn a_finding_without_a_saved_sentence_reads_this_builds() {
         f.meaning.clear();
     }
     let html = bench_report::html::render(&run.results, &bare, &THRESHOLDS);
-    let f = &findings[0];
+    // One that held or did not: INCONCLUSIVE and SAME say why when judged,
+    // which a saved run without its sentence cannot.
+    let f = findings
+        .iter()
+        .find(|f| {
+            matches!(
+                f.verdict,
+                bench_model::Verdict::Held | bench_model::Verdict::NotHeld
+            )
+        })
+        .unwrap();
     assert!(!f.meaning.is_empty());
     assert!(html.contains(&format!("<td class=\"meaning\">{}</td>", f.meaning)));
 }

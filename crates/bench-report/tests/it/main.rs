@@ -15,10 +15,12 @@
 mod compare;
 mod doc_tables;
 mod glance;
+mod honest_figures;
 mod html_rendering;
 mod links_no_server;
 mod no_file_io;
 mod report_rendering;
+mod same_verdict;
 mod saved_renders;
 mod saved_runs;
 

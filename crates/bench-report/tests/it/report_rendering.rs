@@ -256,8 +256,8 @@ fn findings_follow_the_rounds() {
 }
 
 #[test]
-fn a_tie_within_the_margin_is_inconclusive_not_a_verdict() {
-    // 1-2% apart in every round: noise, not a finding either way.
+fn a_tie_within_the_margin_is_same_and_without_a_margin_the_rounds_disagree() {
+    // 1-2% apart in every round: the same, an answer of its own.
     let r = results(vec![group(
         "cache",
         vec![
@@ -276,7 +276,7 @@ fn a_tie_within_the_margin_is_inconclusive_not_a_verdict() {
         ],
     )]);
     let v = verdicts(&r, &THRESHOLDS);
-    assert_eq!(v[9], ("cache-async-wins".to_owned(), Verdict::Inconclusive));
+    assert_eq!(v[9], ("cache-async-wins".to_owned(), Verdict::Same));
     let tight = Thresholds {
         margin: 0.0,
         ..THRESHOLDS
@@ -329,10 +329,19 @@ fn sweep_findings_judge_the_plateau_against_the_cap_and_name_the_crossover() {
     assert_eq!(plateau.verdict, Verdict::Held);
     assert_eq!(
         plateau.evidence,
-        "plateau per round 640, 650, 660 req/s (each the median at 400 and 800 connections) vs cap 667 req/s (200 threads / 300 ms): off by 4.0%, 2.5%, 1.0% per round"
+        "plateau (at 400 and 800 connections) per round 640, 650, 660 req/s (each the median at those steps) vs cap 667 req/s (200 threads / 300 ms): off by 4.0%, 2.5%, 1.0% per round"
     );
     let past = by_id("sweep-async-past-cap");
     assert_eq!(past.verdict, Verdict::Held);
+    // Async doubles from 400 to 800 connections: no plateau, and its
+    // evidence does not call it one.
+    assert!(
+        past.evidence.starts_with(
+            "async top steps (400 and 800 connections: still rising, no plateau) / cap 667 req/s: "
+        ),
+        "{}",
+        past.evidence
+    );
     assert!(
         past.evidence.contains(
             "from that step to the highest, over 2 steps or more) per round: from 400, from 400, from 400"
@@ -481,7 +490,7 @@ fn redis_client_findings_compare_throughput_and_show_cpu_per_request() {
     );
     assert_eq!(
         by_id("cache-checkout-round-trip-costs").verdict,
-        Verdict::Inconclusive
+        Verdict::Same
     );
 }
 
@@ -639,11 +648,12 @@ fn tiny_http_threads_are_compared_with_nio_in_three_groups() {
         f.evidence,
         "240 vs 210 threads at peak (baseline, column medians), 250 vs 210 threads at peak (database, column medians), 231 vs 210 threads at peak (slow, column medians); tiny_http / nio, the smallest of the three: per round 1.10x, 1.10x, 1.10x (median 1.10x)"
     );
-    // Four threads more in one group (1.02x): within the margin, so the rounds cannot tell.
+    // Four threads more in one group (1.02x): within the margin of 1.0x in
+    // every round, the same.
     for round in &mut r.groups[2].columns[1].rounds {
         round.server_process.peak_threads = 214;
     }
-    assert_eq!(finding(&r).verdict, Verdict::Inconclusive);
+    assert_eq!(finding(&r).verdict, Verdict::Same);
 }
 
 /// A route's detector figures: its name, (polls, slow polls, blocking calls

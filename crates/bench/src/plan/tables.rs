@@ -112,7 +112,7 @@ const MEANINGS: &[(&str, &str)] = &[
     ("idle_threads_per_connection", "\"a thread per idle connection\": at least this many above idle per connection"),
     ("idle_threads_allowance", "\"no threads for idle connections\": at most this many above idle"),
     ("sweep_cap_within", "the blocking plateau is \"at its cap\" within this fraction of Little's law's figure"),
-    ("sweep_plateau_steps", "the plateau is the median over this many of the highest steps"),
+    ("sweep_plateau_steps", "the plateau is the median over this many of the highest steps, when they agree within the margin (else the sweep is still rising, or falling, there)"),
     ("virtual_plateau_factor", "virtual threads \"pass the cap\": a plateau at least this many times it"),
     ("pool_bound_fraction", "the yielding driver \"reaches the pool\": this fraction of pool size / round trip"),
     ("carrier_cap_within", "the pinning driver \"caps at the carriers\": within this fraction of carriers / query time"),

@@ -58,9 +58,13 @@ fn expected_change(old: Option<&String>, new: Option<&String>) -> String {
     };
     let decided = |v: &str| v == "HELD" || v == "NOT HELD";
     if o == n {
-        "same".to_owned()
+        "unchanged".to_owned()
     } else if decided(o) && decided(n) {
         format!("flipped: {o} -> {n}")
+    } else if decided(o) && n == "SAME" {
+        "became SAME".to_owned()
+    } else if o == "SAME" && decided(n) {
+        "no longer SAME".to_owned()
     } else if o == "NOT MEASURED" {
         "now measured".to_owned()
     } else if n == "NOT MEASURED" {

@@ -1,0 +1,135 @@
+//! A tie shows as SAME in every view: the saved seed run with drivers and
+//! Java (docs/results/seed-drivers-java-2026-12-04), judged again by this
+//! build (as `bench render --recheck` does), has three ties that its own
+//! build called INCONCLUSIVE; the terminal, Markdown and HTML reports, the
+//! glance, the findings' doc table and the comparison with the run as
+//! saved each show SAME, counted apart in the headline, its own colour in
+//! HTML, and a move to SAME that is not a flip.
+
+use bench_analysis::findings::check;
+use bench_model::{Finding, SavedRun, Verdict};
+use bench_report::compare::{compare, Change};
+
+use crate::saved_run;
+
+const TIES: [&str; 3] = [
+    "cpu-inline-hurts-async",
+    "idle-async-less-memory-than-tiny-http",
+    "remote-db-async-deadpool-wins",
+];
+
+/// The run as saved, and its findings judged again.
+fn rechecked() -> (SavedRun, Vec<Finding>) {
+    let run = saved_run("seed-drivers-java-2026-12-04");
+    let findings = check(&run.results, &run.thresholds);
+    (run, findings)
+}
+
+#[test]
+fn the_ties_are_same_in_the_terminal_markdown_and_html_reports() {
+    let (run, findings) = rechecked();
+    let same: Vec<&Finding> = findings
+        .iter()
+        .filter(|f| f.verdict == Verdict::Same)
+        .collect();
+    let ids: Vec<&str> = same.iter().map(|f| f.id.as_str()).collect();
+    for id in TIES {
+        assert!(ids.contains(&id), "{id} not SAME: {ids:?}");
+    }
+    let t = &run.thresholds;
+    let text = bench_report::text::render(&run.results, &findings, t);
+    let md = bench_report::markdown::render(&run.results, &findings, t);
+    let html = bench_report::html::render(&run.results, &findings, t);
+    for f in &same {
+        assert!(
+            text.contains(&format!("[{:>12}] {}", "SAME", f.claim)),
+            "terminal: {}",
+            f.id
+        );
+        assert!(
+            md.contains(&format!("| SAME | {} |", f.claim)),
+            "markdown: {}",
+            f.id
+        );
+        assert!(
+            html.contains(&format!(
+                "<tr class=\"finding\" data-id=\"{}\"><td><span class=\"verdict same\">SAME</span>",
+                f.id
+            )),
+            "html: {}",
+            f.id
+        );
+    }
+    // Counted apart from HELD, NOT HELD and the doubts.
+    let headline = bench_report::headline::headline(&findings);
+    assert!(
+        headline.contains(&format!("{} SAME", same.len())),
+        "{headline}"
+    );
+    assert!(html.contains(&format!("<span class=\"same\">{} SAME</span>", same.len())));
+    // Its own colour, which a badge of no other verdict has.
+    assert!(html.contains(".same { background: var(--same); }"));
+    // The glance's idle row is judged by one of them.
+    let glance = bench_report::glance::build(&run.results, &findings, t);
+    let idle = glance
+        .rows
+        .iter()
+        .find(|r| r.workload.name == "Idle connections")
+        .unwrap();
+    assert_eq!(idle.verdict.as_ref().unwrap().verdict, Verdict::Same);
+    assert!(bench_report::glance::text::render(&glance)
+        .contains("SAME idle-async-less-memory-than-tiny-http"));
+    assert!(bench_report::glance::markdown::render(&glance, None)
+        .contains("SAME `idle-async-less-memory-than-tiny-http`"));
+}
+
+#[test]
+fn a_move_to_same_is_listed_and_is_no_flip() {
+    let (saved, findings) = rechecked();
+    let again = SavedRun {
+        findings,
+        ..saved.clone()
+    };
+    let c = compare(&saved, &again, ("saved/results.json", "again/results.json"));
+    for id in TIES {
+        let f = c.findings.iter().find(|f| f.id == id).unwrap();
+        // INCONCLUSIVE as saved, SAME judged again: now decided.
+        assert_eq!(f.change, Change::NowDecided, "{id}");
+    }
+    assert!(c.flipped().is_empty());
+    let mut held = saved.clone();
+    held.findings
+        .iter_mut()
+        .filter(|f| TIES.contains(&f.id.as_str()))
+        .for_each(|f| f.verdict = Verdict::Held);
+    let c = compare(&held, &again, ("held/results.json", "again/results.json"));
+    let f = c.findings.iter().find(|f| f.id == TIES[0]).unwrap();
+    assert_eq!(f.change, Change::BecameSame);
+    assert!(c.flipped().is_empty(), "a move to SAME is not a flip");
+    let text = bench_report::compare::text::render(&c);
+    assert!(
+        text.contains(&format!("{}: became SAME", TIES[0])),
+        "{text}"
+    );
+    assert!(text.contains("No finding flipped between HELD and NOT HELD."));
+}
+
+#[test]
+fn the_findings_doc_table_judged_again_counts_same_apart() {
+    use bench_report::doc_tables::{refresh, CodeTables, Sources};
+    let path = "docs/results/seed-drivers-java-2026-12-04/results.json";
+    let run = saved_run("seed-drivers-java-2026-12-04");
+    let sources = Sources {
+        runs: [(path.to_owned(), Ok(run))].into_iter().collect(),
+        ..Sources::default()
+    };
+    let doc = format!(
+        "<!-- generated by bench doc-tables: findings-rejudged {path} -->\n<!-- end of generated table -->\n"
+    );
+    let table = refresh(&doc, &sources, &CodeTables::default()).unwrap();
+    assert!(table.contains(", 3 SAME, "), "{table}");
+    assert!(
+        table.contains("| SAME | CPU work inline on the event loop"),
+        "{table}"
+    );
+}
