@@ -34,6 +34,7 @@ pub fn round(n: u32, rps: f64, p99: f64, threads: u64) -> RoundResult {
                 p50: p99 / 2.0,
                 p95: p99 * 0.9,
                 p99,
+                p99_9: Some(p99 * 1.5),
             },
             timeline: vec![],
             client_cpu_seconds: 1.0,
@@ -142,6 +143,7 @@ pub fn group_of(id: GroupId, columns: Vec<ColumnResult>) -> GroupResult {
         cold_start: None,
         idle: None,
         sweep: None,
+        equal_load: None,
     }
 }
 
@@ -311,4 +313,29 @@ pub fn sweep_group(
         cap_note: "test".into(),
     });
     g
+}
+
+/// Equal-load windows at `rate_rps` (half of `lowest`'s throughput), a
+/// column per (id, server, server CPU per request in us in each of three
+/// rounds); every request a success at the rate, p99 1 ms.
+pub fn equal_load(rate_rps: f64, lowest: &str, columns: &[(&str, &str, [f64; 3])]) -> EqualLoad {
+    let columns = columns
+        .iter()
+        .map(|(id, server, us)| {
+            let mut c = column(id, server, &[(rate_rps, 1.0); 3], 20);
+            for (r, us) in c.rounds.iter_mut().zip(us) {
+                r.server_process.cpu_seconds = r.load.total_requests as f64 * us * 1e-6;
+            }
+            c
+        })
+        .collect();
+    EqualLoad {
+        share: 0.5,
+        rate_rps,
+        lowest: column_id(lowest),
+        lowest_rps: rate_rps * 2.0,
+        window_seconds: 10.0,
+        warm_up_seconds: 1.0,
+        columns,
+    }
 }

@@ -292,6 +292,7 @@ fn latency(l: &loadgen::LatencySummary) -> Latency {
         p50: l.p50,
         p95: l.p95,
         p99: l.p99,
+        p99_9: Some(l.p99_9),
     }
 }
 

@@ -313,6 +313,7 @@ impl GroupPlan {
             cold_start: None,
             idle: None,
             sweep: None,
+            equal_load: None,
         }
     }
 
