@@ -211,7 +211,7 @@ fn entries(g: &GroupResult, t: &Thresholds) -> (Figure, Vec<Entry>) {
     let figure = if g.sweep.is_some() {
         Figure::Plateau
     } else {
-        Figure::Throughput
+        measure::load_figure(g)
     };
     let entries = g
         .columns
@@ -231,7 +231,7 @@ fn entries(g: &GroupResult, t: &Thresholds) -> (Figure, Vec<Entry>) {
             by_design: blocks_by_design(c.server, &c.path, c.background_path.as_deref()),
             measure: match &g.sweep {
                 Some(s) => measure::of_sweep(c, s, t.sweep_plateau_steps),
-                None => measure::of_load(c),
+                None => measure::of_load_column(g, c),
             },
             failure: c.failure.clone(),
         })
