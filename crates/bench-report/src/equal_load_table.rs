@@ -79,6 +79,9 @@ fn rps(v: f64) -> String {
     format!("{v:.0}")
 }
 
+/// A row of the table: its name, and how it writes a column's cell.
+type Row<'a> = (&'static str, Box<dyn Fn(&ColumnResult) -> String + 'a>);
+
 /// The table of `g`'s equal-load windows `e`.
 pub fn equal_load_table(g: &GroupResult, e: &EqualLoad) -> Table {
     let cheapest = e
@@ -94,7 +97,7 @@ pub fn equal_load_table(g: &GroupResult, e: &EqualLoad) -> Table {
             .find(|o| o.id == c.id)
             .map_or("n/a".to_owned(), |o| spread_cell(o, successful_rps, rps))
     };
-    let mut rows: Vec<(&str, Box<dyn Fn(&ColumnResult) -> String>)> = vec![
+    let mut rows: Vec<Row<'_>> = vec![
         ("Rounds", Box::new(|c| c.rounds.len().to_string())),
         ("Target rate (req/s)", Box::new(|_| rps(e.rate_rps))),
         ("Achieved (req/s)", Box::new(|c| achieved(c, e.rate_rps))),

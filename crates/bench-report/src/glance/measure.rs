@@ -39,7 +39,7 @@ impl Figure {
         match self {
             Figure::Throughput | Figure::Plateau => "req/s",
             Figure::IdleKib => "KiB/conn",
-            Figure::CapacityAtEqualLoad => "req/s per core",
+            Figure::CapacityAtEqualLoad => "req/s/core",
         }
     }
 

@@ -62,7 +62,7 @@ fn an_equal_load_row_is_ranked_by_cpu_per_request_at_the_rate() {
         &check(&run, &THRESHOLDS),
         &THRESHOLDS,
     ));
-    assert!(text.contains("1.00 · 125000 req/s per"), "{text}");
+    assert!(text.contains("1.00 · 125000 req/s/core"), "{text}");
     assert!(text.contains("p99 1.00 ms · 8.00 us/req"), "{text}");
     assert!(
         text.contains("HELD baseline-async-cheaper-at-equal-load"),
