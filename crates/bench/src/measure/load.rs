@@ -15,7 +15,8 @@ fn url(addr: SocketAddr, path: &str, paths: PathValues) -> String {
     format!("http://{addr}{}", paths.fill(path))
 }
 
-fn plan(
+/// A loadgen plan of `model` on `column`'s `path` at `addr`.
+pub(super) fn plan(
     addr: SocketAddr,
     column: &Column,
     path: &str,
