@@ -339,3 +339,25 @@ pub fn equal_load(rate_rps: f64, lowest: &str, columns: &[(&str, &str, [f64; 3])
         columns,
     }
 }
+
+/// The baseline group: blocking serves more in the closed loop (1500 vs
+/// 1200 req/s, three rounds each); at 600 req/s each (half async's), each
+/// server's CPU per request in us, round by round.
+pub fn health_at_equal_load(blocking_us: [f64; 3], async_us: [f64; 3]) -> GroupResult {
+    let mut g = group(
+        "baseline",
+        vec![
+            steady("blocking-health", "blocking", 1500.0, 2.0, 220),
+            steady("async-health", "async", 1200.0, 2.0, 8),
+        ],
+    );
+    g.equal_load = Some(equal_load(
+        600.0,
+        "async-health",
+        &[
+            ("blocking-health", "blocking", blocking_us),
+            ("async-health", "async", async_us),
+        ],
+    ));
+    g
+}

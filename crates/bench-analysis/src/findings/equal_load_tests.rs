@@ -3,30 +3,17 @@
 //! never by the closed loop's throughput, which the load generator shares.
 
 use super::test_runs::{assert_evidence_has, finding};
-use bench_model::fixtures::{equal_load, group, results, steady};
+use bench_model::fixtures::{equal_load, group, health_at_equal_load, results, steady};
 use bench_model::{RunResults, Verdict};
 
 /// The baseline group: blocking serves more in the closed loop (1500 vs
 /// 1200 req/s), async spends less server CPU per request at equal load
 /// (per round `async_us` against blocking's 10 us), when `windows`.
 fn baseline(async_us: [f64; 3], windows: bool) -> RunResults {
-    let mut g = group(
-        "baseline",
-        vec![
-            steady("blocking-health", "blocking", 1500.0, 2.0, 220),
-            steady("async-health", "async", 1200.0, 2.0, 8),
-        ],
-    );
-    g.equal_load = windows.then(|| {
-        equal_load(
-            600.0,
-            "async-health",
-            &[
-                ("blocking-health", "blocking", [10.0; 3]),
-                ("async-health", "async", async_us),
-            ],
-        )
-    });
+    let mut g = health_at_equal_load([10.0; 3], async_us);
+    if !windows {
+        g.equal_load = None;
+    }
     results(vec![g])
 }
 

@@ -13,25 +13,12 @@ use bench_report::text::render_table;
 
 /// /health: blocking serves more in the closed loop (1500 vs 1200 req/s),
 /// but at 600 req/s each async spends 8 us of server CPU per request and
-/// blocking 10.
+/// blocking 10 (the medians).
 fn baseline(windows: bool) -> RunResults {
-    let mut g = group(
-        "baseline",
-        vec![
-            steady("blocking-health", "blocking", 1500.0, 2.0, 220),
-            steady("async-health", "async", 1200.0, 2.0, 8),
-        ],
-    );
-    g.equal_load = windows.then(|| {
-        equal_load(
-            600.0,
-            "async-health",
-            &[
-                ("blocking-health", "blocking", [10.0, 11.0, 9.0]),
-                ("async-health", "async", [8.0, 8.0, 8.4]),
-            ],
-        )
-    });
+    let mut g = health_at_equal_load([10.0, 11.0, 9.0], [8.0, 8.0, 8.4]);
+    if !windows {
+        g.equal_load = None;
+    }
     results(vec![g])
 }
 
