@@ -1,13 +1,15 @@
 //! The seed profile measures every finding: a run of every group and
 //! column its matrix loads, each with plausible rounds (from bench-model's
-//! fixtures; behind a proxy, the proxy's reading of each window too),
+//! fixtures; behind a proxy, the proxy's reading of each window too;
+//! where the cores decide, the equal-load windows too),
 //! leaves no finding NOT MEASURED. The matrix and the findings must name
 //! the same columns.
 
-use bench::plan::{groups, seed, Load, Network};
+use bench::plan::{groups, seed, Load, Network, EQUAL_LOAD_GROUPS};
+use bench_analysis::equal_load::is_ranked;
 use bench_analysis::findings::check;
 use bench_model::fixtures::{group, idle_result, probed, results, steady, sweep_group};
-use bench_model::{ColdStartResult, ColumnResult, GroupId, GroupResult, ProxyWindow};
+use bench_model::{ColdStartResult, ColumnResult, EqualLoad, GroupId, GroupResult, ProxyWindow};
 use bench_model::{Verdict, THRESHOLDS};
 
 #[test]
@@ -69,6 +71,23 @@ fn the_seed_profile_measures_every_finding() {
                         .map(|c| (c.id.as_str(), c.target.name()))
                         .collect::<Vec<_>>(),
                 );
+            }
+            if EQUAL_LOAD_GROUPS.contains(&g.id) {
+                // Every ranked column again, at one rate.
+                result.equal_load = Some(EqualLoad {
+                    share: 0.5,
+                    rate_rps: 50.0,
+                    lowest: result.columns[0].id,
+                    lowest_rps: 100.0,
+                    window_seconds: 3.0,
+                    warm_up_seconds: 1.0,
+                    columns: result
+                        .columns
+                        .iter()
+                        .filter(|c| is_ranked(c))
+                        .cloned()
+                        .collect(),
+                });
             }
             if !g.cold_start_probe.is_empty() {
                 result.cold_start = Some(ColdStartResult {
