@@ -73,21 +73,7 @@ fn the_seed_profile_measures_every_finding() {
                 );
             }
             if EQUAL_LOAD_GROUPS.contains(&g.id) {
-                // Every ranked column again, at one rate.
-                result.equal_load = Some(EqualLoad {
-                    share: 0.5,
-                    rate_rps: 50.0,
-                    lowest: result.columns[0].id,
-                    lowest_rps: 100.0,
-                    window_seconds: 3.0,
-                    warm_up_seconds: 1.0,
-                    columns: result
-                        .columns
-                        .iter()
-                        .filter(|c| is_ranked(c))
-                        .cloned()
-                        .collect(),
-                });
+                result.equal_load = Some(every_ranked_column_again(&result));
             }
             if !g.cold_start_probe.is_empty() {
                 result.cold_start = Some(ColdStartResult {
@@ -111,4 +97,17 @@ fn the_seed_profile_measures_every_finding() {
         .collect();
     assert!(unmeasured.is_empty(), "not measured: {unmeasured:?}");
     assert_eq!(findings.len(), 49);
+}
+
+/// `g`'s ranked columns again, with the same rounds, at one rate.
+fn every_ranked_column_again(g: &GroupResult) -> EqualLoad {
+    EqualLoad {
+        share: 0.5,
+        rate_rps: 50.0,
+        lowest: g.columns[0].id,
+        lowest_rps: 100.0,
+        window_seconds: 3.0,
+        warm_up_seconds: 1.0,
+        columns: g.columns.iter().filter(|c| is_ranked(c)).cloned().collect(),
+    }
 }
