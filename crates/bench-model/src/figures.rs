@@ -34,6 +34,11 @@ pub fn successful_rps(r: &RoundResult) -> Option<f64> {
     Some(r.load.successful_throughput_rps)
 }
 
+/// The median of the window's latency, ms.
+pub fn p50_ms(r: &RoundResult) -> Option<f64> {
+    Some(r.load.latency_ms.p50)
+}
+
 /// The 99th percentile of the window's latency, ms.
 pub fn p99_ms(r: &RoundResult) -> Option<f64> {
     Some(r.load.latency_ms.p99)
@@ -112,4 +117,43 @@ pub fn server_cpu_us_per_answer(r: &RoundResult) -> Option<f64> {
     let answered = r.load.total_requests.saturating_sub(unanswered(r)? as u64);
     (r.server_process.samples > 0 && answered > 0)
         .then(|| r.server_process.cpu_seconds * 1e6 / answered as f64)
+}
+
+/// The 99.9th percentile of the window's latency, ms; `None` in runs
+/// saved before it was kept.
+pub fn p99_9_ms(r: &RoundResult) -> Option<f64> {
+    r.load.latency_ms.p99_9
+}
+
+/// What one core of a dedicated server would serve at the round's server
+/// CPU per request: 1 s / CPU per request, requests per second. On a
+/// machine of its own a server's capacity is its cores / CPU per request;
+/// measured at an equal load ([`crate::EqualLoad`]), the figure a shared
+/// machine can give fairly.
+pub fn requests_per_server_cpu_second(r: &RoundResult) -> Option<f64> {
+    server_cpu_us_per_request(r)
+        .filter(|us| *us > 0.0)
+        .map(|us| 1e6 / us)
+}
+
+/// `seconds` of some part of the window's CPU per request it served, us;
+/// `None` where the machine's CPU was not split or nothing was served.
+fn part_us_per_request(r: &RoundResult, seconds: f64) -> Option<f64> {
+    let n = r.requests_served();
+    (r.machine_cpu_measured && n > 0).then(|| seconds * 1e6 / n as f64)
+}
+
+/// The load generator's CPU per request (bench itself), us.
+pub fn load_generator_cpu_us_per_request(r: &RoundResult) -> Option<f64> {
+    part_us_per_request(r, r.cpu.load_generator_seconds)
+}
+
+/// Postgres' CPU per request (every process named postgres), us.
+pub fn postgres_cpu_us_per_request(r: &RoundResult) -> Option<f64> {
+    part_us_per_request(r, r.cpu.postgres_seconds)
+}
+
+/// Redis' CPU per request (every redis-server), us.
+pub fn redis_cpu_us_per_request(r: &RoundResult) -> Option<f64> {
+    part_us_per_request(r, r.cpu.redis_seconds)
 }

@@ -34,6 +34,7 @@ pub fn round(n: u32, rps: f64, p99: f64, threads: u64) -> RoundResult {
                 p50: p99 / 2.0,
                 p95: p99 * 0.9,
                 p99,
+                p99_9: Some(p99 * 1.5),
             },
             timeline: vec![],
             client_cpu_seconds: 1.0,
@@ -142,6 +143,7 @@ pub fn group_of(id: GroupId, columns: Vec<ColumnResult>) -> GroupResult {
         cold_start: None,
         idle: None,
         sweep: None,
+        equal_load: None,
     }
 }
 
@@ -311,5 +313,52 @@ pub fn sweep_group(
         cap: (id == "sweep-posts" || id == "calibration-posts").then_some(cap),
         cap_note: "test".into(),
     });
+    g
+}
+
+/// Equal-load windows at `rate_rps` (half of `lowest`'s throughput), a
+/// column per (id, server, server CPU per request in us in each of three
+/// rounds); every request a success at the rate, p99 1 ms.
+pub fn equal_load(rate_rps: f64, lowest: &str, columns: &[(&str, &str, [f64; 3])]) -> EqualLoad {
+    let columns = columns
+        .iter()
+        .map(|(id, server, us)| {
+            let mut c = column(id, server, &[(rate_rps, 1.0); 3], 20);
+            for (r, us) in c.rounds.iter_mut().zip(us) {
+                r.server_process.cpu_seconds = r.load.total_requests as f64 * us * 1e-6;
+            }
+            c
+        })
+        .collect();
+    EqualLoad {
+        share: 0.5,
+        rate_rps,
+        lowest: column_id(lowest),
+        lowest_rps: rate_rps * 2.0,
+        window_seconds: 10.0,
+        warm_up_seconds: 1.0,
+        columns,
+    }
+}
+
+/// The baseline group: blocking serves more in the closed loop (1500 vs
+/// 1200 req/s, three rounds each); at 600 req/s each (half async's), each
+/// server's CPU per request in us, round by round.
+pub fn health_at_equal_load(blocking_us: [f64; 3], async_us: [f64; 3]) -> GroupResult {
+    let mut g = group(
+        "baseline",
+        vec![
+            steady("blocking-health", "blocking", 1500.0, 2.0, 220),
+            steady("async-health", "async", 1200.0, 2.0, 8),
+        ],
+    );
+    g.equal_load = Some(equal_load(
+        600.0,
+        "async-health",
+        &[
+            ("blocking-health", "blocking", blocking_us),
+            ("async-health", "async", async_us),
+        ],
+    ));
     g
 }

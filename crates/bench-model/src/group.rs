@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::ids::{ColumnId, GroupId, Target};
-use crate::{ColdStartResult, IdleResult, RoundResult, SweepInfo};
+use crate::{ColdStartResult, EqualLoad, IdleResult, RoundResult, SweepInfo};
 
 /// One table of the report: a group of variants under the same load.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -29,6 +29,11 @@ pub struct GroupResult {
     /// ([`RoundResult::step`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<SweepInfo>,
+    /// For a group where the cores decide: its ranked columns again, each
+    /// at one arrival rate ([`EqualLoad`]); absent in other groups and in
+    /// runs saved before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub equal_load: Option<EqualLoad>,
 }
 
 /// One variant: a server and a route under the group's load, in every round.

@@ -2,8 +2,9 @@
 //! and nothing else. The ids of the matrix ([`GroupId`], [`ColumnId`],
 //! [`Target`]), a run and everything measured in it ([`RunResults`]: groups,
 //! columns, rounds, windows, errors, the idle group, sweeps, cold starts,
-//! detector and proxy readings), the findings as data ([`Finding`], [`Verdict`],
-//! [`Thresholds`]), the figures a reader compares, each defined once
+//! detector and proxy readings, the equal-load windows), the findings as
+//! data ([`Finding`], [`Verdict`], [`Thresholds`]), the figures a reader
+//! compares, each defined once
 //! ([`figures`]: throughput is successful throughput), and reading and
 //! writing results.json ([`results_file`]).
 //!
@@ -16,6 +17,7 @@
 
 mod cold_start;
 mod detector;
+mod equal_load;
 mod errors;
 pub mod figures;
 mod findings;
@@ -34,6 +36,7 @@ mod thresholds;
 
 pub use cold_start::{ColdStartResult, ColdStartServer};
 pub use detector::{DetectorWindow, PoolWindow, RouteWindow};
+pub use equal_load::EqualLoad;
 pub use errors::ErrorKind;
 pub use figures::Metric;
 pub use findings::{Finding, FindingKind, Verdict};

@@ -110,6 +110,10 @@ pub struct Latency {
     pub p50: f64,
     pub p95: f64,
     pub p99: f64,
+    /// The 99.9th percentile; absent in runs saved before it was kept and
+    /// in imports whose tool does not give it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99_9: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

@@ -4,9 +4,10 @@
 //! `report.html` ([`html`]), the SVG charts ([`charts`]), the matrix
 //! that opens each of them ([`glance`]: which model for which workload)
 //! and the tables they share ([`table`], [`cold_start_table`],
-//! [`idle_table`], [`sweep_table`], [`group_parts`]: which of them a group
-//! shows; [`lines`], [`headline`]: the predictions counted, the design
-//! checks apart; [`numbers`]: how a figure is written); two
+//! [`idle_table`], [`sweep_table`], [`equal_load_table`],
+//! [`group_parts`]: which of them a group shows; [`lines`], [`headline`]:
+//! the predictions counted, the design checks apart; [`numbers`]: how a
+//! figure is written); two
 //! runs side by side ([`compare`]); the tables of README.md and docs/ made
 //! from the runs they cite ([`doc_tables`]).
 //!
@@ -22,6 +23,7 @@ pub mod charts;
 pub mod cold_start_table;
 pub mod compare;
 pub mod doc_tables;
+pub mod equal_load_table;
 pub mod files;
 pub mod glance;
 pub mod group_parts;

@@ -91,7 +91,7 @@ fn group_part(out: &mut String, part: Part) {
             }
             out.push('\n');
         }
-        Part::ColdStart(line, table) => {
+        Part::ColdStart(line, table) | Part::EqualLoad(line, table) => {
             let _ = writeln!(out, "{line}\n");
             out.push_str(&render_table(&table));
             out.push('\n');

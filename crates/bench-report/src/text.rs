@@ -125,7 +125,7 @@ pub fn render(results: &RunResults, findings: &[Finding], t: &Thresholds) -> Str
                         let _ = writeln!(out, "{note}");
                     }
                 }
-                Part::ColdStart(line, table) => {
+                Part::ColdStart(line, table) | Part::EqualLoad(line, table) => {
                     let _ = writeln!(out, "\n{line}");
                     out.push_str(&render_table(&table));
                 }

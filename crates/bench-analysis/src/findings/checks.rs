@@ -1,8 +1,7 @@
 //! What every finding is built from: the run's columns by id ([`Ctx`]), a
 //! finding's words, kind and check ([`Spec`]), what a check gives
 //! ([`Outcome`]), the per-round metrics, and the checks that several
-//! findings share (one column beats another, comes close, spends more CPU
-//! per request).
+//! findings share (one column beats another, spends more CPU per request).
 
 use crate::stats::{column_spread, ratio_words, ratios, Line};
 use crate::verdict::{call, judge, judge_comparison, same_words, Call, Side, Undecided};
@@ -384,11 +383,6 @@ pub(super) fn spends_more_cpu_per_request(a: ColumnId, b: ColumnId) -> Check {
             evidence,
         ))
     })
-}
-
-/// "`a` comes within `offload_within` of `b`'s throughput".
-pub(super) fn comes_close(a: ColumnId, b: ColumnId) -> Check {
-    throughput_ratio_above(a, b, |t| 1.0 - t.offload_within)
 }
 
 /// Where the machine's cores went in one window of `server`'s column, for

@@ -4,7 +4,10 @@
 //! proxy delivered in the same window); the pipelined driver past the
 //! pool's bound; and the seeds' database lesson judged per async driver in
 //! the local, ramp and remote groups, each saying which driver made the
-//! difference. The pool sweep's finding is in [`super::pool_sweep`].
+//! difference: by throughput a round trip away, where the wait decides,
+//! and by server CPU per request at equal load on the local database,
+//! where the cores do ([`super::equal_load`]). The pool sweep's finding is
+//! in [`super::pool_sweep`].
 
 use super::checks::{across, beats, larger, median, pct, throughput_ratio_above};
 use super::checks::{Check, Ctx, Kind, Needs, Outcome, Spec};
@@ -29,7 +32,7 @@ pub(super) fn specs(t: &Thresholds) -> Vec<Spec> {
 
 /// One async driver of a group of the database lesson: its name, its
 /// column and the id of its finding.
-type AsyncDriver = (&'static str, ColumnId, &'static str);
+type AsyncDriver = super::equal_load::Driver;
 
 /// A group in which the seeds' database lesson is judged per async driver.
 struct Lesson {
@@ -38,6 +41,9 @@ struct Lesson {
     blocking: ColumnId,
     /// sqlx, deadpool-postgres, pipelined.
     drivers: [AsyncDriver; 3],
+    /// Whether the cores decide the group, so that the lesson is judged
+    /// by server CPU per request at equal load, not by throughput.
+    at_equal_load: bool,
 }
 
 /// The seeds' lesson's groups. The sqlx findings of the local and ramp
@@ -47,35 +53,45 @@ static LESSONS: [Lesson; 3] = [
         words: "on the database group",
         blocking: ColumnId::BlockingUsers,
         drivers: [
-            ("sqlx", ColumnId::AsyncUsers, "db-async-driver-wins"),
+            (
+                "sqlx",
+                ColumnId::AsyncUsers,
+                "db-async-driver-cheaper-at-equal-load",
+            ),
             (
                 "deadpool",
                 ColumnId::AsyncUsersDeadpool,
-                "db-async-deadpool-wins",
+                "db-async-deadpool-cheaper-at-equal-load",
             ),
             (
                 "pipelined",
                 ColumnId::AsyncUsersPipelined,
-                "db-async-pipelined-wins",
+                "db-async-pipelined-cheaper-at-equal-load",
             ),
         ],
+        at_equal_load: true,
     },
     Lesson {
         words: "on a database read under ramping load",
         blocking: ColumnId::BlockingUsersRamp,
         drivers: [
-            ("sqlx", ColumnId::AsyncUsersRamp, "ramp-async-wins"),
+            (
+                "sqlx",
+                ColumnId::AsyncUsersRamp,
+                "ramp-async-cheaper-at-equal-load",
+            ),
             (
                 "deadpool",
                 ColumnId::AsyncUsersDeadpoolRamp,
-                "ramp-async-deadpool-wins",
+                "ramp-async-deadpool-cheaper-at-equal-load",
             ),
             (
                 "pipelined",
                 ColumnId::AsyncUsersPipelinedRamp,
-                "ramp-async-pipelined-wins",
+                "ramp-async-pipelined-cheaper-at-equal-load",
             ),
         ],
+        at_equal_load: true,
     },
     Lesson {
         words: "with Postgres a round trip away (the remote-database group)",
@@ -93,6 +109,7 @@ static LESSONS: [Lesson; 3] = [
                 "remote-db-async-pipelined-wins",
             ),
         ],
+        at_equal_load: false,
     },
 ];
 
@@ -107,29 +124,57 @@ fn driver_words(driver: &str) -> &'static str {
 
 /// The seeds' database lesson, "with a non-blocking driver async serves
 /// more than blocking", per async driver in each group but the two sqlx
-/// findings that are the seeds' own.
+/// findings that are the seeds' own ([`super::seeds`]); where the cores
+/// decide, restated as "spends less server CPU per request at equal load".
 fn driver_lessons() -> Vec<Spec> {
     let mut out = Vec::new();
     for lesson in &LESSONS {
         for &(driver, column, id) in &lesson.drivers {
-            if matches!(id, "db-async-driver-wins" | "ramp-async-wins") {
+            if driver == "sqlx" && lesson.at_equal_load {
                 continue;
             }
+            let (seed, kind, serves) = if lesson.at_equal_load {
+                (
+                    super::equal_load::RESTATED_PER_DRIVER,
+                    super::equal_load::KIND,
+                    "spends less server CPU per request than blocking at equal load",
+                )
+            } else {
+                (
+                    "seeds 000, 001 and 002 (judged per async driver)",
+                    Kind::Prediction("two columns' measured figures compared round by round"),
+                    "serves more requests per second than blocking",
+                )
+            };
             out.push(Spec {
                 id,
-                seed: "seeds 000, 001 and 002 (judged per async driver)",
-                kind: Kind::Prediction("two columns' measured figures compared round by round"),
+                seed,
+                kind,
                 claim: format!(
-                    "with a non-blocking driver ({}) async serves more requests per second than blocking {}",
+                    "with a non-blocking driver ({}) async {serves} {}",
                     driver_words(driver),
                     lesson.words
                 ),
                 needs: Needs::Columns(vec![column, lesson.blocking]),
-                check: beats_naming_the_driver(column),
+                check: lesson_check(column),
             });
         }
     }
     out
+}
+
+/// The check of the database lesson for `column`, an async driver's: at
+/// equal load where the cores decide the lesson's group
+/// ([`super::equal_load::cheaper_naming_the_driver`]), by throughput
+/// elsewhere ([`beats_naming_the_driver`]).
+pub(super) fn lesson_check(column: ColumnId) -> Check {
+    match LESSONS
+        .iter()
+        .find(|l| l.at_equal_load && l.drivers.iter().any(|d| d.1 == column))
+    {
+        Some(l) => super::equal_load::cheaper_naming_the_driver(column, l.blocking, &l.drivers),
+        None => beats_naming_the_driver(column),
+    }
 }
 
 /// "`driver` beats blocking" for a column of [`LESSONS`], the evidence

@@ -70,6 +70,10 @@ pub fn compare_glances(old: &Glance, new: &Glance) -> Vec<GlanceRowChange> {
             if o.is_none() && n.is_none() {
                 return None;
             }
+            // Figures of two kinds (a closed loop's throughput in a run saved
+            // before equal-load windows, capacity at equal load after) are
+            // not compared.
+            let same_figure = matches!((&o, &n), (Some(a), Some(b)) if a.figure == b.figure);
             let moved = Model::ALL
                 .into_iter()
                 .map(|m| {
@@ -79,7 +83,8 @@ pub fn compare_glances(old: &Glance, new: &Glance) -> Vec<GlanceRowChange> {
                     );
                     (
                         m,
-                        matches!(pair, (Some(a), Some(b)) if moved_beyond_spreads(a, b)),
+                        same_figure
+                            && matches!(pair, (Some(a), Some(b)) if moved_beyond_spreads(a, b)),
                     )
                 })
                 .collect();

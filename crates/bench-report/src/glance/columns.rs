@@ -4,8 +4,9 @@
 //! and whether it blocks by design (the contract's route table), so that a
 //! column added to a group later takes its place without a change here.
 
-use bench_model::{ColumnResult, Driver, IdleServer, JavaServer, Target};
-use contract::routes::{self, NonBlocking};
+pub use bench_analysis::by_design::{blocks_by_design, non_blocking_mode};
+use bench_model::{ColumnResult, IdleServer, JavaServer, Target};
+use contract::routes;
 
 /// A way of serving requests the matrix compares, one column each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -75,32 +76,6 @@ impl Model {
             Model::VirtualThreads => "virtual-threads",
         }
     }
-}
-
-/// The threads of `target` that must never block, if it has such: the
-/// event loop's workers, or the carriers under its driver.
-pub fn non_blocking_mode(target: Target) -> Option<NonBlocking> {
-    if target == Target::Async {
-        return Some(NonBlocking::EventLoop);
-    }
-    target.driver().map(|d| match d {
-        Driver::Pinning => NonBlocking::CarrierPinningDriver,
-        Driver::Yielding => NonBlocking::CarrierYieldingDriver,
-    })
-}
-
-/// Whether a column of `target` on `path` (with `background` loaded beside
-/// it) blocks a thread that must never block, by design: the contract's
-/// route table marks the route so for the server's mode. Such a column is
-/// a deliberately wrong variant and never a model's best.
-pub fn blocks_by_design(target: Target, path: &str, background: Option<&str>) -> bool {
-    let Some(mode) = non_blocking_mode(target) else {
-        return false;
-    };
-    std::iter::once(path)
-        .chain(background)
-        .filter_map(routes::label_of)
-        .any(|pattern| routes::blocks(pattern, mode))
 }
 
 /// The server of an idle group's server, from its label ("async /health").
@@ -186,6 +161,7 @@ pub fn column_routes(columns: &[ColumnResult]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bench_model::Driver;
 
     fn words(id: &str, target: Target, label: &str, route: &str, plain: &str) -> String {
         variant_words(id, target, label, route, plain, "database").join(", ")

@@ -132,7 +132,7 @@ fn capitalised(s: &str) -> String {
 
 /// The main matrix: `section#at-a-glance`.
 pub fn section(g: &Glance) -> String {
-    let mut out = String::from("<section id=\"at-a-glance\">\n<h2>At a glance: which model for which workload</h2>\n<p class=\"legend\">Each cell: the model's best variant that does not block by design; its figure relative to the row's best (<b>1.00</b> = best) and the figure (successful req/s; the sweep's plateau, or its highest step where still rising; memory per idle connection); p99 (≥: a lower bound) and server CPU per request. Darker, longer bar: closer to the best; hatched: blocks by design. A cell opens its group.</p>\n");
+    let mut out = String::from("<section id=\"at-a-glance\">\n<h2>At a glance: which model for which workload</h2>\n<p class=\"legend\">Each cell: the model's best variant that does not block by design; its figure relative to the row's best (<b>1.00</b> = best) and the figure (successful req/s; where the cores decide, req/s per core of a dedicated server at the server CPU per request measured at one arrival rate for all; the sweep's plateau, or its highest step where still rising; memory per idle connection); p99 (≥: a lower bound) and server CPU per request. Darker, longer bar: closer to the best; hatched: blocks by design. A cell opens its group.</p>\n");
     if g.rows.is_empty() {
         out.push_str("<p>No workload of the matrix was measured in this run.</p>\n</section>\n");
         return out;

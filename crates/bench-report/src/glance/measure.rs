@@ -1,18 +1,22 @@
 //! The figures of one cell, taken from a column's saved rounds as the
 //! group's own tables take them: a load column's successful requests per
-//! second, a sweep column's plateau, an idle server's memory per idle
-//! connection at the largest size it opened; then its p99 and server CPU
-//! per request (or its threads per idle connection). A sweep column whose
-//! top steps do not agree has no plateau: its figures are the highest
-//! step's, marked still rising (or falling). A p99 with as many requests
-//! without an answer as its tail holds is marked a lower bound
+//! second, or where its group has equal-load windows what a core of a
+//! dedicated server would serve at its CPU per request there; a sweep
+//! column's plateau, an idle server's memory per idle connection at the
+//! largest size it opened; then its p99 and server CPU per request (or its
+//! threads per idle connection). A sweep column whose top steps do not
+//! agree has no plateau: its figures are the highest step's, marked still
+//! rising (or falling). A p99 with as many requests without an answer as
+//! its tail holds is marked a lower bound
 //! ([`bench_model::figures::p99_is_lower_bound`]).
 
 use bench_analysis::stats::column_spread;
 use bench_analysis::sweep::{at_step, plateau_per_round, top_of, Shape};
 use bench_model::figures::{p99_is_lower_bound, p99_ms, server_cpu_us_per_answer};
-use bench_model::figures::{server_cpu_us_per_request, step_p99_ms, successful_rps};
-use bench_model::{ColumnResult, IdleCell, IdleServer, Metric, Spread, SweepInfo, Thresholds};
+use bench_model::figures::{requests_per_server_cpu_second, server_cpu_us_per_request};
+use bench_model::figures::{step_p99_ms, successful_rps};
+use bench_model::Thresholds;
+use bench_model::{ColumnResult, GroupResult, IdleCell, IdleServer, Metric, Spread, SweepInfo};
 
 /// What a row's cells are compared by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,6 +29,11 @@ pub enum Figure {
     Plateau,
     /// Resident memory above idle per idle keep-alive connection, in KiB.
     IdleKib,
+    /// Server CPU per request at one arrival rate for every column
+    /// ([`bench_model::EqualLoad`]), as what one core of a dedicated
+    /// server would serve at it: 1 s / CPU per request. Relative to the
+    /// row's best it is the best CPU per request over this column's.
+    CapacityAtEqualLoad,
 }
 
 impl Figure {
@@ -38,6 +47,7 @@ impl Figure {
         match self {
             Figure::Throughput | Figure::Plateau => "req/s",
             Figure::IdleKib => "KiB/conn",
+            Figure::CapacityAtEqualLoad => "req/s/core",
         }
     }
 
@@ -47,6 +57,9 @@ impl Figure {
             Figure::Throughput => "successful requests per second",
             Figure::Plateau => "the sweep's plateau (successful req/s at its top steps), or its highest step where they do not agree",
             Figure::IdleKib => "memory per idle connection",
+            Figure::CapacityAtEqualLoad => {
+                "requests per second per core of a dedicated server: 1 s / server CPU per request at an equal arrival rate"
+            }
         }
     }
 }
@@ -88,6 +101,49 @@ pub fn of_load(c: &ColumnResult) -> Option<Measure> {
         p99_lower_bound: c.rounds.iter().any(p99_is_lower_bound),
         shape: None,
     })
+}
+
+/// The figure a load group's row compares: what a core of a dedicated
+/// server would serve at each column's CPU per request at equal load,
+/// where the group has those windows; else, as in runs saved before
+/// them, the closed loop's throughput.
+pub fn load_figure(g: &GroupResult) -> Figure {
+    match &g.equal_load {
+        Some(e) if e.measured() => Figure::CapacityAtEqualLoad,
+        _ => Figure::Throughput,
+    }
+}
+
+/// Column `c` of load group `g` by [`load_figure`]'s figure: its
+/// equal-load windows' (none for a column without them, such as one that
+/// blocks by design), or its own rounds'.
+pub fn of_load_column(g: &GroupResult, c: &ColumnResult) -> Option<Measure> {
+    match (load_figure(g), &g.equal_load) {
+        (Figure::CapacityAtEqualLoad, Some(e)) => of_equal_load(e.column(c.id)?),
+        _ => of_load(c),
+    }
+}
+
+/// A column's equal-load windows: what a core of a dedicated server would
+/// serve, p99 at the rate and server CPU per request there.
+fn of_equal_load(c: &ColumnResult) -> Option<Measure> {
+    Some(Measure {
+        main: column_spread(c, requests_per_server_cpu_second)?,
+        ..of_load(c)?
+    })
+}
+
+/// Column `c`'s figure per round, as [`of_load_column`] takes it.
+pub fn rounds_of_load_column(g: &GroupResult, c: &ColumnResult) -> Vec<(u32, f64)> {
+    match (load_figure(g), &g.equal_load) {
+        (Figure::CapacityAtEqualLoad, Some(e)) => e.column(c.id).map_or_else(Vec::new, |c| {
+            c.rounds
+                .iter()
+                .filter_map(|r| Some((r.round, requests_per_server_cpu_second(r)?)))
+                .collect()
+        }),
+        _ => rounds_of_load(c),
+    }
 }
 
 /// A sweep column's figures at its top steps (the thresholds' plateau

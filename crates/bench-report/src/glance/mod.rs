@@ -231,7 +231,7 @@ fn entries(g: &GroupResult, t: &Thresholds) -> (Figure, Vec<Entry>) {
     let figure = if g.sweep.is_some() {
         Figure::Plateau
     } else {
-        Figure::Throughput
+        measure::load_figure(g)
     };
     let entries = g
         .columns
@@ -251,11 +251,11 @@ fn entries(g: &GroupResult, t: &Thresholds) -> (Figure, Vec<Entry>) {
             by_design: blocks_by_design(c.server, &c.path, c.background_path.as_deref()),
             measure: match &g.sweep {
                 Some(s) => measure::of_sweep(c, s, t),
-                None => measure::of_load(c),
+                None => measure::of_load_column(g, c),
             },
             rounds: match &g.sweep {
                 Some(s) => measure::rounds_of_sweep(c, s, t),
-                None => measure::rounds_of_load(c),
+                None => measure::rounds_of_load_column(g, c),
             },
             failure: c.failure.clone(),
         })

@@ -100,7 +100,7 @@ pub fn render(g: &Glance) -> String {
     let mut out = String::new();
     paragraph(
         &mut out,
-        "At a glance: per workload, each model's best variant that does not block by design; its figure relative to the row's best (1.00 = best) and the figure (successful req/s; the sweep's plateau, or its highest step where still rising; memory per idle connection), then p99 (≥: a lower bound) and server CPU per request.",
+        "At a glance: per workload, each model's best variant that does not block by design; its figure relative to the row's best (1.00 = best) and the figure (successful req/s; where the cores decide, req/s per core of a dedicated server at the server CPU per request measured at one arrival rate for all; the sweep's plateau, or its highest step where still rising; memory per idle connection), then p99 (≥: a lower bound) and server CPU per request.",
         (0, 0),
     );
     if g.rows.is_empty() {

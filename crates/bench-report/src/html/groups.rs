@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use super::page::{escape, fold, table};
 use crate::charts;
 use crate::cold_start_table::cold_start_table;
+use crate::equal_load_table::{equal_load_line, equal_load_table};
 use crate::idle_table::{idle_notes, idle_table};
 use crate::lines::{cold_start_line, group_load_line, sweep_lines};
 use crate::sweep_table::sweep_tables;
@@ -74,6 +75,14 @@ fn tables(g: &GroupResult, t: &Thresholds) -> String {
             "Every figure of this group",
             &scrolled(table(&full, "full")),
         ));
+    }
+    if let Some(e) = &g.equal_load {
+        let _ = writeln!(
+            out,
+            "<h3>At an equal load</h3>\n<p class=\"load\">{}</p>",
+            escape(&equal_load_line(e))
+        );
+        out.push_str(&scrolled(table(&equal_load_table(g, e), "equal-load")));
     }
     if let Some(probe) = &g.cold_start {
         let _ = writeln!(

@@ -124,13 +124,27 @@ fn a_row_per_measured_workload_three_models_and_the_best_at_one() {
         }
     );
     // Each row is judged by its first finding the run measured: the CPU
-    // row's first, on the offloads, lacks spawn_blocking's column here.
-    let verdicts: Vec<&str> = g
+    // row's first, on the offloads, lacks spawn_blocking's column here;
+    // the database row's are judged at equal load, which this run did not
+    // measure: its first, not measured.
+    let verdicts: Vec<(&str, Verdict)> = g
         .rows
         .iter()
-        .map(|r| r.verdict.as_ref().unwrap().finding.as_str())
+        .map(|r| {
+            let v = r.verdict.as_ref().unwrap();
+            (v.finding.as_str(), v.verdict)
+        })
         .collect();
-    assert_eq!(verdicts, ["cpu-inline-hurts-async", "db-async-driver-wins"]);
+    assert_eq!(
+        verdicts,
+        [
+            ("cpu-inline-hurts-async", Verdict::Held),
+            (
+                "db-async-pipelined-cheaper-at-equal-load",
+                Verdict::NotMeasured
+            )
+        ]
+    );
 }
 
 #[test]
@@ -258,7 +272,7 @@ fn calibration_columns_are_listed_below_the_main_matrix() {
 /// it, the best of the others and the seeds' finding.
 #[test]
 fn the_event_loop_cell_is_the_pipelined_driver_where_there_is_one() {
-    let run = results(vec![group(
+    let mut run = results(vec![group(
         "database",
         vec![
             on(
@@ -276,6 +290,21 @@ fn the_event_loop_cell_is_the_pipelined_driver_where_there_is_one() {
             ),
         ],
     )]);
+    // At equal load, the pipelined driver and deadpool cheaper than
+    // blocking, sqlx dearer.
+    run.groups[0].equal_load = Some(equal_load(
+        500.0,
+        "async-users",
+        &[
+            ("blocking-users", "blocking", [50.0; 3]),
+            ("async-users", "async", [60.0; 3]),
+            ("async-users-deadpool", "async", [30.0; 3]),
+            ("async-users-pipelined", "async", [40.0; 3]),
+        ],
+    ));
+    for c in &mut run.groups[0].equal_load.as_mut().unwrap().columns {
+        c.path = "/users/1".into();
+    }
     let event_loop = |g: &Glance| match cell(g, "Database, local", Model::EventLoop) {
         Cell::Best { pick, .. } => (pick.column, pick.variant),
         other => panic!("not ranked: {other:?}"),
@@ -286,17 +315,18 @@ fn the_event_loop_cell_is_the_pipelined_driver_where_there_is_one() {
         event_loop(&g),
         (ColumnId::AsyncUsersPipelined, "pipelined driver".to_owned())
     );
-    assert_eq!(judged_by(&g), "db-async-pipelined-wins");
+    assert_eq!(judged_by(&g), "db-async-pipelined-cheaper-at-equal-load");
     let mut without = run.clone();
-    without.groups[0]
-        .columns
-        .retain(|c| c.id != ColumnId::AsyncUsersPipelined);
+    let g0 = &mut without.groups[0];
+    g0.columns.retain(|c| c.id != ColumnId::AsyncUsersPipelined);
+    let windows = &mut g0.equal_load.as_mut().unwrap().columns;
+    windows.retain(|c| c.id != ColumnId::AsyncUsersPipelined);
     let g = glance_of(&without);
     assert_eq!(
         event_loop(&g),
         (ColumnId::AsyncUsersDeadpool, "deadpool".to_owned())
     );
-    assert_eq!(judged_by(&g), "db-async-driver-wins");
+    assert_eq!(judged_by(&g), "db-async-driver-cheaper-at-equal-load");
 }
 
 /// Whether `svg` is well-formed XML as far as a chart needs: every tag

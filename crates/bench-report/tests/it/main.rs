@@ -14,6 +14,7 @@
 
 mod compare;
 mod doc_tables;
+mod equal_load;
 mod glance;
 mod honest_figures;
 mod html_rendering;

@@ -134,21 +134,35 @@ fn findings_fixture() -> RunResults {
                 steady("async-cpu-spawn-blocking", "async", 150.0, 60.0, 30),
             ],
         ),
-        group(
-            "database",
-            vec![
-                steady("blocking-users", "blocking", 1000.0, 50.0, 210),
-                // 2.5x, then 1.02x: one round cannot tell, so INCONCLUSIVE.
-                column(
-                    "async-users",
-                    "async",
-                    &[(2500.0, 20.0), (1020.0, 20.0), (2400.0, 20.0)],
-                    5,
-                ),
-                steady("async-users-blocking", "async", 300.0, 200.0, 14),
-                // 0.70x: misses 85% by more than the margin.
-                steady("async-users-spawn-blocking", "async", 700.0, 60.0, 40),
-            ],
+        at_equal_load(
+            group(
+                "database",
+                vec![
+                    steady("blocking-users", "blocking", 1000.0, 50.0, 210),
+                    // 2.5x, then 1.02x: one round cannot tell, so INCONCLUSIVE.
+                    column(
+                        "async-users",
+                        "async",
+                        &[(2500.0, 20.0), (1020.0, 20.0), (2400.0, 20.0)],
+                        5,
+                    ),
+                    steady("async-users-blocking", "async", 300.0, 200.0, 14),
+                    // 0.70x: misses 85% by more than the margin.
+                    steady("async-users-spawn-blocking", "async", 700.0, 60.0, 40),
+                ],
+            ),
+            // At 500 req/s: async 0.40x, 0.98x, 0.42x of blocking's CPU per
+            // request (one round within the margin: INCONCLUSIVE);
+            // spawn_blocking 0.70x blocking's capacity: misses 85%.
+            equal_load(
+                500.0,
+                "blocking-users",
+                &[
+                    ("blocking-users", "blocking", [10.0; 3]),
+                    ("async-users", "async", [4.0, 9.8, 4.2]),
+                    ("async-users-spawn-blocking", "async", [10.0 / 0.7; 3]),
+                ],
+            ),
         ),
         group(
             "mixed",
@@ -160,14 +174,31 @@ fn findings_fixture() -> RunResults {
                 steady("async-health-next-to-posts", "async", 20.0, 2.0, 5),
             ],
         ),
-        group(
-            "cache",
-            vec![
-                steady("blocking-cache", "blocking", 100.0, 1.0, 200),
-                steady("async-cache", "async", 80.0, 1.0, 5),
-            ],
+        at_equal_load(
+            group(
+                "cache",
+                vec![
+                    steady("blocking-cache", "blocking", 100.0, 1.0, 200),
+                    steady("async-cache", "async", 80.0, 1.0, 5),
+                ],
+            ),
+            // At 40 req/s async spends 1.2x blocking's CPU per request.
+            equal_load(
+                40.0,
+                "async-cache",
+                &[
+                    ("blocking-cache", "blocking", [10.0; 3]),
+                    ("async-cache", "async", [12.0; 3]),
+                ],
+            ),
         ),
     ])
+}
+
+/// `g` with its equal-load windows `windows`.
+fn at_equal_load(mut g: GroupResult, windows: EqualLoad) -> GroupResult {
+    g.equal_load = Some(windows);
+    g
 }
 
 #[test]
@@ -178,16 +209,16 @@ fn findings_follow_the_rounds() {
     let expect = [
         ("cpu-inline-hurts-async", Held),
         ("cpu-offload-recovers", Held),
-        ("db-async-driver-wins", Inconclusive),
+        ("db-async-driver-cheaper-at-equal-load", Inconclusive),
         ("db-inline-driver-worst", Held),
-        ("db-spawn-blocking-recovers", NotHeld),
+        ("db-spawn-blocking-close-at-equal-load", NotHeld),
         ("async-far-fewer-threads", Held),
         ("mixed-cpu", Held),
         ("mixed-db-driver", NotMeasured),
         ("mixed-sleep", NotHeld),
-        ("cache-async-wins", NotHeld),
-        ("baseline-async-wins", NotMeasured),
-        ("ramp-async-wins", NotMeasured),
+        ("cache-async-cheaper-at-equal-load", NotHeld),
+        ("baseline-async-cheaper-at-equal-load", NotMeasured),
+        ("ramp-async-cheaper-at-equal-load", NotMeasured),
         ("baseline-cpu-per-request", NotMeasured),
         ("cache-shared-connection-beats-pool", NotMeasured),
         ("cache-checkout-round-trip-costs", NotMeasured),
@@ -215,10 +246,10 @@ fn findings_follow_the_rounds() {
         ("remote-db-round-trips-per-request", NotMeasured),
         ("remote-db-pool-is-the-queue", NotMeasured),
         ("remote-db-pipelined-over-blocking", NotMeasured),
-        ("db-async-deadpool-wins", NotMeasured),
-        ("db-async-pipelined-wins", NotMeasured),
-        ("ramp-async-deadpool-wins", NotMeasured),
-        ("ramp-async-pipelined-wins", NotMeasured),
+        ("db-async-deadpool-cheaper-at-equal-load", NotMeasured),
+        ("db-async-pipelined-cheaper-at-equal-load", NotMeasured),
+        ("ramp-async-deadpool-cheaper-at-equal-load", NotMeasured),
+        ("ramp-async-pipelined-cheaper-at-equal-load", NotMeasured),
         ("remote-db-async-wins", NotMeasured),
         ("remote-db-async-deadpool-wins", NotMeasured),
         ("remote-db-async-pipelined-wins", NotMeasured),
@@ -231,12 +262,15 @@ fn findings_follow_the_rounds() {
 
     let f = check(&r, &THRESHOLDS);
     assert_eq!(
-        f[2].evidence,
-        "2400 vs 1000 req/s (column medians); async-users / blocking-users: per round 2.50x, 1.02x, 2.40x (median 2.40x)"
+        f[2].short_evidence,
+        "at 500 req/s (0.5 x blocking-users's 1000 req/s, the lowest): server CPU 4.20 vs 10.00 us per request (column medians); async-users / blocking-users: per round 0.40x, 0.98x, 0.42x (median 0.42x); on a dedicated 2-core server (cores / CPU per request) 476190 vs 200000 req/s"
     );
-    assert_eq!(
-        f[4].evidence,
-        "700 vs 1000 req/s (column medians); async-users-spawn-blocking / blocking-users: per round 0.70x, 0.70x, 0.70x (median 0.70x)"
+    assert!(
+        f[4].evidence.contains(
+            "capacity async-users-spawn-blocking / blocking-users (blocking-users's CPU per request over async-users-spawn-blocking's): per round 0.70x, 0.70x, 0.70x (median 0.70x)"
+        ),
+        "{}",
+        f[4].evidence
     );
     assert_eq!(
         f[8].evidence,
@@ -258,25 +292,31 @@ fn findings_follow_the_rounds() {
 #[test]
 fn a_tie_within_the_margin_is_same_and_without_a_margin_the_rounds_disagree() {
     // 1-2% apart in every round: the same, an answer of its own.
-    let r = results(vec![group(
-        "cache",
-        vec![
-            column(
-                "blocking-cache",
-                "blocking",
-                &[(100.0, 1.0), (100.0, 1.0), (100.0, 1.0)],
-                200,
-            ),
-            column(
-                "async-cache",
-                "async",
-                &[(101.0, 1.0), (98.0, 1.0), (102.0, 1.0)],
-                5,
-            ),
-        ],
+    let r = results(vec![at_equal_load(
+        group(
+            "cache",
+            vec![
+                steady("blocking-cache", "blocking", 100.0, 1.0, 200),
+                steady("async-cache", "async", 100.0, 1.0, 5),
+            ],
+        ),
+        equal_load(
+            50.0,
+            "async-cache",
+            &[
+                ("blocking-cache", "blocking", [10.0; 3]),
+                ("async-cache", "async", [9.9, 10.2, 9.8]),
+            ],
+        ),
     )]);
     let v = verdicts(&r, &THRESHOLDS);
-    assert_eq!(v[9], ("cache-async-wins".to_owned(), Verdict::Same));
+    assert_eq!(
+        v[9],
+        (
+            "cache-async-cheaper-at-equal-load".to_owned(),
+            Verdict::Same
+        )
+    );
     let tight = Thresholds {
         margin: 0.0,
         ..THRESHOLDS

@@ -22,7 +22,7 @@ pub struct ProfileFlags {
     #[arg(long, value_name = "N")]
     pub requests: Option<u64>,
 
-    /// The length of timed loads, e.g. 10s, 500ms, 1m30s (as loadgen reads it); a sweep's per-step window; the idle group's /health probe.
+    /// The length of timed loads, e.g. 10s, 500ms, 1m30s (as loadgen reads it); a sweep's per-step window; the idle group's /health probe; the equal-load windows.
     #[arg(long, value_name = "DURATION", value_parser = loadgen::parse_duration)]
     pub duration: Option<Duration>,
 
@@ -78,7 +78,7 @@ pub struct RunFlags {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
     pub rounds: Option<u32>,
 
-    /// The warm-up window of timed loads, e.g. 2s (default: the profile's).
+    /// The warm-up window of timed loads and equal-load windows, e.g. 2s (default: the profile's).
     ///
     /// Counted loads and bursts warm up with the same load.
     #[arg(long, value_name = "DURATION", value_parser = loadgen::parse_duration)]

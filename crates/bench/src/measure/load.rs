@@ -15,7 +15,8 @@ fn url(addr: SocketAddr, path: &str, paths: PathValues) -> String {
     format!("http://{addr}{}", paths.fill(path))
 }
 
-fn plan(
+/// A loadgen plan of `model` on `column`'s `path` at `addr`.
+pub(super) fn plan(
     addr: SocketAddr,
     column: &Column,
     path: &str,
@@ -292,6 +293,7 @@ fn latency(l: &loadgen::LatencySummary) -> Latency {
         p50: l.p50,
         p95: l.p95,
         p99: l.p99,
+        p99_9: Some(l.p99_9),
     }
 }
 

@@ -1,6 +1,7 @@
 //! The instruments of a measured window: the load itself ([`load`], through
-//! the `loadgen` library), where the machine's CPU went ([`cpu_account`]),
-//! a server's `/metrics` ([`remote_metrics`]) and its stall detector's
+//! the `loadgen` library; an equal-load window's open model,
+//! [`open_load`]), where the machine's CPU went ([`cpu_account`]), a
+//! server's `/metrics` ([`remote_metrics`]) and its stall detector's
 //! figures ([`detector`]), the proxy in front of Postgres
 //! ([`proxy_stats`]), idle keep-alive connections and what they cost a
 //! server ([`idle_connections`], [`idle_cost`]), and the machine and
@@ -12,5 +13,6 @@ pub mod idle_connections;
 pub mod idle_cost;
 pub mod load;
 pub mod machine;
+pub mod open_load;
 pub mod proxy_stats;
 pub mod remote_metrics;

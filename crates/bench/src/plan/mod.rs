@@ -2,7 +2,8 @@
 //! of [`group`]s of [`column`]s, the calibration groups' Java columns among
 //! them) with the stable ids of bench-model, the load shapes ([`loads`]),
 //! the profiles that give each group its load ([`profiles`]) and the
-//! profiles as the docs' tables ([`tables`]); and a run's plan
+//! profiles as the docs' tables ([`tables`]), the equal-load windows of
+//! the groups where the cores decide ([`equal_load`]); and a run's plan
 //! ([`RunPlan`]): what was asked ([`Request`]) and the profile made into
 //! one value that says everything the run will do, with the servers'
 //! arguments and settings ([`ServerPlan`]).
@@ -10,6 +11,7 @@
 
 mod calibration_groups;
 mod column;
+mod equal_load;
 mod group;
 mod loads;
 mod matrix;
@@ -26,6 +28,7 @@ pub mod tables;
 
 pub use bench_model::{ColumnId, Driver, GroupId, JavaServer, Target};
 pub use column::Column;
+pub use equal_load::{EqualLoadPlan, EQUAL_LOAD_GROUPS};
 pub use group::{Group, Needs, Network, REMOTE_DB_ROUND_TRIP, STALLS_ROUND_TRIP};
 pub use loads::{IdleLoad, Load, Sweep};
 pub use matrix::{group_of, groups};

@@ -15,6 +15,7 @@ use std::time::Duration;
 use bench_model::{ColumnResult, GroupId, GroupResult, LittleCap, RunSettings};
 use bench_model::{Skipped, SkippedGroup};
 
+use super::equal_load::{ranked_columns, windows_of, EqualLoadPlan, EQUAL_LOAD_GROUPS, SHARE};
 use super::group::{Group, Network};
 use super::loads::Load;
 use super::profiles::{ColdStartProbe, PathValues, Profile};
@@ -62,6 +63,9 @@ pub struct GroupPlan {
     /// A sweep's predicted cap (Little's law) and how it was found, from
     /// the sizes the servers run with.
     pub sweep_cap: Option<(Option<LittleCap>, String)>,
+    /// Where the cores decide, its ranked columns again after its rounds,
+    /// at one arrival rate ([`super::equal_load`]).
+    pub equal_load: Option<EqualLoadPlan>,
 }
 
 /// Everything about a run's loads that is not the column.
@@ -174,6 +178,7 @@ impl Request {
         }
         let probe = profile.cold_start;
         GroupPlan {
+            equal_load: self.equal_load_plan(&group, profile),
             rounds: self.rounds_of(&load, profile),
             warm_up: self.warm(self.warm_up.unwrap_or(profile.warm_up_of(group.id))),
             cold_start: (!group.cold_start_probe.is_empty() && probe.cold_starts > 0)
@@ -182,6 +187,24 @@ impl Request {
             group,
             load,
         }
+    }
+
+    /// `group`'s equal-load windows, where the cores decide: the profile's
+    /// ([`windows_of`]), `--duration` their length, `--warm-up` and
+    /// `--cold` their warm-up, `--rounds` their rounds, as for any window.
+    fn equal_load_plan(&self, group: &Group, profile: &Profile) -> Option<EqualLoadPlan> {
+        if !EQUAL_LOAD_GROUPS.contains(&group.id) {
+            return None;
+        }
+        let own = windows_of(profile.name);
+        let warm_up = own.warm_up.unwrap_or(profile.warm_up_of(group.id));
+        Some(EqualLoadPlan {
+            share: SHARE,
+            window: self.selection.loads.duration.unwrap_or(own.window),
+            warm_up: self.warm(self.warm_up.unwrap_or(warm_up)),
+            rounds: self.rounds.or(own.rounds).unwrap_or(profile.rounds),
+            columns: ranked_columns(group),
+        })
     }
 
     /// The load generator's options.
@@ -314,6 +337,7 @@ impl GroupPlan {
             cold_start: None,
             idle: None,
             sweep: None,
+            equal_load: None,
         }
     }
 
@@ -326,6 +350,20 @@ impl GroupPlan {
     /// Column rounds to measure: each column once per round.
     pub fn column_rounds(&self) -> u32 {
         self.rounds * self.group.columns.len() as u32
+    }
+
+    /// Its equal-load column rounds: every ranked column once per round.
+    pub fn equal_load_rounds(&self) -> u32 {
+        self.equal_load.map_or(0, |e| e.rounds * e.columns as u32)
+    }
+
+    /// The planned length of every column round of it, its equal-load
+    /// windows' included: what the estimate of a run is made of.
+    pub fn planned_length(&self, options: &LoadOptions) -> Duration {
+        let equal_load = self.equal_load.map_or(Duration::ZERO, |e| {
+            e.warm_up.unwrap_or_default() + e.window + ROUND_OVERHEAD
+        });
+        self.planned_round(options) * self.column_rounds() + equal_load * self.equal_load_rounds()
     }
 
     /// The planned length of one column round: its load and warm-up, a

@@ -4,11 +4,13 @@
 //! JDK, Postgres and Redis), then measure every group ([`group`]):
 //! each column once per round on a server process started for it
 //! ([`rounds`], [`window`]), a load group ([`load_group`]) with its
-//! cold-start probe ([`cold_starts`]), a sweep step by step ([`sweep`]),
+//! equal-load windows ([`equal_load`]) and its cold-start probe
+//! ([`cold_starts`]), a sweep step by step ([`sweep`]),
 //! the idle group ([`idle`]); then tear down. Progress goes to stderr.
 
 mod calibration;
 mod cold_starts;
+mod equal_load;
 mod group;
 mod idle;
 mod interrupt;

@@ -10,8 +10,9 @@
 //! than that.
 //!
 //! The estimate of the time left: the planned length of every column round
-//! not yet measured (its warm-up and window, plus a start and stop), scaled
-//! by how long the rounds measured so far took against their plan.
+//! not yet measured (its warm-up and window, plus a start and stop; a
+//! group's equal-load rounds among them), scaled by how long the rounds
+//! measured so far took against their plan.
 
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -70,12 +71,17 @@ impl Progress {
         options: &LoadOptions,
         heartbeat: Option<Duration>,
     ) -> Progress {
+        // A group's equal-load rounds are column rounds too; each counts
+        // for the mean planned length of the group's rounds.
         let plan = groups
             .iter()
-            .map(|g| PlannedGroup {
-                title: g.group.title.to_owned(),
-                column_rounds: g.column_rounds(),
-                per_round: g.planned_round(options),
+            .map(|g| {
+                let column_rounds = g.column_rounds() + g.equal_load_rounds();
+                PlannedGroup {
+                    title: g.group.title.to_owned(),
+                    column_rounds,
+                    per_round: g.planned_length(options) / column_rounds.max(1),
+                }
             })
             .collect();
         let heartbeat = heartbeat.unwrap_or(HEARTBEAT);

@@ -2,6 +2,8 @@
 //! it: its idle figures, the warm-up, then the measured window with the
 //! server sampled and the machine's CPU accounted, the server's `/metrics`
 //! (and the proxy in front of Postgres, in a remote group) read around it.
+//! The group's load, or any other ([`RoundLoad`]: the equal-load windows'
+//! open model).
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -61,21 +63,54 @@ struct Window {
     postgres_proxy: Option<ProxyWindow>,
 }
 
+/// How one column round loads its server: an unrecorded warm-up, then
+/// the measured window (its load's stats, and the mixed group's
+/// background's), which calls its argument when the measured part starts.
+pub(super) struct RoundLoad<'a> {
+    pub(super) warm_up: &'a dyn Fn(SocketAddr) -> Result<(), ColumnError>,
+    pub(super) window: &'a WindowLoad<'a>,
+}
+
+/// A measured window's load on a server ([`RoundLoad::window`]).
+pub(super) type WindowLoad<'a> = dyn Fn(SocketAddr, &mut dyn FnMut()) -> Result<(LoadStats, Option<LoadStats>), ColumnError>
+    + 'a;
+
 /// One round of `column` under `load` on `server`, just started for it,
 /// after `warm_up`.
 pub(super) fn measure_column(
     (launch, server): (&Launch, &RoundServer),
     options: &LoadOptions,
     (column, load, warm_up): (&Column, &Load, Option<&Load>),
+    at: (u32, u32),
+) -> Result<RoundResult, ColumnError> {
+    let warm = |addr| {
+        run_jvm_warm_up(addr, column, options)?;
+        match warm_up {
+            Some(w) => run_warm_up(addr, column, w, options),
+            None => Ok(()),
+        }
+    };
+    let window = |addr, starts: &mut dyn FnMut()| run_column(addr, column, load, options, starts);
+    let how = RoundLoad {
+        warm_up: &warm,
+        window: &window,
+    };
+    measure_round((launch, server), column, &how, at)
+}
+
+/// One round of `column` on `server`, just started for it, loaded as
+/// `how` says: its idle figures, the warm-up, then the measured window
+/// with the server sampled and the machine's CPU accounted.
+pub(super) fn measure_round(
+    (launch, server): (&Launch, &RoundServer),
+    column: &Column,
+    how: &RoundLoad<'_>,
     (round, position): (u32, u32),
 ) -> Result<RoundResult, ColumnError> {
     let idle = Idle::read(server);
-    run_jvm_warm_up(server.addr(), column, options)?;
-    if let Some(w) = warm_up {
-        run_warm_up(server.addr(), column, w, options)?;
-    }
+    (how.warm_up)(server.addr())?;
     let remote = idle.remote.is_some();
-    let window = measure_window(launch, server, (column, load), options, remote)?;
+    let window = measure_window(launch, server, (column, how.window), remote)?;
     let detector = match (&window.metrics_before, &window.metrics_after) {
         (Some(before), Some(after)) => detector::window(before, after, &column.detector_routes()),
         _ => None,
@@ -125,8 +160,7 @@ pub(super) fn measure_column(
 fn measure_window(
     launch: &Launch,
     server: &RoundServer,
-    (column, load): (&Column, &Load),
-    options: &LoadOptions,
+    (column, load): (&Column, &WindowLoad<'_>),
     remote: bool,
 ) -> Result<Window, ColumnError> {
     let (addr, pid) = (server.addr(), server.pid());
@@ -147,7 +181,7 @@ fn measure_window(
         .filter(|_| column.background.is_none());
     let proxy_before = proxy.and_then(|a| proxy_stats::read(a).ok());
     let started = Instant::now();
-    let measured = run_column(addr, column, load, options, &mut || {
+    let measured = load(addr, &mut || {
         if column.background.is_some() {
             detector_reader = std::thread::Builder::new()
                 .name("bench-detector-reading".into())

@@ -162,6 +162,14 @@ fn every_column_was_measured(
                 load_generator_total += round_was_measured(c["id"].as_str().unwrap(), r, cores);
             }
         }
+        let g: bench_model::GroupResult = serde_json::from_value(g.clone()).unwrap();
+        let planned_windows = bench::plan::EQUAL_LOAD_GROUPS.contains(&g.id);
+        assert_eq!(g.equal_load.is_some(), planned_windows, "group {}", g.id);
+        for c in g.equal_load.iter().flat_map(|e| &e.columns) {
+            // Every ranked column at the rate in every round (equal_load.rs
+            // checks the rate they reached).
+            assert_eq!(c.rounds.len() as u32, rounds, "{} at equal load", c.id);
+        }
     }
     // bench ran the load generator in every window: over the run it used CPU.
     assert!(load_generator_total > 0.0);

@@ -25,6 +25,7 @@ mod cpu_accounting;
 mod database_groups;
 mod doc_tables_command;
 mod end_to_end;
+mod equal_load;
 mod glance_in_browser;
 mod idle_connections;
 mod java_calibration;

@@ -78,10 +78,15 @@ fn a_piped_run_writes_a_line_per_column_round_and_never_goes_quiet_for_long() {
     let lines: Vec<(Instant, String)> = lines.iter().collect();
     let text: Vec<&str> = lines.iter().map(|(_, l)| l.as_str()).collect();
     assert!(status.success(), "{}", text.join("\n"));
+    // Each column once under the group's load, once at an equal load.
     let round_lines = text.iter().filter(|l| l.contains("[1/1] ")).count();
+    let equal_load = text
+        .iter()
+        .filter(|l| l.contains("at equal load: "))
+        .count();
     assert_eq!(
-        round_lines,
-        3,
+        (round_lines, equal_load),
+        (6, 3),
         "one line per column round:\n{}",
         text.join("\n")
     );

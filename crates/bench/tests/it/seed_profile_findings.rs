@@ -1,13 +1,15 @@
 //! The seed profile measures every finding: a run of every group and
 //! column its matrix loads, each with plausible rounds (from bench-model's
-//! fixtures; behind a proxy, the proxy's reading of each window too),
+//! fixtures; behind a proxy, the proxy's reading of each window too;
+//! where the cores decide, the equal-load windows too),
 //! leaves no finding NOT MEASURED. The matrix and the findings must name
 //! the same columns.
 
-use bench::plan::{groups, seed, Load, Network};
+use bench::plan::{groups, seed, Load, Network, EQUAL_LOAD_GROUPS};
+use bench_analysis::equal_load::is_ranked;
 use bench_analysis::findings::check;
 use bench_model::fixtures::{group, idle_result, probed, results, steady, sweep_group};
-use bench_model::{ColdStartResult, ColumnResult, GroupId, GroupResult, ProxyWindow};
+use bench_model::{ColdStartResult, ColumnResult, EqualLoad, GroupId, GroupResult, ProxyWindow};
 use bench_model::{Verdict, THRESHOLDS};
 
 #[test]
@@ -70,6 +72,9 @@ fn the_seed_profile_measures_every_finding() {
                         .collect::<Vec<_>>(),
                 );
             }
+            if EQUAL_LOAD_GROUPS.contains(&g.id) {
+                result.equal_load = Some(every_ranked_column_again(&result));
+            }
             if !g.cold_start_probe.is_empty() {
                 result.cold_start = Some(ColdStartResult {
                     connections: 2,
@@ -92,4 +97,17 @@ fn the_seed_profile_measures_every_finding() {
         .collect();
     assert!(unmeasured.is_empty(), "not measured: {unmeasured:?}");
     assert_eq!(findings.len(), 49);
+}
+
+/// `g`'s ranked columns again, with the same rounds, at one rate.
+fn every_ranked_column_again(g: &GroupResult) -> EqualLoad {
+    EqualLoad {
+        share: 0.5,
+        rate_rps: 50.0,
+        lowest: g.columns[0].id,
+        lowest_rps: 100.0,
+        window_seconds: 3.0,
+        warm_up_seconds: 1.0,
+        columns: g.columns.iter().filter(|c| is_ranked(c)).cloned().collect(),
+    }
 }

@@ -166,6 +166,7 @@ fn stats(samples: &[Sample]) -> LoadStats {
             p50: percentile(&sorted, 0.50),
             p95: percentile(&sorted, 0.95),
             p99: percentile(&sorted, 0.99),
+            p99_9: None,
         },
         timeline,
         client_cpu_seconds: 0.0,

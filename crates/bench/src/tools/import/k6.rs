@@ -116,6 +116,7 @@ fn scenario_load(
             p50: d("med"),
             p95: d("p(95)"),
             p99: d("p(99)"),
+            p99_9: None,
         },
         timeline: Vec::new(),
         client_cpu_seconds: 0.0,

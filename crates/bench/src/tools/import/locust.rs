@@ -165,6 +165,7 @@ pub fn read(stats: &Path) -> anyhow::Result<Vec<(ColumnId, LoadStats)>> {
                     p50: pct("50%"),
                     p95: pct("95%"),
                     p99: pct("99%"),
+                    p99_9: None,
                 },
                 timeline: timeline(&history, row.get("Name").map_or("", String::as_str)),
                 // Locust's own CPU is not in its output.

@@ -167,6 +167,7 @@ fn imported_group(
     }
     Some(GroupResult {
         sweep: None,
+        equal_load: None,
         id: g.id,
         title: g.title.to_owned(),
         load: match profile.load(g.id) {
