@@ -1,6 +1,6 @@
 //! The matrix and its loads, as data: groups of columns ([`matrix`], made
 //! of [`group`]s of [`column`]s, the calibration groups' Java columns among
-//! them) with the stable ids of bench-model, the load shapes ([`loads`]),
+//! them, and the real Loom's, [`loom_groups`]) with the stable ids of bench-model, the load shapes ([`loads`]),
 //! the profiles that give each group its load ([`profiles`]) and the
 //! profiles as the docs' tables ([`tables`]); and a run's plan
 //! ([`RunPlan`]): what was asked ([`Request`]) and the profile made into
@@ -12,6 +12,7 @@ mod calibration_groups;
 mod column;
 mod group;
 mod loads;
+mod loom_groups;
 mod matrix;
 mod more_groups;
 mod pool_sweep;
@@ -30,7 +31,7 @@ pub use group::{Group, Needs, Network, REMOTE_DB_ROUND_TRIP, STALLS_ROUND_TRIP};
 pub use loads::{IdleLoad, Load, Sweep};
 pub use matrix::{group_of, groups};
 pub use profiles::{
-    doubling, profile, quick, seed, tiny, ColdStartProbe, PathValues, Profile,
+    doubling, profile, quick, seed, tiny, ColdStartProbe, JvmWarmUp, PathValues, Profile,
     JVM_WARM_UP_CONNECTIONS, PROFILE_NAMES,
 };
 pub use request::{JavaChoice, LoadOverrides, Request, Selection, ServerChoices};

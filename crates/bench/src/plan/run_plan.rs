@@ -17,7 +17,7 @@ use bench_model::{Skipped, SkippedGroup};
 
 use super::group::{Group, Network};
 use super::loads::Load;
-use super::profiles::{ColdStartProbe, PathValues, Profile};
+use super::profiles::{ColdStartProbe, JvmWarmUp, PathValues, Profile};
 use super::request::{JavaChoice, Request};
 use super::servers::{binary, mode_args, ServerPlan};
 
@@ -75,8 +75,8 @@ pub struct LoadOptions {
     /// /health probe starts (its warm-up, [`Load::warm_up`]).
     pub mixed_lead: Duration,
     /// The JVM's own warm-up on each fresh Java server (the profile's
-    /// [`Profile::jvm_warm_up`]; zero with `--cold`).
-    pub jvm_warm_up: Duration,
+    /// [`Profile::jvm_warm_up`]); none with `--cold`.
+    pub jvm_warm_up: Option<JvmWarmUp>,
 }
 
 impl LoadOptions {
@@ -195,7 +195,7 @@ impl Request {
                 .map_or(LoadOptions::MIN_MIXED_LEAD, |d| {
                     d.max(LoadOptions::MIN_MIXED_LEAD)
                 }),
-            jvm_warm_up: self.warm(profile.jvm_warm_up).unwrap_or_default(),
+            jvm_warm_up: (!self.cold).then_some(profile.jvm_warm_up),
         }
     }
 
@@ -278,10 +278,14 @@ fn drop_what_given_servers_cannot_run(
 
 impl GroupPlan {
     /// The groups whose proxy's round trip `--db-latency` sets: the
-    /// remote-database groups and the pool sweep (the stall detector's
-    /// keeps its own, [`super::STALLS_ROUND_TRIP`]).
-    pub const DB_LATENCY_GROUPS: [GroupId; 3] =
-        [GroupId::RemoteDb, GroupId::RemoteMixed, GroupId::PoolSweep];
+    /// remote-database groups, the pool sweep and the real Loom's (the
+    /// stall detector's keeps its own, [`super::STALLS_ROUND_TRIP`]).
+    pub const DB_LATENCY_GROUPS: [GroupId; 4] = [
+        GroupId::RemoteDb,
+        GroupId::RemoteMixed,
+        GroupId::PoolSweep,
+        GroupId::CalibrationLoom,
+    ];
 
     fn takes_db_latency(&self) -> bool {
         Self::DB_LATENCY_GROUPS.contains(&self.group.id)
@@ -329,12 +333,14 @@ impl GroupPlan {
 
     /// The planned length of one column round: its load and warm-up, a
     /// server's start and stop, and for a Java column the JVM's start
-    /// (about a second) and its own warm-up, spread over the columns.
+    /// (about a second) and its own warm-up, at its limit (a busy machine
+    /// reaches it), spread over the columns.
     pub fn planned_round(&self, options: &LoadOptions) -> Duration {
         let columns = &self.group.columns;
         let java = columns.iter().filter(|c| c.target.java().is_some()).count();
-        let jvm = (Duration::from_secs(1) + options.jvm_warm_up)
-            .mul_f64(java as f64 / columns.len().max(1) as f64);
+        let warm_up = options.jvm_warm_up.map_or(Duration::ZERO, |w| w.limit);
+        let jvm =
+            (Duration::from_secs(1) + warm_up).mul_f64(java as f64 / columns.len().max(1) as f64);
         self.load.planned_round(self.warm_up.unwrap_or_default()) + ROUND_OVERHEAD + jvm
     }
 }

@@ -1,7 +1,9 @@
 //! One round of one column of a load group on the fresh server started for
-//! it: its idle figures, the warm-up, then the measured window with the
-//! server sampled and the machine's CPU accounted, the server's `/metrics`
-//! (and the proxy in front of Postgres, in a remote group) read around it.
+//! it: its idle figures, the warm-up (a JVM's own first, until it
+//! settles), then the measured window with the server sampled and the
+//! machine's CPU accounted, the server's `/metrics` (and the proxy in front
+//! of Postgres, in a remote group) read around it, and a JVM's figures
+//! from them.
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -12,8 +14,9 @@ use process_stats::{CpuSnapshot, PeakSampler, Peaks, ProcessSample};
 use super::launch::{Launch, RoundServer};
 use crate::measure::cpu_account::{account, Parts};
 use crate::measure::detector;
-use crate::measure::load::{run_column, run_jvm_warm_up, run_warm_up, ColumnError};
-use crate::measure::{proxy_stats, remote_metrics};
+use crate::measure::jvm_warm_up::warm_up_jvm;
+use crate::measure::load::{run_column, run_warm_up, ColumnError};
+use crate::measure::{jvm_readings, proxy_stats, remote_metrics};
 use crate::plan::{Column, Load, LoadOptions};
 use crate::servers::{http_get, requests_total};
 use bench_model::{CpuUse, LoadStats, ProxyWindow, RoundResult, ServerStats};
@@ -70,7 +73,7 @@ pub(super) fn measure_column(
     (round, position): (u32, u32),
 ) -> Result<RoundResult, ColumnError> {
     let idle = Idle::read(server);
-    run_jvm_warm_up(server.addr(), column, options)?;
+    let jvm_warm_up = warm_up_jvm(server.addr(), column, options)?;
     if let Some(w) = warm_up {
         run_warm_up(server.addr(), column, w, options)?;
     }
@@ -80,6 +83,16 @@ pub(super) fn measure_column(
         (Some(before), Some(after)) => detector::window(before, after, &column.detector_routes()),
         _ => None,
     };
+    // A JVM's own figures, its pins once JFR has handed them over.
+    let jvm = jvm_readings::of_window(
+        window.metrics_before.as_deref(),
+        window.metrics_after.as_deref(),
+        server.addr(),
+    )
+    .map(|w| bench_model::JvmWindow {
+        warm_up: jvm_warm_up,
+        ..w
+    });
     let counted = |text: &Option<String>| text.as_deref().map(requests_total);
     let mut r = RoundResult {
         round,
@@ -101,6 +114,7 @@ pub(super) fn measure_column(
         detector,
         step: None,
         postgres_proxy: window.postgres_proxy,
+        jvm,
     };
     match (idle, window.peaks, window.remote_readings) {
         (Idle { proc: Some(i), .. }, Some(p), _) => r.server_process = server_stats(&i, &p),
