@@ -257,6 +257,21 @@ const MEANINGS: &[Meaning] = &[
         held: "A request costs our blocking server no more CPU than it costs Tomcat: where this project finds the thread pool slower, the model is to blame, not an implementation heavier than Java's.",
         not_held: "Our blocking server spent more CPU per request than Tomcat here: its per-request cost, not the model, is what to look at.",
     },
+    Meaning {
+        id: "loom-java21-caps-at-carriers",
+        held: "On Java 21 a JDBC driver that waits inside synchronized (pgjdbc before 42.6) pins every carrier it waits on: Spring MVC on virtual threads then serves what a few threads serve. Upgrade the driver, or the JDK.",
+        not_held: "Tomcat on virtual threads on Java 21 did not sit at the carriers' bound here: something else (the pool, the cores, the load) limited it; its pin counts say whether it pinned.",
+    },
+    Meaning {
+        id: "loom-java25-reaches-pool",
+        held: "On Java 25 the same driver no longer pins: virtual threads wait on the pool, not on the carriers, as our yielding driver does.",
+        not_held: "Tomcat on virtual threads on Java 25 did not reach the pool's bound here: the cores or the load, not the pool, limited it.",
+    },
+    Meaning {
+        id: "loom-pins-agree",
+        held: "JFR's count of pinned virtual threads tells the two runtimes apart: on Java 21 every query pinned, on Java 25 none did. Watch jdk.VirtualThreadPinned before turning virtual threads on.",
+        not_held: "The JVM's pin counts did not split the runtimes as predicted here: read each window's counts per route.",
+    },
 ];
 
 /// What a finding of `id` with `verdict` means for someone choosing a model;

@@ -17,7 +17,8 @@
 //! One module per family: the seeds' groups ([`seeds`]), the Redis clients,
 //! tiny_http, the stall detector, idle connections, the sweeps, virtual
 //! threads and their pinning detector, the database drivers and the pool
-//! sweep, the calibration against Tomcat and Netty; what they share is in
+//! sweep, the calibration against Tomcat and Netty, the real Loom against
+//! our virtual threads; what they share is in
 //! [`checks`].
 
 mod calibration;
@@ -29,6 +30,9 @@ mod detector;
 #[cfg(test)]
 mod detector_tests;
 mod idle;
+mod loom;
+#[cfg(test)]
+mod loom_tests;
 mod meaning;
 mod pool_sweep;
 mod redis_clients;
@@ -76,6 +80,7 @@ fn specs(t: &Thresholds) -> Vec<Spec> {
         .chain(database::specs(t))
         .chain(pool_sweep::specs(t))
         .chain(calibration::specs(t))
+        .chain(loom::specs(t))
         .collect()
 }
 

@@ -201,6 +201,9 @@ fn findings_follow_the_rounds() {
         ("calibration-blocking-matches-tomcat", NotMeasured),
         ("calibration-netty-past-cap", NotMeasured),
         ("calibration-health-cpu-not-above-tomcat", NotMeasured),
+        ("loom-java21-caps-at-carriers", NotMeasured),
+        ("loom-java25-reaches-pool", NotMeasured),
+        ("loom-pins-agree", NotMeasured),
     ];
     assert_eq!(v, expect.map(|(id, h)| (id.to_owned(), h)).to_vec());
 
@@ -267,7 +270,7 @@ fn sweep_findings_judge_the_plateau_against_the_cap_and_name_the_crossover() {
         ("blocking-posts-sweep", "blocking"),
         ("async-posts-sweep", "async"),
         ("blocking-users-sweep", "blocking"),
-        ("async-users-sweep", "async"),
+        ("async-users-deadpool-sweep", "async"),
     ];
     // Blocking: 166, 333, 640/650/660 from 200 on (within 4% of the 667 cap);
     // async: connections / 0.3 s, so it first beats blocking at 400.
