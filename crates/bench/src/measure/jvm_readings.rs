@@ -144,6 +144,20 @@ pub fn of_window(before: Option<&str>, after: Option<&str>, addr: SocketAddr) ->
     Some(window(&before, &after, pins.as_ref()))
 }
 
+/// On a JVM that counts pins, waits until JFR has handed over the pins so
+/// far ([`settled_pins`]): before a window, so that the warm-up's last
+/// pins, handed over up to a second late, are not counted in it. Nothing
+/// to wait for on a server that counts none.
+pub fn await_pins_handed_over(addr: SocketAddr) {
+    let watched = match http_get(addr, "/metrics") {
+        Ok((200, body)) => parse(&body).is_some_and(|r| r.pins_watched),
+        _ => false,
+    };
+    if watched {
+        let _ = settled_pins(addr);
+    }
+}
+
 /// How long the pin counts must hold still to count as handed over: more
 /// than JFR's flush period (about a second).
 const PINS_HOLD_FOR: Duration = Duration::from_millis(1300);

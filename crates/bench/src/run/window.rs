@@ -77,6 +77,9 @@ pub(super) fn measure_column(
     if let Some(w) = warm_up {
         run_warm_up(server.addr(), column, w, options)?;
     }
+    if column.target.java().is_some() {
+        jvm_readings::await_pins_handed_over(server.addr());
+    }
     let remote = idle.remote.is_some();
     let window = measure_window(launch, server, (column, load), options, remote)?;
     let detector = match (&window.metrics_before, &window.metrics_after) {
