@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 
 use super::measure::Figure;
-use super::words::{at_size, calibration_cells, figure, ms, relative, second_line};
+use super::words::{at_size, beyond_line, calibration_cells, figure, ms, relative, second_line};
 use super::{Cell, Glance, Model, Row, RowVerdict, Wrong};
 use crate::html::page::{escape, verdict_class};
 use bench_model::Spread;
@@ -110,7 +110,18 @@ fn row_html(row: &Row) -> String {
         route = escape(&row.route)
     );
     for (model, c) in &row.cells {
-        out.push_str(&cell(row, *model, c));
+        let mut html = cell(row, *model, c);
+        // Beside the default, a variant beyond it, inside the same cell.
+        if let Some(b) = row.beyond_of(*model) {
+            let at = html.rfind("</a></td>").unwrap_or(html.len());
+            let line = format!(
+                "<span class=\"beyond\" title=\"{}\">{}</span>",
+                b.pick.column.as_str(),
+                escape(&beyond_line(row.figure, b))
+            );
+            html.insert_str(at, &line);
+        }
+        out.push_str(&html);
     }
     out.push_str(&judged(row.verdict.as_ref(), row.workload.decides));
     out.push_str("</tr>\n");

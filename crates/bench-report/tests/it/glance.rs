@@ -102,16 +102,18 @@ fn a_row_per_measured_workload_three_models_and_the_best_at_one() {
         relative(&cell(&g, "Database, local", Model::ThreadPool)),
         0.8
     );
-    // On /cpu the event loop's best is its rayon offload, the row's best
-    // the thread pool; virtual threads have only /cpu inline, which holds
-    // a carrier by design: shown, never ranked.
+    // On /cpu the event loop's Spring default runs the loop inline, which
+    // blocks it by design: shown, never ranked, its rayon offload beside
+    // it as beyond Spring's defaults; the row's best the thread pool.
+    // Virtual threads have only /cpu inline, which holds a carrier by
+    // design.
     assert_eq!(relative(&cell(&g, "CPU-bound", Model::ThreadPool)), 1.0);
-    let cpu = cell(&g, "CPU-bound", Model::EventLoop);
-    assert!((relative(&cpu) - 690.0 / 700.0).abs() < 1e-12);
-    let Cell::Best { pick, .. } = &cpu else {
-        unreachable!()
-    };
-    assert_eq!(pick.variant, "rayon");
+    assert!(
+        matches!(cell(&g, "CPU-bound", Model::EventLoop), Cell::OnlyByDesign(p) if p.column == ColumnId::AsyncCpu)
+    );
+    let rayon = g.rows[0].beyond_of(Model::EventLoop).unwrap();
+    assert_eq!(rayon.pick.variant, "rayon");
+    assert!((rayon.relative.unwrap().median - 690.0 / 700.0).abs() < 1e-12);
     assert!(
         matches!(cell(&g, "CPU-bound", Model::VirtualThreads), Cell::OnlyByDesign(p) if p.column == ColumnId::VirtualCpu)
     );
@@ -252,12 +254,13 @@ fn calibration_columns_are_listed_below_the_main_matrix() {
     );
 }
 
-/// On a database the event loop's cell is its pipelined driver where the
-/// run has one, even where another driver served more, and the row is
-/// judged by the pipelined driver's finding once it is measured; without
-/// it, the best of the others and the seeds' finding.
+/// On a database the event loop's cell is its Spring default's analogue,
+/// deadpool-postgres, even where the pipelined driver served more: that
+/// one is shown beside it, marked beyond Spring's defaults, and the row is
+/// judged by the defaults' finding. A run without the default's column
+/// shows the best of the others, unmarked, and the seeds' sqlx finding.
 #[test]
-fn the_event_loop_cell_is_the_pipelined_driver_where_there_is_one() {
+fn the_event_loop_cell_is_its_spring_default_and_pipelining_is_beyond_it() {
     let run = results(vec![group(
         "database",
         vec![
@@ -267,7 +270,7 @@ fn the_event_loop_cell_is_the_pipelined_driver_where_there_is_one() {
             ),
             on(steady("async-users", "async", 800.0, 5.0, 5), "/users/1"),
             on(
-                steady("async-users-deadpool", "async", 2600.0, 5.0, 5),
+                steady("async-users-deadpool", "async", 1100.0, 5.0, 5),
                 "/users/1",
             ),
             on(
@@ -277,24 +280,46 @@ fn the_event_loop_cell_is_the_pipelined_driver_where_there_is_one() {
         ],
     )]);
     let event_loop = |g: &Glance| match cell(g, "Database, local", Model::EventLoop) {
-        Cell::Best { pick, .. } => (pick.column, pick.variant),
+        Cell::Best { pick, relative } => (pick.column, pick.variant, relative.unwrap().median),
         other => panic!("not ranked: {other:?}"),
     };
     let judged_by = |g: &Glance| g.rows[0].verdict.as_ref().unwrap().finding.clone();
     let g = glance_of(&run);
+    // The row's best is the best default: deadpool's 1100 is 1.00.
     assert_eq!(
         event_loop(&g),
-        (ColumnId::AsyncUsersPipelined, "pipelined driver".to_owned())
+        (ColumnId::AsyncUsersDeadpool, "deadpool".to_owned(), 1.0)
     );
-    assert_eq!(judged_by(&g), "db-async-pipelined-wins");
+    let beyond = g.rows[0].beyond_of(Model::EventLoop).unwrap();
+    assert_eq!(beyond.pick.column, ColumnId::AsyncUsersPipelined);
+    assert!((beyond.relative.unwrap().median - 2500.0 / 1100.0).abs() < 1e-12);
+    assert_eq!(g.rows[0].beyond_of(Model::ThreadPool), None);
+    assert_eq!(judged_by(&g), "db-async-deadpool-wins");
+    // Every printer marks it beside the default.
+    let marked = "beyond Spring's defaults: pipelined driver 2.27 · 2500 req/s";
+    // (The terminal wraps it within the cell's width.)
+    assert!(glance::text::render(&g).contains("beyond Spring's"));
+    assert!(glance::markdown::render(&g, None).contains(&format!("<br>*{marked}*")));
+    let html = glance::html::section(&g);
+    assert!(
+        html.contains(&format!(
+            "<span class=\"beyond\" title=\"async-users-pipelined\">{marked}</span></a></td>"
+        )),
+        "{html}"
+    );
     let mut without = run.clone();
     without.groups[0]
         .columns
-        .retain(|c| c.id != ColumnId::AsyncUsersPipelined);
+        .retain(|c| c.id != ColumnId::AsyncUsersDeadpool);
     let g = glance_of(&without);
     assert_eq!(
         event_loop(&g),
-        (ColumnId::AsyncUsersDeadpool, "deadpool".to_owned())
+        (
+            ColumnId::AsyncUsersPipelined,
+            "pipelined driver".to_owned(),
+            1.0
+        )
     );
+    assert!(g.rows[0].beyond.is_empty());
     assert_eq!(judged_by(&g), "db-async-driver-wins");
 }
