@@ -11,6 +11,7 @@
 mod calibration_groups;
 mod column;
 mod group;
+mod jvm_warm_up;
 mod loads;
 mod loom_groups;
 mod matrix;
@@ -28,10 +29,11 @@ pub mod tables;
 pub use bench_model::{ColumnId, Driver, GroupId, JavaServer, Target};
 pub use column::Column;
 pub use group::{Group, Needs, Network, REMOTE_DB_ROUND_TRIP, STALLS_ROUND_TRIP};
+pub use jvm_warm_up::JvmWarmUp;
 pub use loads::{IdleLoad, Load, Sweep};
 pub use matrix::{group_of, groups};
 pub use profiles::{
-    doubling, profile, quick, seed, tiny, ColdStartProbe, JvmWarmUp, PathValues, Profile,
+    doubling, profile, quick, seed, tiny, ColdStartProbe, PathValues, Profile,
     JVM_WARM_UP_CONNECTIONS, PROFILE_NAMES,
 };
 pub use request::{JavaChoice, LoadOverrides, Request, Selection, ServerChoices};

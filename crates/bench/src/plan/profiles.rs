@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use super::jvm_warm_up::{JvmWarmUp, JVM_WARM_UP_LIMIT_SEED};
 use super::loads::{IdleLoad, Load, Sweep};
 use bench_model::GroupId;
 
@@ -55,43 +56,6 @@ pub struct Profile {
 
 /// The connections of the JVM's own warm-up ([`Profile::jvm_warm_up`]).
 pub const JVM_WARM_UP_CONNECTIONS: usize = 64;
-
-/// How each fresh JVM warms up before a Java column's window: windows of
-/// `window` of its column's route at [`JVM_WARM_UP_CONNECTIONS`], nothing
-/// recorded but their throughput and the JIT's compile time in each, until
-/// `bench_analysis::warm_up`'s rule says the throughput settled with the
-/// JIT quiet, or `limit` has passed; then the column is measured anyway,
-/// and the rule's note is kept with the round. A JVM compiles its request
-/// path for seconds after it starts (some 10 s on this 2-core machine
-/// under load: docs/results/java-runtimes-2026-12-06/), so a fixed short
-/// warm-up measured a compiling JVM, and a fixed long one wastes the time
-/// a quiet machine does not need.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct JvmWarmUp {
-    pub window: Duration,
-    pub limit: Duration,
-}
-
-/// The seed profile's bound on a JVM's warm-up, in seconds. The JIT
-/// needed about 10 s here with other builds beside it, less on a quiet
-/// machine; the seed profile has 30 Java column rounds, so every second of
-/// bound is half a minute of the run's budget. Past it the window is
-/// measured anyway, its JIT compile time beside it and the rule's note
-/// with the round.
-const JVM_WARM_UP_LIMIT_SEED: u64 = 8;
-
-impl JvmWarmUp {
-    /// The rule each JVM's windows are judged by: the default's agreement
-    /// and JIT share, bounded by `limit`.
-    pub fn rule(self) -> bench_analysis::warm_up::WarmUpRule {
-        let per_window = self.window.as_secs_f64().max(1e-3);
-        bench_analysis::warm_up::WarmUpRule {
-            max_windows: (self.limit.as_secs_f64() / per_window).ceil() as usize,
-            max_time: self.limit,
-            ..Default::default()
-        }
-    }
-}
 
 /// The values a column's path may name: `{cpu_n}` and `{stall_cpu_n}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -235,19 +199,14 @@ fn calibration_loads(name: &str) -> [(GroupId, Load); 4] {
     // on Java 25 the pool stays the queue) on a route whose throughput
     // the pool or the carriers fix, not the cores: short windows tell it,
     // as in the pool sweep.
-    let loom = match name {
-        "seed" => Load::Closed {
-            connections: 64,
-            duration: secs(2),
-        },
-        "quick" => Load::Closed {
-            connections: 32,
-            duration: ms(300),
-        },
-        _ => Load::Closed {
-            connections: 4,
-            duration: ms(200),
-        },
+    let (connections, duration) = match name {
+        "seed" => (64, secs(2)),
+        "quick" => (32, ms(300)),
+        _ => (4, ms(200)),
+    };
+    let loom = Load::Closed {
+        connections,
+        duration,
     };
     [
         (GroupId::CalibrationHealth, closed.clone()),
@@ -489,6 +448,10 @@ pub fn seed() -> Profile {
 }
 
 /// A one-scenario-per-group profile for the end-to-end test: seconds, not minutes.
+#[allow(
+    clippy::too_many_lines,
+    reason = "a table: every group's load, one entry each"
+)]
 pub fn tiny() -> Profile {
     use GroupId as G;
     let c = |connections, m| Load::Closed {

@@ -16,8 +16,9 @@ use bench_model::{ColumnResult, GroupId, GroupResult, LittleCap, RunSettings};
 use bench_model::{Skipped, SkippedGroup};
 
 use super::group::{Group, Network};
+use super::jvm_warm_up::JvmWarmUp;
 use super::loads::Load;
-use super::profiles::{ColdStartProbe, JvmWarmUp, PathValues, Profile};
+use super::profiles::{ColdStartProbe, PathValues, Profile};
 use super::request::{JavaChoice, Request};
 use super::servers::{binary, mode_args, ServerPlan};
 
