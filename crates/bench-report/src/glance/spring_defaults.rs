@@ -3,8 +3,9 @@
 //! and virtual threads as Spring Boot ships them. MVC is the thread pool
 //! with the sync driver (JDBC's analogue) in a pool of HikariCP's size,
 //! behind our NIO connector (Tomcat's), and on Redis the blocking server's
-//! one client, a pool of sync connections (Spring Boot's is Lettuce's one
-//! shared connection, which that server does not have); WebFlux the event loop with
+//! default client (`blocking-cache`: Spring Boot's is Lettuce's one shared
+//! connection, whose shape the blocking server's `--redis-client shared`
+//! has); WebFlux the event loop with
 //! deadpool-postgres (r2dbc-pool's exclusive checkout, validated without a
 //! round trip) and its shared Redis connection (Lettuce's), CPU work run
 //! on the loop itself as a handler runs it without a scheduler; virtual
