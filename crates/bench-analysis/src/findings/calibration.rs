@@ -272,16 +272,21 @@ mod tests {
         )
     }
 
-    #[test]
-    fn each_step_says_the_connections_a_full_backlog_dropped() {
-        let info = SweepInfo {
+    /// A sweep of 100 and 400 connections in `rounds`.
+    fn two_steps(rounds: u32) -> SweepInfo {
+        SweepInfo {
             steps: vec![100, 400],
-            rounds: 1,
+            rounds,
             window_seconds: 1.0,
             warm_up_seconds: 0.0,
             cap: None,
             cap_note: String::new(),
-        };
+        }
+    }
+
+    #[test]
+    fn each_step_says_the_connections_a_full_backlog_dropped() {
+        let info = two_steps(1);
         let with = |mut c: ColumnResult, at_400: u64| {
             for r in &mut c.rounds {
                 if let Some(s) = &mut r.step {
@@ -301,14 +306,7 @@ mod tests {
 
     #[test]
     fn the_worst_step_decides_a_round_and_extra_errors_count() {
-        let info = SweepInfo {
-            steps: vec![100, 400],
-            rounds: 2,
-            window_seconds: 1.0,
-            warm_up_seconds: 0.0,
-            cap: None,
-            cap_note: String::new(),
-        };
+        let info = two_steps(2);
         let ours = column(&[
             (1, 100, 330.0, 0),
             (1, 400, 660.0, 0),

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use bench_model::JvmWindow;
 
-use super::remote_metrics::value;
+use super::remote_metrics::{samples, value};
 use crate::servers::http_get;
 
 /// One `/metrics` answer of a JVM, the parts bench keeps.
@@ -27,49 +27,36 @@ pub struct JvmReading {
     pub pinned: BTreeMap<String, u64>,
 }
 
-/// Every sample of `name` in `text`: its labels and its value. A line of
-/// another name that starts with `name` (`_total` of `_total_x`) is not one.
-fn samples(text: &str, name: &str) -> Vec<(Vec<(String, String)>, f64)> {
-    text.lines()
-        .filter(|l| !l.starts_with('#'))
-        .filter_map(|l| {
-            let rest = l.strip_prefix(name)?;
-            let (labels, number) = match rest.strip_prefix('{') {
-                Some(inside) => inside.rsplit_once("} ")?,
-                None => ("", rest.strip_prefix(' ')?),
-            };
-            let labels = labels
-                .split("\",")
-                .filter_map(|pair| pair.split_once('='))
-                .map(|(k, v)| (k.trim().to_owned(), v.trim_matches('"').to_owned()))
-                .collect();
-            Some((labels, number.trim().parse().ok()?))
-        })
+/// Every sample of `name` in `text` whose value is a number: its labels
+/// and its value.
+fn numbers<'a>(text: &'a str, name: &'a str) -> Vec<(Vec<(&'a str, &'a str)>, f64)> {
+    samples(text, name)
+        .filter_map(|(labels, number)| Some((labels, number.parse().ok()?)))
         .collect()
 }
 
 /// The value of label `key` among `labels`, if there.
-fn label<'a>(labels: &'a [(String, String)], key: &str) -> Option<&'a str> {
-    labels
-        .iter()
-        .find(|(k, _)| k == key)
-        .map(|(_, v)| v.as_str())
+fn label<'a>(labels: &[(&'a str, &'a str)], key: &str) -> Option<&'a str> {
+    labels.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
 }
 
 /// What a JVM's `/metrics` text says; `None` when it is not a JVM's
 /// (none of its families: one of our servers).
 pub fn parse(text: &str) -> Option<JvmReading> {
-    let info = samples(text, "jvm_info");
-    let gc = |suffix: &str| -> Option<f64> {
-        let all = samples(text, &format!("jvm_gc_collection_seconds_{suffix}"));
+    let info = numbers(text, "jvm_info");
+    let gc = |name: &str| -> Option<f64> {
+        let all = numbers(text, name);
         (!all.is_empty()).then(|| all.iter().map(|s| s.1).sum())
     };
     let compile_seconds = value(text, "jvm_compilation_time_seconds_total", &[]);
-    let (gc_collections, gc_seconds) = (gc("count"), gc("sum"));
+    let (gc_collections, gc_seconds) = (
+        gc("jvm_gc_collection_seconds_count"),
+        gc("jvm_gc_collection_seconds_sum"),
+    );
     if info.is_empty() && compile_seconds.is_none() && gc_collections.is_none() {
         return None;
     }
-    let pinned = samples(text, "jvm_virtual_thread_pinned_total")
+    let pinned = numbers(text, "jvm_virtual_thread_pinned_total")
         .into_iter()
         .filter_map(|(labels, n)| Some((label(&labels, "route")?.to_owned(), n as u64)))
         .collect();

@@ -15,8 +15,14 @@ use bench_model::ColumnId as C;
 use bench_model::{ColumnId, Driver, GroupId, JavaServer, Target};
 
 pub(super) const TOMCAT: Target = Target::Java(JavaServer::Tomcat);
-pub(super) const TOMCAT_VIRTUAL: Target = Target::Java(JavaServer::TomcatVirtual);
+const TOMCAT_VIRTUAL: Target = Target::Java(JavaServer::TomcatVirtual);
 const NETTY: Target = Target::Java(JavaServer::Netty);
+
+/// `path` on Tomcat with a virtual thread per request, on the pinned
+/// runtime of `release`.
+pub(super) fn tomcat_virtual(id: ColumnId, release: JavaRelease, path: &'static str) -> Column {
+    on_java(release, col(id, TOMCAT_VIRTUAL, path))
+}
 
 /// `path` on our blocking server (`blocking`) and on Tomcat, then the
 /// `between` columns, then, given `asynchronous`, on our async server and
@@ -45,14 +51,8 @@ pub(super) fn calibration_health_group() -> Group {
     let path = "/health";
     let virtual_threads = vec![
         virt(C::VirtualHealthCalibration, Driver::Pinning, path),
-        on_java(
-            JavaRelease::Java21,
-            col(C::TomcatVirtualHealthJava21, TOMCAT_VIRTUAL, path),
-        ),
-        on_java(
-            JavaRelease::Java25,
-            col(C::TomcatVirtualHealthJava25, TOMCAT_VIRTUAL, path),
-        ),
+        tomcat_virtual(C::TomcatVirtualHealthJava21, JavaRelease::Java21, path),
+        tomcat_virtual(C::TomcatVirtualHealthJava25, JavaRelease::Java25, path),
     ];
     let columns = beside_our_twins(
         path,

@@ -12,7 +12,7 @@
 //! Java 24 unmounts such a thread (JEP 491), and on Java 25 the pool is
 //! the queue, pool / round trip, as with our yielding driver. Pure data.
 
-use super::calibration_groups::{TOMCAT, TOMCAT_VIRTUAL};
+use super::calibration_groups::{tomcat_virtual, TOMCAT};
 use super::column::{col, on_java, virt};
 use super::group::{Group, BOTH, REMOTE_DB_ROUND_TRIP};
 use crate::servers::java::JavaRelease;
@@ -30,14 +30,8 @@ pub(super) fn calibration_loom_group() -> Group {
         on_java(JavaRelease::Java21, col(C::TomcatUsersLoom, TOMCAT, USERS)),
         virt(C::VirtualPinningUsersLoom, Driver::Pinning, USERS),
         virt(C::VirtualYieldingUsersLoom, Driver::Yielding, USERS),
-        on_java(
-            JavaRelease::Java21,
-            col(C::TomcatVirtualUsersJava21, TOMCAT_VIRTUAL, USERS),
-        ),
-        on_java(
-            JavaRelease::Java25,
-            col(C::TomcatVirtualUsersJava25, TOMCAT_VIRTUAL, USERS),
-        ),
+        tomcat_virtual(C::TomcatVirtualUsersJava21, JavaRelease::Java21, USERS),
+        tomcat_virtual(C::TomcatVirtualUsersJava25, JavaRelease::Java25, USERS),
     ];
     let title = "Calibration, the real Loom: Tomcat on virtual threads on Java 21 and 25 beside our drivers, Postgres a round trip away";
     Group::local(GroupId::CalibrationLoom, title, BOTH, columns).behind(REMOTE_DB_ROUND_TRIP)
