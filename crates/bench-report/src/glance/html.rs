@@ -59,6 +59,21 @@ fn judged(v: Option<&RowVerdict>, decides: &str) -> String {
     )
 }
 
+/// Beside a model's variant, on its line (a line more would push the
+/// matrix past the first screen), the variant beyond Spring's defaults
+/// that did better: "+ pipelined driver 1.09", the whole in its title.
+fn beyond(row: &Row, model: Model) -> String {
+    row.beyond_of(model).map_or(String::new(), |b| {
+        format!(
+            " <span class=\"beyond\" title=\"{} ({})\">+ {} {}</span>",
+            escape(&beyond_line(row.figure, b)),
+            b.pick.column.as_str(),
+            escape(&b.pick.variant),
+            relative(b.relative.as_ref())
+        )
+    })
+}
+
 /// One model's cell of `row`.
 fn cell(row: &Row, model: Model, c: &Cell) -> String {
     let group = row.workload.group;
@@ -79,20 +94,22 @@ fn cell(row: &Row, model: Model, c: &Cell) -> String {
                 None => pick.variant.clone(),
             };
             format!(
-                "{}<span class=\"fig\"><b class=\"rel\">{}</b> <span class=\"abs\">{}</span></span><span class=\"variant\">{}</span><span class=\"sub\">{}</span><span class=\"bar\"><i style=\"width: {:.0}%\"></i></span></a></td>",
+                "{}<span class=\"fig\"><b class=\"rel\">{}</b> <span class=\"abs\">{}</span></span><span class=\"variant\">{}{}</span><span class=\"sub\">{}</span><span class=\"bar\"><i style=\"width: {:.0}%\"></i></span></a></td>",
                 open(&format!("measured {}{best}", band(close)), pick.column.as_str()),
                 relative(rel.as_ref()),
                 escape(&figure(row.figure, pick.measure.main.median)),
                 escape(&variant),
+                beyond(row, model),
                 escape(&second_line(&pick.measure).replace(" us/req", " µs CPU/req")),
                 close * 100.0
             )
         }
         Cell::OnlyByDesign(pick) => format!(
-            "{}<span class=\"fig\"><span class=\"abs\">{}</span></span><span class=\"variant\">{}</span><span class=\"sub\">blocks by design: not ranked</span></a></td>",
+            "{}<span class=\"fig\"><span class=\"abs\">{}</span></span><span class=\"variant\">{}{}</span><span class=\"sub\">blocks by design: not ranked</span></a></td>",
             open("measured by-design", pick.column.as_str()),
             escape(&figure(row.figure, pick.measure.main.median)),
-            escape(&pick.variant)
+            escape(&pick.variant),
+            beyond(row, model)
         ),
         Cell::Missing { why, failure } => format!(
             "{}<span class=\"why\">{}</span></a></td>",
@@ -110,18 +127,7 @@ fn row_html(row: &Row) -> String {
         route = escape(&row.route)
     );
     for (model, c) in &row.cells {
-        let mut html = cell(row, *model, c);
-        // Beside the default, a variant beyond it, inside the same cell.
-        if let Some(b) = row.beyond_of(*model) {
-            let at = html.rfind("</a></td>").unwrap_or(html.len());
-            let line = format!(
-                "<span class=\"beyond\" title=\"{}\">{}</span>",
-                b.pick.column.as_str(),
-                escape(&beyond_line(row.figure, b))
-            );
-            html.insert_str(at, &line);
-        }
-        out.push_str(&html);
+        out.push_str(&cell(row, *model, c));
     }
     out.push_str(&judged(row.verdict.as_ref(), row.workload.decides));
     out.push_str("</tr>\n");
@@ -151,7 +157,7 @@ fn capitalised(s: &str) -> String {
 
 /// The main matrix: `section#at-a-glance`.
 pub fn section(g: &Glance) -> String {
-    let mut out = String::from("<section id=\"at-a-glance\">\n<h2>At a glance: which model for which workload</h2>\n<p class=\"legend\">Each cell: the model's best variant that does not block by design; its figure relative to the row's best (<b>1.00</b> = best) and the figure (successful req/s; the sweep's plateau; memory per idle connection); p99 and server CPU per request. Darker, longer bar: closer to the best; hatched: blocks by design. A cell opens its group.</p>\n");
+    let mut out = String::from("<section id=\"at-a-glance\">\n<h2>At a glance: which model for which workload</h2>\n<p class=\"legend\">Each cell: the model as Spring Boot ships it (MVC, WebFlux, MVC on virtual threads), and after a +, a variant beyond Spring's defaults that did better; its figure relative to the row's best (<b>1.00</b> = best) and the figure (successful req/s; the sweep's plateau; memory per idle connection); p99 and server CPU per request. Darker, longer bar: closer to the best; hatched: blocks by design. A cell opens its group.</p>\n");
     if g.rows.is_empty() {
         out.push_str("<p>No workload of the matrix was measured in this run.</p>\n</section>\n");
         return out;
