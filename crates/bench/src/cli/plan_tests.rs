@@ -109,7 +109,7 @@ stalls: 3 rounds, warm-up 1s, 10ms away
 sweep-posts: 3 rounds, step lead 1s
 remote-mixed: 3 rounds, lead, 500µs away
 pool-sweep: 3 rounds, warm-up 1s, 500µs away
-mixed lead 1s, jvm 1s to 8s, rounds 3
+mixed lead 1s, jvm 1s to 7s, rounds 3
 ",
     ),
     (

@@ -8,7 +8,7 @@
 //! Pure data; bench starts the Java servers like its own
 //! ([`crate::servers::java`]).
 
-use super::column::{col, on_java, virt, Column};
+use super::column::{col, on_java, virt, with_args, Column};
 use super::group::{Group, DB, NONE};
 use crate::servers::java::JavaRelease;
 use bench_model::ColumnId as C;
@@ -19,9 +19,17 @@ const TOMCAT_VIRTUAL: Target = Target::Java(JavaServer::TomcatVirtual);
 const NETTY: Target = Target::Java(JavaServer::Netty);
 
 /// `path` on Tomcat with a virtual thread per request, on the pinned
-/// runtime of `release`.
+/// runtime of `release`, counting the virtual threads that pin.
 pub(super) fn tomcat_virtual(id: ColumnId, release: JavaRelease, path: &'static str) -> Column {
     on_java(release, col(id, TOMCAT_VIRTUAL, path))
+}
+
+/// The same without the pin counter (`--no-pin-events`), for a route
+/// nothing pins on: JFR's stream and the waits for its hand-over would
+/// cost the column's CPU per request and the run's time, to count zeros.
+fn tomcat_virtual_uncounted(id: ColumnId, release: JavaRelease, path: &'static str) -> Column {
+    let args = (&["--no-pin-events"][..], "no pin counter");
+    on_java(release, with_args(id, TOMCAT_VIRTUAL, path, args))
 }
 
 /// `path` on our blocking server (`blocking`) and on Tomcat, then the
@@ -46,13 +54,14 @@ fn beside_our_twins(
 
 /// /health on each: the cost of a request itself. Virtual threads' twins
 /// on both runtimes: nothing pins on /health, so the two differ only by
-/// the JVM (and our virtual threads' driver is not called: pinning).
+/// the JVM, and neither counts pins (and our virtual threads' driver is
+/// not called: pinning).
 pub(super) fn calibration_health_group() -> Group {
     let path = "/health";
     let virtual_threads = vec![
         virt(C::VirtualHealthCalibration, Driver::Pinning, path),
-        tomcat_virtual(C::TomcatVirtualHealthJava21, JavaRelease::Java21, path),
-        tomcat_virtual(C::TomcatVirtualHealthJava25, JavaRelease::Java25, path),
+        tomcat_virtual_uncounted(C::TomcatVirtualHealthJava21, JavaRelease::Java21, path),
+        tomcat_virtual_uncounted(C::TomcatVirtualHealthJava25, JavaRelease::Java25, path),
     ];
     let columns = beside_our_twins(
         path,

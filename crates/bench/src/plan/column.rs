@@ -202,6 +202,14 @@ impl Column {
         }
     }
 
+    /// Whether its server counts the virtual threads that pin (Tomcat on
+    /// virtual threads without `--no-pin-events`): its windows then wait
+    /// for JFR to hand the counts over.
+    pub fn counts_pins(&self) -> bool {
+        self.target == Target::Java(bench_model::JavaServer::TomcatVirtual)
+            && !self.server_args.contains(&"--no-pin-events")
+    }
+
     /// The routes whose detector figures the column keeps: its own, then in
     /// the mixed group the background's (the route under load, which the
     /// detector should flag, not the /health probe).

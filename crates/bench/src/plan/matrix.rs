@@ -59,6 +59,7 @@ pub fn group_of(column: ColumnId) -> Option<GroupId> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::column::Column;
 
     #[test]
     fn column_ids_are_unique() {
@@ -85,5 +86,22 @@ mod tests {
         }
         let groups: Vec<GroupId> = groups().into_iter().map(|g| g.id).collect();
         assert_eq!(groups, GroupId::ALL);
+    }
+
+    /// Pins are counted where something pins: Tomcat on virtual threads
+    /// in the Loom's group; on /health its columns run without the counter.
+    #[test]
+    fn only_the_looms_tomcat_on_virtual_threads_counts_pins() {
+        let counting: Vec<ColumnId> = groups()
+            .into_iter()
+            .flat_map(|g| g.columns)
+            .filter(Column::counts_pins)
+            .map(|c| c.id)
+            .collect();
+        let expected = [
+            ColumnId::TomcatVirtualUsersJava21,
+            ColumnId::TomcatVirtualUsersJava25,
+        ];
+        assert_eq!(counting, expected);
     }
 }

@@ -90,6 +90,11 @@ impl LoadOptions {
 /// the estimate adds to each column round's load.
 const ROUND_OVERHEAD: Duration = Duration::from_millis(400);
 
+/// A window of a column that counts pinned virtual threads waits for
+/// JFR's hand-over (its count to hold still for 1.3 s) before and after:
+/// what the estimate adds to such a column round.
+const PINS_HANDED_OVER: Duration = Duration::from_secs(3);
+
 impl RunPlan {
     /// The plan of `request`, or one line saying what is wrong with it.
     pub fn new(request: &Request) -> Result<RunPlan, String> {
@@ -335,13 +340,17 @@ impl GroupPlan {
     /// The planned length of one column round: its load and warm-up, a
     /// server's start and stop, and for a Java column the JVM's start
     /// (about a second) and its own warm-up, at its limit (a busy machine
-    /// reaches it), spread over the columns.
+    /// reaches it), and for one that counts pinned virtual threads the
+    /// waits for JFR's hand-over either side of its window, spread over
+    /// the columns.
     pub fn planned_round(&self, options: &LoadOptions) -> Duration {
         let columns = &self.group.columns;
         let java = columns.iter().filter(|c| c.target.java().is_some()).count();
+        let counting = columns.iter().filter(|c| c.counts_pins()).count();
         let warm_up = options.jvm_warm_up.map_or(Duration::ZERO, |w| w.limit);
-        let jvm =
-            (Duration::from_secs(1) + warm_up).mul_f64(java as f64 / columns.len().max(1) as f64);
+        let share = |n: usize| n as f64 / columns.len().max(1) as f64;
+        let jvm = (Duration::from_secs(1) + warm_up).mul_f64(share(java))
+            + PINS_HANDED_OVER.mul_f64(share(counting));
         self.load.planned_round(self.warm_up.unwrap_or_default()) + ROUND_OVERHEAD + jvm
     }
 }

@@ -77,7 +77,7 @@ pub(super) fn measure_column(
     if let Some(w) = warm_up {
         run_warm_up(server.addr(), column, w, options)?;
     }
-    if column.target.java().is_some() {
+    if column.counts_pins() {
         jvm_readings::await_pins_handed_over(server.addr());
     }
     let remote = idle.remote.is_some();
