@@ -66,6 +66,7 @@ pub fn round(n: u32, rps: f64, p99: f64, threads: u64) -> RoundResult {
         detector: None,
         step: None,
         postgres_proxy: None,
+        jvm: None,
     }
 }
 
@@ -83,6 +84,7 @@ pub fn at_step(mut r: RoundResult, connections: usize) -> RoundResult {
         latency_lower_bound_ms: r.load.latency_ms,
         unfinished: 0,
         timeouts: 0,
+        listen_overflows: None,
     });
     r
 }

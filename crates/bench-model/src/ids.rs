@@ -72,6 +72,7 @@ ids! {
         CalibrationHealth = "calibration-health",
         CalibrationPosts = "calibration-posts",
         CalibrationUsers = "calibration-users",
+        CalibrationLoom = "calibration-loom",
     }
 }
 
@@ -155,6 +156,7 @@ ids! {
         VirtualPostsSweep = "virtual-posts-sweep",
         BlockingUsersSweep = "blocking-users-sweep",
         AsyncUsersSweep = "async-users-sweep",
+        AsyncUsersDeadpoolSweep = "async-users-deadpool-sweep",
         AsyncUsersSpawnBlockingSweep = "async-users-spawn-blocking-sweep",
         VirtualPinningUsersSweep = "virtual-pinning-users-sweep",
         VirtualYieldingUsersSweep = "virtual-yielding-users-sweep",
@@ -194,6 +196,9 @@ ids! {
         BlockingHealthCalibration = "blocking-health-calibration",
         TomcatHealth = "tomcat-health",
         TomcatVirtualHealth = "tomcat-virtual-health",
+        VirtualHealthCalibration = "virtual-health-calibration",
+        TomcatVirtualHealthJava21 = "tomcat-virtual-health-java21",
+        TomcatVirtualHealthJava25 = "tomcat-virtual-health-java25",
         AsyncHealthCalibration = "async-health-calibration",
         NettyHealth = "netty-health",
         BlockingPostsCalibration = "blocking-posts-calibration",
@@ -204,6 +209,12 @@ ids! {
         BlockingUsersCalibration = "blocking-users-calibration",
         TomcatUsers = "tomcat-users",
         TomcatVirtualUsers = "tomcat-virtual-users",
+        BlockingUsersLoom = "blocking-users-loom",
+        TomcatUsersLoom = "tomcat-users-loom",
+        VirtualPinningUsersLoom = "virtual-pinning-users-loom",
+        VirtualYieldingUsersLoom = "virtual-yielding-users-loom",
+        TomcatVirtualUsersJava21 = "tomcat-virtual-users-java21",
+        TomcatVirtualUsersJava25 = "tomcat-virtual-users-java25",
     }
 }
 
@@ -219,6 +230,15 @@ impl ColumnId {
     /// pinning driver's; and that lesson, both virtual-thread drivers'
     /// /health next to /users/1, is the remote-mixed group's, where a
     /// pinned carrier waits a real round trip, not the mixed group's.
+    /// The event loop's sqlx under the /users/1 sweep gave way to
+    /// deadpool-postgres, WebFlux's default's analogue, since the sweep
+    /// compares the models. Tomcat on virtual threads on the JDK that
+    /// builds the servers gave way to Tomcat on the pinned Java 21 and 25
+    /// runtimes: on /health a column each, and on /users/1 the
+    /// calibration-loom group's, with Postgres a round trip away, where a
+    /// pinned carrier costs what it costs; on the /posts/1 sweep none (a
+    /// sleeping virtual thread parks on every Java from 21 on, as our
+    /// virtual threads' sweep shows, and no finding judged it).
     pub const RETIRED: &'static [ColumnId] = &[
         ColumnId::VirtualPinningUsersRamp,
         ColumnId::VirtualHealthNextToPosts,
@@ -226,6 +246,10 @@ impl ColumnId {
         ColumnId::AsyncHealthNextToUsersRemote,
         ColumnId::VirtualPinningHealthNextToUsers,
         ColumnId::VirtualYieldingHealthNextToUsers,
+        ColumnId::AsyncUsersSweep,
+        ColumnId::TomcatVirtualHealth,
+        ColumnId::TomcatVirtualPosts,
+        ColumnId::TomcatVirtualUsers,
     ];
 
     /// Every column the matrix measures, in report order.
@@ -238,11 +262,13 @@ impl ColumnId {
 }
 
 impl GroupId {
-    /// The calibration groups: our servers beside Tomcat and Netty.
-    pub const CALIBRATION: [GroupId; 3] = [
+    /// The calibration groups: our servers beside Tomcat and Netty, and
+    /// beside Tomcat on virtual threads on Java 21 and 25.
+    pub const CALIBRATION: [GroupId; 4] = [
         GroupId::CalibrationHealth,
         GroupId::CalibrationPosts,
         GroupId::CalibrationUsers,
+        GroupId::CalibrationLoom,
     ];
 
     /// Whether it is one of [`GroupId::CALIBRATION`].
@@ -259,7 +285,7 @@ pub enum JavaServer {
     /// server's twin (Spring MVC's container).
     Tomcat,
     /// The same Tomcat with a virtual thread per request (`--virtual`,
-    /// Java 21 or later).
+    /// Java 21 or later): Spring MVC with `spring.threads.virtual.enabled`.
     TomcatVirtual,
     /// Netty 4.1, an event loop per core: the async server's twin
     /// (WebFlux's server).

@@ -2,8 +2,8 @@
 //! and nothing else. The ids of the matrix ([`GroupId`], [`ColumnId`],
 //! [`Target`]), a run and everything measured in it ([`RunResults`]: groups,
 //! columns, rounds, windows, errors, the idle group, sweeps, cold starts,
-//! detector and proxy readings, the equal-load windows), the findings as
-//! data ([`Finding`], [`Verdict`], [`Thresholds`]), the figures a reader
+//! detector, proxy and JVM readings, the equal-load windows), the findings
+//! as data ([`Finding`], [`Verdict`], [`Thresholds`]), the figures a reader
 //! compares, each defined once
 //! ([`figures`]: throughput is successful throughput), and reading and
 //! writing results.json ([`results_file`]).
@@ -26,6 +26,7 @@ pub mod fixtures;
 mod group;
 mod idle;
 mod ids;
+mod jvm;
 mod proxy;
 pub mod results_file;
 mod round;
@@ -46,6 +47,7 @@ pub use idle::{
     IDLE_FDS_SLACK,
 };
 pub use ids::{ColumnId, Driver, GroupId, JavaServer, Target};
+pub use jvm::{JvmWarmUp, JvmWarmUpRule, JvmWindow, WarmUpWindowFigures};
 pub use proxy::ProxyWindow;
 pub use results_file::{SavedRun, READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION};
 pub use round::{CpuUse, Latency, LoadStats, RoundResult, Second, ServerStats, WindowTicks};

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{DetectorWindow, ErrorKind, ProxyWindow, SweepStep};
+use crate::{DetectorWindow, ErrorKind, JvmWindow, ProxyWindow, SweepStep};
 
 /// One measured window of one column, on a server process started for it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -48,6 +48,11 @@ pub struct RoundResult {
     /// counted too), and in runs saved before bench read it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub postgres_proxy: Option<ProxyWindow>,
+    /// On a Java server: what its JVM said about the window (the runtime,
+    /// the JIT's and the collectors' time, pinned virtual threads) and how
+    /// its warm-up went; `None` on our servers and in runs saved before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jvm: Option<JvmWindow>,
 }
 
 fn measured() -> bool {

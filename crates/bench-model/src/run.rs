@@ -171,7 +171,10 @@ pub struct RunSettings {
 }
 
 /// The JVM of the calibration servers (Tomcat, Netty): fixed flags, so that
-/// two runs' Java columns are comparable.
+/// two runs' Java columns are comparable. The JDK that built them runs the
+/// columns that name no Java release; a column on Java 21 or 25 ran on that
+/// pinned runtime, which each of its windows names
+/// ([`crate::JvmWindow::version`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JvmSettings {
     /// The JDK's `JAVA_VERSION`, e.g. "17.0.15".
@@ -181,21 +184,41 @@ pub struct JvmSettings {
     /// Every flag given to the JVM before its main class (heap, GC).
     pub flags: Vec<String>,
     /// The JVM's own warm-up on each fresh process, before a column's
-    /// warm-up and window: its route, at these connections, for this long.
+    /// warm-up and window: its route, at these connections, for this long
+    /// (with [`JvmSettings::warm_up_rule`]: each warm-up window's length).
     pub warm_up_seconds: f64,
     pub warm_up_connections: usize,
+    /// When the warm-up repeats its windows until the JVM settles: the
+    /// rule; absent in runs saved before, whose JVMs warmed up once for
+    /// `warm_up_seconds`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warm_up_rule: Option<crate::JvmWarmUpRule>,
 }
 
 impl JvmSettings {
-    /// "Java 17.0.15 (/usr/bin/java) with -Xms512m ..., 2 s of its own route at 64 connections first".
+    /// "Java 17.0.15 (/usr/bin/java) with -Xms512m ...; each fresh JVM
+    /// first warms up on its own route at 64 connections ...".
     pub fn words(&self) -> String {
+        let warm_up = match &self.warm_up_rule {
+            Some(rule) => format!(
+                "warms up in windows of {} s of its column's route at {} connections until {} windows agree within {:.0}% and the JIT compiles under {:.0}% of each (at most {} s: the JIT's warm-up)",
+                self.warm_up_seconds,
+                self.warm_up_connections,
+                rule.settled_windows,
+                rule.tolerance * 100.0,
+                rule.max_jit_share * 100.0,
+                rule.limit_seconds
+            ),
+            None => format!(
+                "gets {} s of its column's route at {} connections (the JIT's warm-up)",
+                self.warm_up_seconds, self.warm_up_connections
+            ),
+        };
         format!(
-            "Java {} ({}) with {}; each fresh JVM first gets {} s of its column's route at {} connections (the JIT's warm-up), then the column's own warm-up",
+            "Java {} ({}) with {}; each fresh JVM first {warm_up}, then the column's own warm-up",
             self.version,
             self.java,
-            self.flags.join(" "),
-            self.warm_up_seconds,
-            self.warm_up_connections
+            self.flags.join(" ")
         )
     }
 }

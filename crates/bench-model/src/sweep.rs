@@ -48,4 +48,11 @@ pub struct SweepStep {
     pub unfinished: u64,
     /// Timed-out requests (also in `errors_by_kind` as "timeout").
     pub timeouts: u64,
+    /// Connections the kernel refused to queue in the window because a
+    /// listen backlog was full (`TcpExtListenOverflows`, counted for the
+    /// whole machine): their SYN was dropped, and the client tried again
+    /// a second later. `None` where it could not be read, and in runs saved
+    /// before it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listen_overflows: Option<u64>,
 }

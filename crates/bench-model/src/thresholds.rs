@@ -115,6 +115,26 @@ pub struct Thresholds {
     /// the window's end) exceed Tomcat's by at most this share of the step's
     /// requests.
     pub calibration_within: f64,
+    /// Tomcat on virtual threads on Java 21, where pgjdbc 42.5.5 waits for
+    /// Postgres inside a `synchronized` method, "caps at the carriers":
+    /// with Postgres a round trip away its throughput is within this
+    /// fraction of carriers / the round trip the proxy delivered in the
+    /// same window (25%). Wider than our pinning driver's line
+    /// ([`Thresholds::carrier_cap_within`]), which divides by how long each
+    /// query held its carrier as the server timed it: here only the proxy's
+    /// half of that is read, and a pinned carrier also holds through
+    /// pgjdbc's and HikariCP's own work and the hops either side of the
+    /// proxy. The alternative, a JVM that unmounts, is pool / round trip,
+    /// five times away with a pool of 10 on 2 cores. Chosen before a run.
+    pub loom_carrier_cap_within: f64,
+    /// ... its pinned virtual threads at least this many per `/users/{id}`
+    /// request (pgjdbc pins once per query; a probe counted about 1.2,
+    /// HikariCP's own monitors adding some): half of one.
+    pub loom_pins_per_request: f64,
+    /// ... and on Java 25 (JEP 491: a thread blocked in a monitor
+    /// unmounts) fewer than this many per request: a class initialiser
+    /// still pins, but only at a JVM's first requests, in its warm-up.
+    pub loom_unpinned_pins_per_request: f64,
 }
 
 impl Default for Thresholds {
@@ -149,6 +169,9 @@ pub const THRESHOLDS: Thresholds = Thresholds {
     pool_sweep_pipelined_within: 0.2,
     pool_sweep_small_pool_share: 0.5,
     calibration_within: 0.05,
+    loom_carrier_cap_within: 0.25,
+    loom_pins_per_request: 0.5,
+    loom_unpinned_pins_per_request: 0.01,
 };
 
 #[cfg(test)]

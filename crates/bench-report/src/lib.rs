@@ -4,10 +4,10 @@
 //! `report.html` ([`html`]), the SVG charts ([`charts`]), the matrix
 //! that opens each of them ([`glance`]: which model for which workload)
 //! and the tables they share ([`table`], [`cold_start_table`],
-//! [`idle_table`], [`sweep_table`], [`equal_load_table`],
-//! [`group_parts`]: which of them a group shows; [`lines`], [`headline`]:
-//! the predictions counted, the design checks apart; [`numbers`]: how a
-//! figure is written); two
+//! [`idle_table`], [`sweep_table`], [`equal_load_table`], [`jvm_cells`]: a
+//! Java column's JVM; [`group_parts`]: which of them a group shows;
+//! [`lines`], [`headline`]: the predictions counted, the design checks
+//! apart; [`numbers`]: how a figure is written); two
 //! runs side by side ([`compare`]); the tables of README.md and docs/ made
 //! from the runs they cite ([`doc_tables`]).
 //!
@@ -30,6 +30,7 @@ pub mod group_parts;
 pub mod headline;
 pub mod html;
 pub mod idle_table;
+pub mod jvm_cells;
 pub mod lines;
 pub mod markdown;
 pub mod numbers;

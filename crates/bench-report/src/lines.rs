@@ -292,6 +292,7 @@ pub fn sweep_lines(g: &bench_model::GroupResult) -> Option<Vec<String>> {
         ),
         format!("{}.", info.cap_note),
     ];
+    lines.extend(crate::jvm_cells::sweep_lines(g));
     let fresh = crate::sweep_table::sweep_fresh_servers(g);
     if !fresh.is_empty() {
         lines.push(format!(

@@ -22,7 +22,7 @@ pub fn sweep_tables(group: &GroupResult) -> Vec<(String, Table)> {
         return Vec::new();
     };
     let table = |cell: Cell<'_>| steps_table(group, info, cell);
-    vec![
+    let mut tables = vec![
         (
             "Successful requests per second (median ±spread over rounds)".to_owned(),
             table(&throughput_cell),
@@ -43,7 +43,27 @@ pub fn sweep_tables(group: &GroupResult) -> Vec<(String, Table)> {
             "Server CPU per answered request (us)".to_owned(),
             table(&cpu_cell),
         ),
-    ]
+    ];
+    // Where a backlog dropped connections: Tomcat's acceptCount (100, as
+    // Spring Boot's server.tomcat.accept-count) at a step whose connections
+    // all open at once. Each such client tries again a second later, which
+    // its latency shows and no thread of the server sees.
+    if group.columns.iter().flat_map(|c| &c.rounds).any(|r| {
+        r.step
+            .and_then(|s| s.listen_overflows)
+            .is_some_and(|n| n > 0)
+    }) {
+        tables.push((
+            "Connections dropped by a full listen backlog in the window (TcpExtListenOverflows, the machine's; median over rounds): each client tried again 1 s later".to_owned(),
+            table(&overflows_cell),
+        ));
+    }
+    tables
+}
+
+fn overflows_cell(c: &ColumnResult, n: usize) -> String {
+    median(c, n, |r| r.step?.listen_overflows.map(|v| v as f64))
+        .map_or("n/a".into(), |v| format!("{v:.0}"))
 }
 
 /// A row per step, a column per server, `cell` in each where the step ran.

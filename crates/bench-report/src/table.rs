@@ -154,6 +154,19 @@ const PROBE_DETECTOR_ROWS: &[Row] = &[
     }),
 ];
 
+/// A Java column's JVM ([`crate::jvm_cells`]): rows only in a group
+/// that has one, `-` for our servers.
+const JVM_ROWS: &[Row] = &[
+    detector("JVM (as it says)", crate::jvm_cells::runtime),
+    detector("JVM warm-up before the window", crate::jvm_cells::warm_up),
+    detector("JIT compiling in the window (s)", crate::jvm_cells::compile),
+    detector("GC in the window (collections, time)", crate::jvm_cells::gc),
+    detector(
+        "Pinned virtual threads per request (in all)",
+        crate::jvm_cells::pins,
+    ),
+];
+
 const fn detector(name: &'static str, cell: fn(&ColumnResult) -> Option<String>) -> Row {
     Row {
         name,
@@ -491,12 +504,18 @@ pub fn group_table(group: &GroupResult) -> Table {
     };
     let mixed = group.columns.iter().any(|c| c.background_path.is_some());
     let probe_rows = if mixed { PROBE_DETECTOR_ROWS } else { &[] };
+    let jvm_rows = if crate::jvm_cells::any(group) {
+        JVM_ROWS
+    } else {
+        &[]
+    };
     let rows = std::iter::once(rounds)
         .chain(
             ROWS.iter()
                 .filter(|row| !hidden.contains(&row.name))
                 .chain(DETECTOR_ROWS)
                 .chain(probe_rows)
+                .chain(jvm_rows)
                 .map(|row| {
                     let base = group.columns.first().and_then(|c| match row.cells {
                         Cells::Value { metric, .. } | Cells::Percentile { metric, .. } => {

@@ -9,10 +9,13 @@
 //! Thread count is the number that tells a thread-per-request server from an
 //! event loop, so it is read from the kernel rather than estimated. A
 //! window's CPU is split from two [`CpuSnapshot`]s, in the way this
-//! kernel's accounting allows ([`kernel_accounting`]).
+//! kernel's accounting allows ([`kernel_accounting`]). The machine's listen
+//! overflows ([`listen_overflows`]) say when a server's backlog dropped
+//! new connections.
 
 mod cpu_snapshot;
 mod kernel_accounting;
+mod listen_overflows;
 mod open_files;
 mod parse;
 mod peak_sampler;
@@ -24,6 +27,7 @@ pub use cpu_snapshot::{
     MachineWindow, ProcessCpu,
 };
 pub use kernel_accounting::{accounting_from, kernel_accounting, IrqTime, KernelAccounting};
+pub use listen_overflows::{listen_overflows, parse_listen_overflows};
 pub use open_files::{open_fds, open_files_limit, parse_open_files_limit};
 pub use peak_sampler::{PeakSampler, Peaks};
 pub use sample::{cpu_times_self, sample, sample_self, CpuTimes, ProcessSample};

@@ -101,7 +101,22 @@ fn per_step_words(ours: &ColumnResult, theirs: &ColumnResult, info: &SweepInfo) 
                 sw::step_spread(c, n, errors)
                     .map_or("n/a".to_owned(), |s| format!("{:.0}", s.median))
             };
-            format!("{n}: {ratio} (failed {} vs {})", e(ours), e(theirs))
+            // The connections a full backlog dropped (Tomcat asks for 100,
+            // ours for 4096): their clients try again a second later, which
+            // is the step's p99, not its throughput.
+            let overflows = |c: &ColumnResult| {
+                sw::step_spread(c, n, |r| r.step?.listen_overflows.map(|v| v as f64))
+                    .map(|s| format!("{:.0}", s.median))
+            };
+            let dropped = match (overflows(ours), overflows(theirs)) {
+                (Some(a), Some(b)) => format!("; backlog overflows {a} vs {b}"),
+                _ => String::new(),
+            };
+            format!(
+                "{n}: {ratio} (failed {} vs {}{dropped})",
+                e(ours),
+                e(theirs)
+            )
         })
         .collect();
     format!(
@@ -259,16 +274,41 @@ mod tests {
         )
     }
 
-    #[test]
-    fn the_worst_step_decides_a_round_and_extra_errors_count() {
-        let info = SweepInfo {
+    /// A sweep of 100 and 400 connections in `rounds`.
+    fn two_steps(rounds: u32) -> SweepInfo {
+        SweepInfo {
             steps: vec![100, 400],
-            rounds: 2,
+            rounds,
             window_seconds: 1.0,
             warm_up_seconds: 0.0,
             cap: None,
             cap_note: String::new(),
+        }
+    }
+
+    #[test]
+    fn each_step_says_the_connections_a_full_backlog_dropped() {
+        let info = two_steps(1);
+        let with = |mut c: ColumnResult, at_400: u64| {
+            for r in &mut c.rounds {
+                if let Some(s) = &mut r.step {
+                    s.listen_overflows = Some(if s.connections == 400 { at_400 } else { 0 });
+                }
+            }
+            c
         };
+        let ours = with(column(&[(1, 100, 330.0, 0), (1, 400, 660.0, 0)]), 0);
+        let tomcat = with(column(&[(1, 100, 330.0, 0), (1, 400, 620.0, 0)]), 94);
+        let words = per_step_words(&ours, &tomcat, &info);
+        assert!(
+            words.ends_with("400: 1.06x (failed 0 vs 0; backlog overflows 0 vs 94)"),
+            "{words}"
+        );
+    }
+
+    #[test]
+    fn the_worst_step_decides_a_round_and_extra_errors_count() {
+        let info = two_steps(2);
         let ours = column(&[
             (1, 100, 330.0, 0),
             (1, 400, 660.0, 0),

@@ -47,7 +47,9 @@ struct Lesson {
 }
 
 /// The seeds' lesson's groups. The sqlx findings of the local and ramp
-/// groups are the seeds' own ([`super::seeds`]); the others are here.
+/// groups are [`super::seeds`]' (ids kept from when sqlx stood for R2DBC);
+/// the others are here, deadpool-postgres' the comparison of Spring's
+/// defaults.
 static LESSONS: [Lesson; 3] = [
     Lesson {
         words: "on the database group",
@@ -113,12 +115,24 @@ static LESSONS: [Lesson; 3] = [
     },
 ];
 
-/// What each driver is, in a claim.
+/// What each driver is, in a claim: sqlx for what it does (no Spring
+/// default has its ping), deadpool-postgres as the event loop's Spring
+/// default's analogue, pipelining as beyond Spring's defaults.
 fn driver_words(driver: &str) -> &'static str {
     match driver {
-        "sqlx" => "sqlx, like R2DBC",
-        "deadpool" => "tokio-postgres in a deadpool-postgres pool, like R2DBC with r2dbc-pool",
-        _ => "a few shared tokio-postgres clients with the queries pipelined, no pool",
+        "sqlx" => "sqlx, whose pool pings each connection it takes back: two round trips a request",
+        "deadpool" => "WebFlux's default's analogue: tokio-postgres in a deadpool-postgres pool of 10, r2dbc-pool's exclusive checkout without a round trip; against MVC's, the sync driver in a pool of HikariCP's 10",
+        _ => "beyond Spring's defaults: a few shared tokio-postgres clients with the queries pipelined, no pool",
+    }
+}
+
+/// Where each driver's lesson comes from: the seeds' own claim on Spring's
+/// defaults is deadpool-postgres' (WebFlux with R2DBC and r2dbc-pool
+/// against MVC with JDBC and HikariCP); the others judge it per driver.
+fn driver_seed(driver: &str) -> &'static str {
+    match driver {
+        "deadpool" => "seeds 000, 001 and 002 (WebFlux with R2DBC against MVC with JDBC, each on Spring Boot's defaults)",
+        _ => "seeds 000, 001 and 002 (judged per async driver)",
     }
 }
 
@@ -141,7 +155,7 @@ fn driver_lessons() -> Vec<Spec> {
                 )
             } else {
                 (
-                    "seeds 000, 001 and 002 (judged per async driver)",
+                    driver_seed(driver),
                     Kind::Prediction("two columns' measured figures compared round by round"),
                     "serves more requests per second than blocking",
                 )

@@ -26,8 +26,8 @@ const MEANINGS: &[Meaning] = &[
     },
     Meaning {
         id: "db-async-driver-cheaper-at-equal-load",
-        held: "At the same load the event loop with a non-blocking driver (sqlx) spends less server CPU per database read than a thread pool: on a server of its own it would serve more, the async model's promise kept where the cores decide.",
-        not_held: "At the same load the event loop with sqlx spent more server CPU per database read than the thread pool: with a database this close, the model does not make a read cheaper.",
+        held: "At the same load the event loop with sqlx (two round trips a request: its pool pings each connection it takes back) spends less server CPU per database read than a thread pool: on a server of its own it would serve more.",
+        not_held: "At the same load the event loop with sqlx spent more server CPU per database read than the thread pool: with a database this close, neither the model nor a driver with a ping per request makes a read cheaper.",
     },
     Meaning {
         id: "db-inline-driver-worst",
@@ -206,8 +206,8 @@ const MEANINGS: &[Meaning] = &[
     },
     Meaning {
         id: "db-async-deadpool-cheaper-at-equal-load",
-        held: "At the same load the async server with tokio-postgres in a pool (one round trip per request) spends less CPU per read of a local database than the thread pool: on a server of its own it would serve more.",
-        not_held: "At the same load the async server with tokio-postgres in a pool spent more CPU per read of a local database than the thread pool.",
+        held: "On Spring's defaults (WebFlux with a pooled reactive driver against MVC with JDBC through HikariCP, both pools of 10), at the same load the event loop spends less server CPU per read of a local database than the thread pool: on a server of its own it would serve more, the seeds' promise kept.",
+        not_held: "On Spring's defaults, at the same load the event loop spent more server CPU per read of a local database than the thread pool: with the same pool, the model does not make a read cheaper here.",
     },
     Meaning {
         id: "db-async-pipelined-cheaper-at-equal-load",
@@ -216,8 +216,8 @@ const MEANINGS: &[Meaning] = &[
     },
     Meaning {
         id: "ramp-async-deadpool-cheaper-at-equal-load",
-        held: "At the same load the async server with tokio-postgres in a pool spends less CPU per database read of the ramp than the thread pool: on a server of its own it would serve more.",
-        not_held: "At the same load the async server with tokio-postgres in a pool spent more CPU per database read of the ramp than the thread pool.",
+        held: "On Spring's defaults, at the same load the event loop spends less server CPU per database read of the ramp than the thread pool: on a server of its own it would serve more.",
+        not_held: "On Spring's defaults, at the same load the event loop spent more server CPU per database read of the ramp than the thread pool.",
     },
     Meaning {
         id: "ramp-async-pipelined-cheaper-at-equal-load",
@@ -226,8 +226,8 @@ const MEANINGS: &[Meaning] = &[
     },
     Meaning {
         id: "remote-db-async-deadpool-wins",
-        held: "The async server with tokio-postgres in a pool (one round trip per request) served more requests per second than the thread pool on a database a round trip away.",
-        not_held: "The async server with tokio-postgres in a pool (one round trip per request) did not serve more than the thread pool on a database a round trip away here.",
+        held: "On Spring's defaults the event loop served more reads of a database a round trip away than the thread pool.",
+        not_held: "On Spring's defaults the event loop served no more reads of a database a round trip away than the thread pool: both wait on a pool of 10, and the pool, not the model, is the limit. Only a driver beyond the defaults (pipelining) passes it.",
     },
     Meaning {
         id: "remote-db-async-pipelined-wins",
@@ -258,6 +258,21 @@ const MEANINGS: &[Meaning] = &[
         id: "calibration-health-cpu-not-above-tomcat",
         held: "A request costs our blocking server no more CPU than it costs Tomcat: where this project finds the thread pool slower, the model is to blame, not an implementation heavier than Java's.",
         not_held: "Our blocking server spent more CPU per request than Tomcat here: its per-request cost, not the model, is what to look at.",
+    },
+    Meaning {
+        id: "loom-java21-caps-at-carriers",
+        held: "On Java 21 a JDBC driver that waits inside synchronized (pgjdbc before 42.6) pins every carrier it waits on: Spring MVC on virtual threads then serves what a few threads serve. Upgrade the driver, or the JDK.",
+        not_held: "Tomcat on virtual threads on Java 21 did not sit at the carriers' bound here: something else (the pool, the cores, the load) limited it; its pin counts say whether it pinned.",
+    },
+    Meaning {
+        id: "loom-java25-reaches-pool",
+        held: "On Java 25 the same driver no longer pins: virtual threads wait on the pool, not on the carriers, as our yielding driver does.",
+        not_held: "Tomcat on virtual threads on Java 25 did not reach the pool's bound here: the cores or the load, not the pool, limited it.",
+    },
+    Meaning {
+        id: "loom-pins-agree",
+        held: "JFR's count of pinned virtual threads tells the two runtimes apart: on Java 21 every query pinned, on Java 25 none did. Watch jdk.VirtualThreadPinned before turning virtual threads on.",
+        not_held: "The JVM's pin counts did not split the runtimes as predicted here: read each window's counts per route.",
     },
 ];
 

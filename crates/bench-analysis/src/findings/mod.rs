@@ -18,8 +18,9 @@
 //! claims where the cores decide judged at equal load, [`equal_load`]),
 //! the Redis clients, tiny_http, the stall detector, idle connections, the
 //! sweeps, virtual threads and their pinning detector, the database
-//! drivers and the pool sweep, the calibration against Tomcat and Netty;
-//! what they share is in [`checks`].
+//! drivers and the pool sweep, the calibration against Tomcat and Netty,
+//! the real Loom against our virtual threads; what they share is in
+//! [`checks`].
 
 mod calibration;
 mod checks;
@@ -33,6 +34,9 @@ mod equal_load;
 #[cfg(test)]
 mod equal_load_tests;
 mod idle;
+mod loom;
+#[cfg(test)]
+mod loom_tests;
 mod meaning;
 mod pool_sweep;
 mod redis_clients;
@@ -81,6 +85,7 @@ fn specs(t: &Thresholds) -> Vec<Spec> {
         .chain(database::specs(t))
         .chain(pool_sweep::specs(t))
         .chain(calibration::specs(t))
+        .chain(loom::specs(t))
         .collect()
 }
 

@@ -105,7 +105,7 @@ fn async_cheaper_at_equal_load() -> Vec<Spec> {
             "seed 002",
             C::AsyncUsersRamp,
             C::BlockingUsersRamp,
-            "a database read of the ramp (random ids)",
+            "a database read of the ramp (random ids), with sqlx (Spring's defaults' comparison is ramp-async-deadpool-cheaper-at-equal-load)",
         ),
     ] {
         out.push(Spec {
@@ -180,15 +180,16 @@ pub(super) fn cpu_offload_recovers(t: &Thresholds) -> Spec {
     }
 }
 
-/// Seeds 000-002: a non-blocking driver wins the database group, where
-/// the cores decide: restated at equal load.
+/// Seeds 000-002's claim with sqlx: a non-blocking driver wins the
+/// database group, where the cores decide: restated at equal load. (On
+/// Spring's defaults it is db-async-deadpool-cheaper-at-equal-load.)
 pub(super) fn db_async_driver_wins(_t: &Thresholds) -> Spec {
     use ColumnId as C;
     Spec {
         id: "db-async-driver-cheaper-at-equal-load",
         seed: "seeds 000, 001 and 002 (their throughput claim restated: on a dedicated server, capacity is cores / server CPU per request)",
         kind: super::equal_load::KIND,
-        claim: "with a non-blocking driver (sqlx, like R2DBC) async spends less server CPU per request than blocking on the database group at equal load (one arrival rate for both): on a dedicated server it would serve more".into(),
+        claim: "with sqlx (whose pool pings each connection it takes back: two round trips a request) async spends less server CPU per request than blocking on the database group at equal load (one arrival rate for both): on a dedicated server it would serve more; Spring's defaults' comparison is db-async-deadpool-cheaper-at-equal-load".into(),
         needs: Needs::Columns(vec![C::AsyncUsers, C::BlockingUsers]),
         check: super::database::lesson_check(C::AsyncUsers),
     }

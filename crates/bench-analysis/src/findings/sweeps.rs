@@ -179,11 +179,11 @@ pub(super) fn users_async_crossover(_t: &Thresholds) -> Spec {
             id: "sweep-users-async-crossover",
             seed: "beyond the seeds: where each model wins on a database read",
             kind: Kind::Prediction("two servers' measured throughput compared at each step of a sweep"),
-            claim: format!("on /users/1, async (sqlx) serves more successful requests per second than blocking by more than the margin from some concurrency of the sweep on, at every step up to its highest: in each round, a crossover spanning at least {} steps", sw::CROSSOVER_MIN_STEPS),
-            needs: Needs::Columns(vec![C::AsyncUsersSweep, C::BlockingUsersSweep]),
+            claim: format!("on /users/1, each model on its Spring default's analogue, the event loop (deadpool-postgres: r2dbc-pool's exclusive checkout without a round trip) serves more successful requests per second than the thread pool (the sync driver in a pool of HikariCP's size) by more than the margin from some concurrency of the sweep on, at every step up to its highest: in each round, a crossover spanning at least {} steps", sw::CROSSOVER_MIN_STEPS),
+            needs: Needs::Columns(vec![C::AsyncUsersDeadpoolSweep, C::BlockingUsersSweep]),
             check: Box::new(|cx, t| {
                 let info = cx.sweep(GroupId::SweepUsers)?;
-                let (a, b) = (cx.col(C::AsyncUsersSweep)?, cx.col(C::BlockingUsersSweep)?);
+                let (a, b) = (cx.col(C::AsyncUsersDeadpoolSweep)?, cx.col(C::BlockingUsersSweep)?);
                 let rounds = sw::round_step_ratios(a, b, &info.steps, successful_rps);
                 if rounds.iter().all(|(_, r)| r.is_empty()) {
                     return None;

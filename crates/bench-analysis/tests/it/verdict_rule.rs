@@ -136,11 +136,15 @@ fn users_sweep(factor: [f64; 7]) -> Finding {
         .find(|c| c.id == ColumnId::BlockingUsersSweep)
         .unwrap()
         .clone();
+    // The saved run's event loop ran sqlx; the finding reads the event
+    // loop's Spring default's analogue, deadpool-postgres: the same
+    // rounds, under its id.
     let asynchronous = group
         .columns
         .iter_mut()
         .find(|c| c.id == ColumnId::AsyncUsersSweep)
         .unwrap();
+    asynchronous.id = ColumnId::AsyncUsersDeadpoolSweep;
     for r in &mut asynchronous.rounds {
         let step = r.step.unwrap().connections;
         let i = steps.iter().position(|&n| n == step).unwrap();

@@ -8,7 +8,9 @@
 use std::fmt::Write as _;
 
 use super::measure::Figure;
-use super::words::{at_size, calibration_cells, figure, ms, pick_figure, relative, second_line};
+use super::words::{
+    at_size, beyond_line, calibration_cells, figure, ms, pick_figure, relative, second_line,
+};
 use super::{Cell, Glance, Model, Row, RowVerdict, Wrong};
 use crate::html::page::{escape, verdict_class};
 use bench_model::Spread;
@@ -47,6 +49,21 @@ fn judged(v: Option<&RowVerdict>, standing: &str) -> String {
     )
 }
 
+/// Beside a model's variant, on its line (a line more would push the
+/// matrix past the first screen), the variant beyond Spring's defaults
+/// that did better: "+ pipelined driver 1.09", the whole in its title.
+fn beyond(row: &Row, model: Model) -> String {
+    row.beyond_of(model).map_or(String::new(), |b| {
+        format!(
+            " <span class=\"beyond\" title=\"{} ({})\">+ {} {}</span>",
+            escape(&beyond_line(row.figure, b)),
+            b.pick.column.as_str(),
+            escape(&b.pick.variant),
+            relative(b.relative.as_ref())
+        )
+    })
+}
+
 /// One model's cell of `row`.
 fn cell(row: &Row, model: Model, c: &Cell) -> String {
     let group = row.workload.group;
@@ -71,20 +88,22 @@ fn cell(row: &Row, model: Model, c: &Cell) -> String {
                 None => pick.variant.clone(),
             };
             format!(
-                "{}<span class=\"fig\"><b class=\"rel\">{}</b> <span class=\"abs\">{}</span></span><span class=\"variant\">{}</span><span class=\"sub\">{}</span><span class=\"bar\"><i style=\"width: {:.0}%\"></i></span></a></td>",
+                "{}<span class=\"fig\"><b class=\"rel\">{}</b> <span class=\"abs\">{}</span></span><span class=\"variant\">{}{}</span><span class=\"sub\">{}</span><span class=\"bar\"><i style=\"width: {:.0}%\"></i></span></a></td>",
                 open(&format!("measured {}{best}", band(close)), pick.column.as_str()),
                 relative(rel.as_ref()),
                 escape(&figure(row.figure, pick.measure.main.median)),
                 escape(&variant),
+                beyond(row, model),
                 escape(&second_line(&pick.measure).replace(" us/req", " µs CPU/req")),
                 close * 100.0
             )
         }
         Cell::OnlyByDesign(pick) => format!(
-            "{}<span class=\"fig\"><span class=\"abs\">{}</span></span><span class=\"variant\">{}</span><span class=\"sub\">blocks by design: not ranked</span></a></td>",
+            "{}<span class=\"fig\"><span class=\"abs\">{}</span></span><span class=\"variant\">{}{}</span><span class=\"sub\">blocks by design: not ranked</span></a></td>",
             open("measured by-design", pick.column.as_str()),
             escape(&pick_figure(row.figure, &pick.measure)),
-            escape(&pick.variant)
+            escape(&pick.variant),
+            beyond(row, model)
         ),
         Cell::Missing { why, failure } => format!(
             "{}<span class=\"why\">{}</span></a></td>",
@@ -132,7 +151,7 @@ fn capitalised(s: &str) -> String {
 
 /// The main matrix: `section#at-a-glance`.
 pub fn section(g: &Glance) -> String {
-    let mut out = String::from("<section id=\"at-a-glance\">\n<h2>At a glance: which model for which workload</h2>\n<p class=\"legend\">Each cell: the model's best variant that does not block by design; its figure relative to the row's best (<b>1.00</b> = best) and the figure (successful req/s; where the cores decide, req/s per core of a dedicated server at the server CPU per request measured at one arrival rate for all; the sweep's plateau, or its highest step where still rising; memory per idle connection); p99 (≥: a lower bound) and server CPU per request. Darker, longer bar: closer to the best; hatched: blocks by design. A cell opens its group.</p>\n");
+    let mut out = String::from("<section id=\"at-a-glance\">\n<h2>At a glance: which model for which workload</h2>\n<p class=\"legend\">Each cell: the model as Spring Boot ships it (MVC, WebFlux, MVC on virtual threads), and after a +, a variant beyond Spring's defaults that did better; its figure relative to the row's best (<b>1.00</b> = best) and the figure (successful req/s; where the cores decide, req/s per core of a dedicated server at the server CPU per request measured at one arrival rate for all; the sweep's plateau, or its highest step where still rising; memory per idle connection); p99 (≥: a lower bound) and server CPU per request. Darker, longer bar: closer to the best; hatched: blocks by design. A cell opens its group.</p>\n");
     if g.rows.is_empty() {
         out.push_str("<p>No workload of the matrix was measured in this run.</p>\n</section>\n");
         return out;

@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use super::words::{calibration_cells, cell_lines, wrong_figures};
+use super::words::{beyond_line, calibration_cells, cell_lines, wrong_figures};
 use super::{Cell, Glance, Model, Row, RowVerdict};
 
 /// `text` safe in a Markdown table's cell.
@@ -37,8 +37,12 @@ fn verdict(v: Option<&RowVerdict>) -> String {
     }
 }
 
-fn cell(row: &Row, c: &Cell) -> String {
+fn cell(row: &Row, model: Model, c: &Cell) -> String {
     let mut lines = cell_lines(row.figure, c);
+    lines.extend(
+        row.beyond_of(model)
+            .map(|b| format!("*{}*", beyond_line(row.figure, b))),
+    );
     let best =
         matches!(c, Cell::Best { relative: Some(r), .. } if format!("{:.2}", r.median) == "1.00");
     if let (true, Some(first)) = (best, lines.first_mut()) {
@@ -66,8 +70,8 @@ pub fn render(g: &Glance, report: Option<&str>) -> String {
             None => row.workload.name.to_owned(),
         };
         let _ = write!(out, "| **{name}**<br>`{}` |", md(&row.route));
-        for (_, c) in &row.cells {
-            let _ = write!(out, " {} |", cell(row, c));
+        for (model, c) in &row.cells {
+            let _ = write!(out, " {} |", cell(row, *model, c));
         }
         let _ = writeln!(
             out,

@@ -1,12 +1,14 @@
 //! The run at a glance: which model for which workload. A row per workload
 //! the run measured ([`workloads::WORKLOADS`]), a column per model (thread
-//! pool, event loop, virtual threads); each cell the model's best variant
-//! that does not block by design (the event loop's, on a database, its
-//! pipelined driver where the run has it: the design an event loop wins
-//! with there), named, with its figure relative to the row's best (1.00 =
-//! best) and the figure itself, then its p99 and server CPU per request;
-//! per row, the verdict of the finding that judges it and how the models
-//! stood, in words made of the row's own rounds ([`standing`]).
+//! pool, event loop, virtual threads); each cell the model's Spring Boot
+//! default ([`spring_defaults`]: the column that does what Spring MVC,
+//! WebFlux or MVC on virtual threads does as Spring Boot ships it), named,
+//! with its figure relative to the row's best cell (1.00 = best) and the
+//! figure itself, then its p99 and server CPU per request; beside it the
+//! model's best variant beyond Spring's defaults, where one did better
+//! (the pipelined driver, say); per row, the verdict of the finding that
+//! judges it and how the models stood, in words made of the row's own
+//! rounds ([`standing`]).
 //! Then what goes wrong ([`wrongs`]) and the other implementations
 //! measured for calibration, apart.
 //!
@@ -21,6 +23,7 @@ pub mod columns;
 pub mod html;
 pub mod markdown;
 pub mod measure;
+pub mod spring_defaults;
 pub mod standing;
 pub mod text;
 pub mod words;
@@ -60,6 +63,9 @@ pub struct Row {
     pub figure: Figure,
     /// A cell per model, in [`Model::ALL`]'s order.
     pub cells: Vec<(Model, Cell)>,
+    /// Beside a model's cell, its best variant beyond Spring's defaults,
+    /// where one did better than the default.
+    pub beyond: Vec<(Model, Beyond)>,
     /// The first finding of the workload's list the run measured, else
     /// the first it has.
     pub verdict: Option<RowVerdict>,
@@ -88,6 +94,21 @@ pub struct Pick {
     pub measure: Measure,
     /// The figure the row compares, per round: (round, figure).
     pub rounds: Vec<(u32, f64)>,
+}
+
+/// A model's best variant beyond Spring's defaults, shown beside its cell,
+/// and its figure relative to the row's best cell.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Beyond {
+    pub pick: Pick,
+    pub relative: Option<Spread>,
+}
+
+impl Row {
+    /// What `model` shows beside its cell, if anything.
+    pub fn beyond_of(&self, model: Model) -> Option<&Beyond> {
+        self.beyond.iter().find(|b| b.0 == model).map(|b| &b.1)
+    }
 }
 
 /// What a model shows in a row.
@@ -330,23 +351,40 @@ fn row(
     entries: &[Entry],
     findings: &[Finding],
 ) -> Row {
-    let best_figure = ours_best(figure, entries, Some(w.plain)).map(|b| b.0.main.median);
-    let cells: Vec<(Model, Cell)> = Model::ALL
+    // Each model's cell is chosen from its Spring default's column (or,
+    // in a run without it, from all its columns); the row's best is the
+    // best of those cells.
+    let chosen: Vec<(Model, Vec<&Entry>, Option<&Entry>)> = Model::ALL
         .into_iter()
         .map(|model| {
-            let mut mine: Vec<&Entry> = entries
+            let mine: Vec<&Entry> = entries
                 .iter()
                 .filter(|e| Model::of(e.target) == Some(model))
                 .collect();
-            // The event loop's cell shows its pipelined driver, when measured.
-            let pipelined = |e: &&Entry| e.words.iter().any(|w| w == PIPELINED);
-            if mine
-                .iter()
-                .any(|e| pipelined(e) && !e.by_design && e.measure.is_some())
-            {
-                mine.retain(pipelined);
-            }
-            (model, cell(figure, &mine, best_figure, w.plain))
+            let (cell, beyond) = spring_defaults::split(g.id, model, &mine, figure);
+            (model, cell, beyond)
+        })
+        .collect();
+    let best_figure = best(
+        figure,
+        chosen
+            .iter()
+            .flat_map(|(_, cell, _)| cell.iter().copied())
+            .filter(|e| !e.by_design),
+    )
+    .map(|(_, m)| m.main.median);
+    let cells: Vec<(Model, Cell)> = chosen
+        .iter()
+        .map(|(model, mine, _)| (*model, cell(figure, mine, best_figure, w.plain)))
+        .collect();
+    let beyond = chosen
+        .iter()
+        .filter_map(|(model, _, beyond)| {
+            let e = (*beyond)?;
+            let m = e.measure?;
+            let relative = best_figure.and_then(|b| measure::relative(&m.main, b));
+            let pick = pick(e, m, Some(w.plain));
+            Some((*model, Beyond { pick, relative }))
         })
         .collect();
     let route = if g.idle.is_some() {
@@ -361,12 +399,10 @@ fn row(
         figure,
         standing: standing::standing(&cells, figure, margin),
         cells,
+        beyond,
         verdict: row_verdict(w, findings).map(RowVerdict::of),
     }
 }
-
-/// The variant words of a pipelined driver's column.
-const PIPELINED: &str = "pipelined driver";
 
 /// The finding that judges `w`'s row: the first of its list the run
 /// measured, else the first it has.

@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use super::words::{calibration_line, cell_lines, verdict, wrong_figures};
+use super::words::{beyond_line, calibration_line, cell_lines, verdict, wrong_figures};
 use super::{Glance, Model, Row};
 
 /// The widest line the matrix prints.
@@ -83,8 +83,10 @@ fn row_lines(out: &mut String, row: &Row) {
         wrap_all(&[row.workload.name.to_owned(), row.route.clone()], LABEL),
         LABEL,
     )];
-    for (_, cell) in &row.cells {
-        columns.push((wrap_all(&cell_lines(row.figure, cell), CELL), CELL));
+    for (model, cell) in &row.cells {
+        let mut lines = cell_lines(row.figure, cell);
+        lines.extend(row.beyond_of(*model).map(|b| beyond_line(row.figure, b)));
+        columns.push((wrap_all(&lines, CELL), CELL));
     }
     side_by_side(out, &columns);
     let line = format!(
@@ -100,7 +102,7 @@ pub fn render(g: &Glance) -> String {
     let mut out = String::new();
     paragraph(
         &mut out,
-        "At a glance: per workload, each model's best variant that does not block by design; its figure relative to the row's best (1.00 = best) and the figure (successful req/s; where the cores decide, req/s per core of a dedicated server at the server CPU per request measured at one arrival rate for all; the sweep's plateau, or its highest step where still rising; memory per idle connection), then p99 (≥: a lower bound) and server CPU per request.",
+        "At a glance: per workload, each model as Spring Boot ships it (MVC, WebFlux, MVC on virtual threads); its figure relative to the row's best (1.00 = best) and the figure (successful req/s; where the cores decide, req/s per core of a dedicated server at the server CPU per request measured at one arrival rate for all; the sweep's plateau, or its highest step where still rising; memory per idle connection), then p99 (≥: a lower bound) and server CPU per request; beside it, a variant beyond Spring's defaults that did better.",
         (0, 0),
     );
     if g.rows.is_empty() {

@@ -6,7 +6,7 @@ use bench_model::Spread;
 
 use super::measure::{Figure, Measure};
 use super::wrongs::{Wrong, WrongKind};
-use super::{Calibration, Cell, Pick, RowVerdict};
+use super::{Beyond, Calibration, Cell, Pick, RowVerdict};
 use crate::numbers::{fmt_ms, number};
 
 /// A milliseconds figure: "0.85 ms", "12.6 ms", "6824 ms", "14.0 s".
@@ -105,6 +105,16 @@ pub fn cell_lines(figure_: Figure, cell: &Cell) -> Vec<String> {
         ],
         Cell::Missing { why, .. } => vec![(*why).to_owned()],
     }
+}
+
+/// The line beside a model's cell: "beyond Spring's defaults: pipelined
+/// driver 7.78 · 32485 req/s".
+pub fn beyond_line(figure_: Figure, b: &Beyond) -> String {
+    format!(
+        "beyond Spring's defaults: {} {}",
+        b.pick.variant,
+        first_line(figure_, &b.pick, b.relative.as_ref())
+    )
 }
 
 /// "HELD cpu-offload-recovers", "HELD (design check) sweep-async-past-cap",

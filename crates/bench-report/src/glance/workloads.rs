@@ -17,7 +17,9 @@ pub struct Workload {
     /// their own run in this workload (virtual threads always name their
     /// driver).
     pub plain: [&'static str; 2],
-    /// The findings that judge the row, the one that decides it first:
+    /// The findings that judge the row, the one that decides it first (on
+    /// a database, the one that compares the models' Spring defaults, the
+    /// cells; a run saved before it existed, the next it has):
     /// a row shows the first of them the run measured (the first it has,
     /// when it measured none), so that a run saved before a finding
     /// existed shows the one it was judged by (a retired one among them:
@@ -40,9 +42,11 @@ pub const WORKLOADS: &[Workload] = &[
         name: "Database, local",
         plain: ["sync driver", "sqlx"],
         judged_by: &[
+            "db-async-deadpool-cheaper-at-equal-load",
             "db-async-pipelined-cheaper-at-equal-load",
             "db-async-driver-cheaper-at-equal-load",
             "db-spawn-blocking-close-at-equal-load",
+            "db-async-deadpool-wins",
             "db-async-pipelined-wins",
             "db-async-driver-wins",
             "db-spawn-blocking-recovers",
@@ -53,9 +57,9 @@ pub const WORKLOADS: &[Workload] = &[
         name: "Database, remote",
         plain: ["sync driver", "sqlx"],
         judged_by: &[
+            "remote-db-async-deadpool-wins",
             "remote-db-pipelined-over-blocking",
             "remote-db-yielding-reaches-pool",
-            "remote-db-pinning-half-of-yielding",
         ],
     },
     Workload {
@@ -95,8 +99,10 @@ pub const WORKLOADS: &[Workload] = &[
         name: "k6 ramp, database",
         plain: ["sync driver", "sqlx"],
         judged_by: &[
+            "ramp-async-deadpool-cheaper-at-equal-load",
             "ramp-async-pipelined-cheaper-at-equal-load",
             "ramp-async-cheaper-at-equal-load",
+            "ramp-async-deadpool-wins",
             "ramp-async-pipelined-wins",
             "ramp-async-wins",
         ],

@@ -62,6 +62,7 @@ table.glance td.cell a:hover { outline: 2px solid #1f2328; outline-offset: -2px;
 .cell .rel { font-size: 15px; margin-right: 4px; }
 .cell .abs { font-weight: 600; }
 .cell .variant { display: block; font-size: 12px; }
+.cell .beyond { font-style: italic; white-space: nowrap; }
 .cell .sub { display: block; font-size: 11.5px; color: #3d444d; font-variant-numeric: tabular-nums; }
 .cell .bar { position: absolute; left: 8px; right: 8px; bottom: 2px; height: 3px; background: rgba(31, 35, 40, 0.08); }
 .cell .bar i { display: block; height: 100%; background: #1f2328; }

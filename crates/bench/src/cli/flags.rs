@@ -44,7 +44,7 @@ pub struct ProfileFlags {
 /// The groups to run.
 #[derive(Debug, Clone, Default, Args)]
 pub struct GroupsFlag {
-    /// The groups, comma-separated, run in the matrix's order: cpu, database, cache, slow, baseline, json, ramp, mixed, stalls, idle, sweep-posts, sweep-users, remote-db, remote-mixed, pool-sweep, and the calibration groups calibration-health, calibration-posts, calibration-users (`calibration` names all three); without it only the seed profile runs the pool sweep and the calibration groups.
+    /// The groups, comma-separated, run in the matrix's order: cpu, database, cache, slow, baseline, json, ramp, mixed, stalls, idle, sweep-posts, sweep-users, remote-db, remote-mixed, pool-sweep, and the calibration groups calibration-health, calibration-posts, calibration-users, calibration-loom (`calibration` names all four); without it only the seed profile runs the pool sweep and the calibration groups.
     #[arg(long, value_name = "GROUP,...", value_delimiter = ',')]
     pub groups: Option<Vec<String>>,
 }

@@ -51,7 +51,11 @@ fn summary(plan: &RunPlan) -> String {
         out,
         "mixed lead {}, jvm {}, rounds {}",
         ms(plan.load.mixed_lead),
-        ms(plan.load.jvm_warm_up),
+        plan.load.jvm_warm_up.map_or("none".to_owned(), |w| format!(
+            "{} to {}",
+            ms(w.window),
+            ms(w.limit)
+        )),
         plan.settings.rounds
     );
     for s in &plan.skipped {
@@ -71,7 +75,7 @@ mixed: 3 rounds, lead
 idle: 3 rounds, probe first
 sweep-posts: 1 rounds, step lead 120ms
 remote-db: 3 rounds, warm-up 120ms, 2ms away
-mixed lead 120ms, jvm 300ms, rounds 3
+mixed lead 120ms, jvm 300ms to 3s, rounds 3
 skipped pool-sweep: the quick profile does not run",
     ),
     (
@@ -81,7 +85,7 @@ baseline: 3 rounds, cold, 4 cold starts
 mixed: 3 rounds, lead
 sweep-users: 1 rounds, step lead 0ns
 calibration-health: 3 rounds, cold
-mixed lead 100ms, jvm 0ns, rounds 3
+mixed lead 100ms, jvm none, rounds 3
 ",
     ),
     (
@@ -89,23 +93,23 @@ mixed lead 100ms, jvm 0ns, rounds 3
         "database: 5 rounds, warm-up 1s
 sweep-posts: 5 rounds, step lead 120ms
 calibration-posts: 5 rounds, step lead 120ms
-mixed lead 1s, jvm 300ms, rounds 5
+mixed lead 1s, jvm 300ms to 3s, rounds 5
 ",
     ),
     (
         "--warm-up 20ms --groups mixed",
         "mixed: 3 rounds, lead
-mixed lead 100ms, jvm 300ms, rounds 3
+mixed lead 100ms, jvm 300ms to 3s, rounds 3
 ",
     ),
     (
         "--profile seed --groups cache,stalls,remote-mixed,pool-sweep,sweep-posts --db-latency 500us",
-        "cache: 3 rounds, warm-up 2s
-stalls: 3 rounds, warm-up 2s, 10ms away
+        "cache: 3 rounds, warm-up 1s
+stalls: 3 rounds, warm-up 1s, 10ms away
 sweep-posts: 3 rounds, step lead 1s
 remote-mixed: 3 rounds, lead, 500µs away
 pool-sweep: 3 rounds, warm-up 1s, 500µs away
-mixed lead 2s, jvm 2s, rounds 3
+mixed lead 1s, jvm 1s to 7s, rounds 3
 ",
     ),
     (
@@ -113,7 +117,7 @@ mixed lead 2s, jvm 2s, rounds 3
         "baseline: 2 rounds, cold
 pool-sweep: 2 rounds, cold, 2ms away
 calibration-posts: 2 rounds, step lead 0ns
-mixed lead 100ms, jvm 0ns, rounds 2
+mixed lead 100ms, jvm none, rounds 2
 ",
     ),
     (
@@ -123,7 +127,8 @@ idle: 2 rounds, probe first
 calibration-health: 2 rounds, warm-up 100ms
 calibration-posts: 2 rounds, step lead 100ms
 calibration-users: 2 rounds, warm-up 100ms
-mixed lead 100ms, jvm 200ms, rounds 2
+calibration-loom: 2 rounds, warm-up 100ms, 2ms away
+mixed lead 100ms, jvm 100ms to 600ms, rounds 2
 ",
     ),
     (
@@ -131,7 +136,7 @@ mixed lead 100ms, jvm 200ms, rounds 2
         "baseline: 2 rounds, warm-up 100ms, 1 cold starts
 json: 2 rounds, warm-up 100ms
 remote-mixed: 2 rounds, lead, 2ms away
-mixed lead 100ms, jvm 200ms, rounds 2
+mixed lead 100ms, jvm 100ms to 600ms, rounds 2
 skipped baseline / blocking-health-tiny-http: it measures the blocking server started
 skipped baseline / virtual-health: it measures the blocking server started
 skipped json / virtual-echo: it measures the blocking server started

@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::Context;
 use loadgen::{LoadModel, Plan, StopAt};
 
-use crate::plan::{Column, Load, LoadOptions, PathValues, JVM_WARM_UP_CONNECTIONS};
+use crate::plan::{Column, Load, LoadOptions, PathValues};
 use bench_model::{ErrorKind, Latency, LoadStats, Second};
 
 fn url(addr: SocketAddr, path: &str, paths: PathValues) -> String {
@@ -198,40 +198,22 @@ pub fn run_column(
 /// as it would be under a load that went on. Such a warm-up judges nothing:
 /// one shorter than a request's latency (a 300-ms sleep behind a blocked
 /// event loop) may have no answer at all, and the window says what the
-/// server does.
+/// server does. What it got is returned, for a JVM's warm-up to judge
+/// ([`crate::measure::jvm_warm_up`]).
 pub fn run_warm_up(
     addr: SocketAddr,
     column: &Column,
     load: &Load,
     o: &LoadOptions,
-) -> Result<(), ColumnError> {
+) -> Result<LoadStats, ColumnError> {
     let Load::Closed { .. } = load else {
-        return run_column(addr, column, load, o, &mut || {}).map(|_| ());
+        return run_column(addr, column, load, o, &mut || {}).map(|(stats, _)| stats);
     };
     let how = (o.threads, true, Duration::ZERO);
     let warm_up_plan = plan_with(addr, column, column.path, model(load), o, how)?;
-    loadgen::run_blocking(&warm_up_plan)
+    let report = loadgen::run_blocking(&warm_up_plan)
         .with_context(|| format!("{}: warm-up failed", column.id.as_str()))?;
-    Ok(())
-}
-
-/// The JVM's own warm-up on a fresh server of a Java column: its route in
-/// a closed loop for [`LoadOptions::jvm_warm_up`], nothing recorded, so
-/// that the JIT has compiled the request path before the column's own
-/// warm-up and window. Nothing for our servers.
-pub fn run_jvm_warm_up(
-    addr: SocketAddr,
-    column: &Column,
-    o: &LoadOptions,
-) -> Result<(), ColumnError> {
-    if column.target.java().is_none() || o.jvm_warm_up.is_zero() {
-        return Ok(());
-    }
-    let load = Load::Closed {
-        connections: JVM_WARM_UP_CONNECTIONS,
-        duration: o.jvm_warm_up,
-    };
-    run_warm_up(addr, column, &load, o)
+    Ok(stats(&report))
 }
 
 /// One sweep step against `addr`: a closed loop at `connections` for
@@ -280,6 +262,7 @@ pub fn run_sweep_step(
             latency_lower_bound_ms: bound,
             unfinished: report.errors.unfinished,
             timeouts: report.errors.timeout,
+            listen_overflows: None,
         },
     ))
 }

@@ -37,30 +37,41 @@ fn sample(text: &str, name: &str) -> Option<f64> {
     value(text, name, &[])
 }
 
-/// The value of the first sample of `name` whose labels include every
-/// `(label, value)` pair of `labels` (`&[]`: any sample of `name`). This is
-/// bench's one reader of a Prometheus text line: the process figures above
-/// and the stall detector's per-route counters ([`crate::measure::detector`]) both go
-/// through it. A value that is not a number, or `NaN` (an empty summary
-/// window), is `None`.
-pub fn value(text: &str, name: &str, labels: &[(&str, &str)]) -> Option<f64> {
+/// Every sample of `name` in `text`, in order: its labels and the text of
+/// its value. A line of another name that starts with `name` (`_total` of
+/// `_total_x`) is not one. This is bench's one reader of a Prometheus text
+/// line: the process figures below, the stall detector's per-route
+/// counters ([`crate::measure::detector`]) and a JVM's figures
+/// ([`crate::measure::jvm_readings`]) all go through it.
+pub fn samples<'a>(
+    text: &'a str,
+    name: &'a str,
+) -> impl Iterator<Item = (Vec<(&'a str, &'a str)>, &'a str)> + 'a {
     text.lines()
         .filter(|l| !l.starts_with('#'))
-        .filter_map(|l| {
+        .filter_map(move |l| {
             let rest = l.strip_prefix(name)?;
             let (label_text, number) = match rest.strip_prefix('{') {
-                Some(inside) => inside.split_once("} ")?,
+                Some(inside) => inside.rsplit_once("} ")?,
                 None => ("", rest.strip_prefix(' ')?),
             };
-            let has = |(k, v): &(&str, &str)| {
-                label_text
-                    .split(',')
-                    .filter_map(|pair| pair.split_once('='))
-                    .any(|(lk, lv)| lk == *k && lv.trim_matches('"') == *v)
-            };
-            labels.iter().all(has).then_some(number)
+            let labels = label_text
+                .split("\",")
+                .filter_map(|pair| pair.split_once('='))
+                .map(|(k, v)| (k.trim(), v.trim_matches('"')))
+                .collect();
+            Some((labels, number.trim()))
         })
-        .find_map(|number| number.trim().parse::<f64>().ok().filter(|x| !x.is_nan()))
+}
+
+/// The value of the first sample of `name` whose labels include every
+/// `(label, value)` pair of `labels` (`&[]`: any sample of `name`). A
+/// value that is not a number, or `NaN` (an empty summary window), is
+/// `None`.
+pub fn value(text: &str, name: &str, labels: &[(&str, &str)]) -> Option<f64> {
+    samples(text, name)
+        .filter(|(have, _)| labels.iter().all(|want| have.contains(want)))
+        .find_map(|(_, number)| number.parse::<f64>().ok().filter(|x| !x.is_nan()))
 }
 
 /// Parses a `/metrics` text; says which figure is missing when one is.

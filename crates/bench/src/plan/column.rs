@@ -6,6 +6,7 @@
 use bench_model::{ColumnId, ColumnResult, Driver, Target};
 
 use super::profiles::PathValues;
+use crate::servers::java::JavaRelease;
 
 /// One column: a route on one server. In the mixed group, `background` is
 /// loaded while `path` (always /health) is measured.
@@ -22,6 +23,10 @@ pub struct Column {
     pub server_args: &'static [&'static str],
     /// Said after the route in the column's label, e.g. "deadpool-redis".
     pub variant: Option<&'static str>,
+    /// A Java server's runtime, when not the JDK that builds the servers:
+    /// one of the pinned Java 21 and 25 runtimes (skipped, with the line
+    /// that installs it, where it is not installed).
+    pub java: Option<JavaRelease>,
 }
 
 /// The JSON echo's body (seed 003's).
@@ -53,6 +58,15 @@ pub(super) fn col(id: ColumnId, target: Target, path: &'static str) -> Column {
         background: None,
         server_args: &[],
         variant: None,
+        java: None,
+    }
+}
+
+/// `column` on the pinned runtime of `release` (a Java column).
+pub(super) fn on_java(release: JavaRelease, column: Column) -> Column {
+    Column {
+        java: Some(release),
+        ..column
     }
 }
 
@@ -173,10 +187,27 @@ impl Column {
             )
             .replace("  ", " "),
         };
-        match self.variant {
-            Some(v) => format!("{label} ({v})"),
-            None => label,
+        // What it runs on beyond its server: its variant, its Java release.
+        let runtime = self.java.map(|r| format!("Java {}", r.feature()));
+        let bracket: Vec<String> = self
+            .variant
+            .map(str::to_owned)
+            .into_iter()
+            .chain(runtime)
+            .collect();
+        if bracket.is_empty() {
+            label
+        } else {
+            format!("{label} ({})", bracket.join(", "))
         }
+    }
+
+    /// Whether its server counts the virtual threads that pin (Tomcat on
+    /// virtual threads without `--no-pin-events`): its windows then wait
+    /// for JFR to hand the counts over.
+    pub fn counts_pins(&self) -> bool {
+        self.target == Target::Java(bench_model::JavaServer::TomcatVirtual)
+            && !self.server_args.contains(&"--no-pin-events")
     }
 
     /// The routes whose detector figures the column keeps: its own, then in

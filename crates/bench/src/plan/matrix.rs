@@ -6,6 +6,7 @@ use super::calibration_groups::{
     calibration_health_group, calibration_posts_group, calibration_users_group,
 };
 use super::group::Group;
+use super::loom_groups::calibration_loom_group;
 use super::more_groups::{
     idle_group, mixed_group, remote_db_group, remote_mixed_group, stalls_group, sweep_posts_group,
     sweep_users_group,
@@ -19,7 +20,8 @@ use bench_model::{ColumnId, GroupId};
 /// The matrix of seed 000, plus seeds 001-003, the mixed group, the stall
 /// detector's group, idle connections, the concurrency sweeps, the
 /// remote-database groups and the pool sweep, then the calibration groups
-/// (Tomcat and Netty beside our twins), in report order. Virtual threads have a column
+/// (Tomcat and Netty beside our twins, and Tomcat on virtual threads on
+/// Java 21 and 25 beside our virtual threads), in report order. Virtual threads have a column
 /// wherever the other two servers do: one per driver where Postgres or
 /// Redis is called, one (pinning: the driver is not called) elsewhere.
 pub fn groups() -> Vec<Group> {
@@ -42,6 +44,7 @@ pub fn groups() -> Vec<Group> {
         calibration_health_group(),
         calibration_posts_group(),
         calibration_users_group(),
+        calibration_loom_group(),
     ]
 }
 
@@ -56,6 +59,7 @@ pub fn group_of(column: ColumnId) -> Option<GroupId> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::column::Column;
 
     #[test]
     fn column_ids_are_unique() {
@@ -82,5 +86,22 @@ mod tests {
         }
         let groups: Vec<GroupId> = groups().into_iter().map(|g| g.id).collect();
         assert_eq!(groups, GroupId::ALL);
+    }
+
+    /// Pins are counted where something pins: Tomcat on virtual threads
+    /// in the Loom's group; on /health its columns run without the counter.
+    #[test]
+    fn only_the_looms_tomcat_on_virtual_threads_counts_pins() {
+        let counting: Vec<ColumnId> = groups()
+            .into_iter()
+            .flat_map(|g| g.columns)
+            .filter(Column::counts_pins)
+            .map(|c| c.id)
+            .collect();
+        let expected = [
+            ColumnId::TomcatVirtualUsersJava21,
+            ColumnId::TomcatVirtualUsersJava25,
+        ];
+        assert_eq!(counting, expected);
     }
 }

@@ -1,6 +1,6 @@
 //! The matrix and its loads, as data: groups of columns ([`matrix`], made
 //! of [`group`]s of [`column`]s, the calibration groups' Java columns among
-//! them) with the stable ids of bench-model, the load shapes ([`loads`]),
+//! them, and the real Loom's, [`loom_groups`]) with the stable ids of bench-model, the load shapes ([`loads`]),
 //! the profiles that give each group its load ([`profiles`]) and the
 //! profiles as the docs' tables ([`tables`]), the equal-load windows of
 //! the groups where the cores decide ([`equal_load`]); and a run's plan
@@ -13,7 +13,9 @@ mod calibration_groups;
 mod column;
 mod equal_load;
 mod group;
+mod jvm_warm_up;
 mod loads;
+mod loom_groups;
 mod matrix;
 mod more_groups;
 mod pool_sweep;
@@ -30,6 +32,7 @@ pub use bench_model::{ColumnId, Driver, GroupId, JavaServer, Target};
 pub use column::Column;
 pub use equal_load::{EqualLoadPlan, EQUAL_LOAD_GROUPS};
 pub use group::{Group, Needs, Network, REMOTE_DB_ROUND_TRIP, STALLS_ROUND_TRIP};
+pub use jvm_warm_up::JvmWarmUp;
 pub use loads::{IdleLoad, Load, Sweep};
 pub use matrix::{group_of, groups};
 pub use profiles::{

@@ -106,11 +106,14 @@ pub(super) fn sweep_posts_group() -> Group {
     Group::local(GroupId::SweepPosts, title, NONE, columns)
 }
 
-/// Concurrency sweep on the database read: where each model wins.
+/// Concurrency sweep on the database read: where each model wins, each on
+/// its Spring default's analogue (the event loop's driver is
+/// deadpool-postgres, r2dbc-pool's exclusive checkout without a round trip;
+/// it was sqlx, [`C::AsyncUsersSweep`]).
 pub(super) fn sweep_users_group() -> Group {
     let columns = vec![
         col(C::BlockingUsersSweep, Blocking, "/users/1"),
-        col(C::AsyncUsersSweep, Async, "/users/1"),
+        postgres_driver(C::AsyncUsersDeadpoolSweep, "deadpool", DEADPOOL, "/users/1"),
         col(
             C::AsyncUsersSpawnBlockingSweep,
             Async,

@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use super::jvm_warm_up::{JvmWarmUp, JVM_WARM_UP_LIMIT_SEED};
 use super::loads::{IdleLoad, Load, Sweep};
 use bench_model::GroupId;
 
@@ -45,8 +46,9 @@ pub struct Profile {
     /// them (seed: yes; quick and tiny keep to our own servers unless asked).
     pub calibration_by_default: bool,
     /// The JVM's own warm-up on each fresh Java server before the column's
-    /// warm-up: its column's route, at [`JVM_WARM_UP_CONNECTIONS`], for this long.
-    pub jvm_warm_up: Duration,
+    /// warm-up: its column's route, at [`JVM_WARM_UP_CONNECTIONS`], in
+    /// windows until it settles or its limit.
+    pub jvm_warm_up: JvmWarmUp,
     loads: Vec<(GroupId, Load)>,
     /// Groups whose timed loads warm up for less than `warm_up`.
     shorter_warm_ups: Vec<(GroupId, Duration)>,
@@ -145,15 +147,19 @@ fn remote_db(
 }
 
 /// The calibration groups' loads in the profile `name`: /health and
-/// /users/1 in a closed loop, and the /posts/1 sweep. The seed profile's:
-/// seed 001's 200 connections in 5-s windows, and three steps of the sweep
-/// (below the 200-thread cap, past it, and at 3200, where Tomcat's
-/// connection limits could matter): about 6 minutes in all.
-fn calibration_loads(name: &str) -> [(GroupId, Load); 3] {
+/// /users/1 in a closed loop, the /posts/1 sweep, and the real Loom's
+/// /users/1 a round trip away. The seed profile's: seed 001's 200
+/// connections in 3-s windows, three steps of the sweep (below the
+/// 200-thread cap, past it, and at 3200, where Tomcat's connection limits
+/// could matter), and 2-s windows at 64 connections for the Loom.
+fn calibration_loads(name: &str) -> [(GroupId, Load); 4] {
     let (connections, duration, sweep) = match name {
+        // 3-s windows: /health and a local /users/1 answer tens of
+        // thousands of requests a second; the windows were 5 s while the
+        // JVMs got a fixed 2-s warm-up, and they now warm up until settled.
         "seed" => (
             200,
-            secs(5),
+            secs(3),
             Sweep {
                 steps: vec![100, 400, 3200],
                 window: ms(2100),
@@ -189,10 +195,24 @@ fn calibration_loads(name: &str) -> [(GroupId, Load); 3] {
         connections,
         duration,
     };
+    // The real Loom's: 64 connections (more than the pool of 10, so that
+    // on Java 25 the pool stays the queue) on a route whose throughput
+    // the pool or the carriers fix, not the cores: short windows tell it,
+    // as in the pool sweep.
+    let (connections, duration) = match name {
+        "seed" => (64, secs(2)),
+        "quick" => (32, ms(300)),
+        _ => (4, ms(200)),
+    };
+    let loom = Load::Closed {
+        connections,
+        duration,
+    };
     [
         (GroupId::CalibrationHealth, closed.clone()),
         (GroupId::CalibrationPosts, Load::Sweep(sweep)),
         (GroupId::CalibrationUsers, closed),
+        (GroupId::CalibrationLoom, loom),
     ]
 }
 
@@ -230,7 +250,10 @@ pub fn quick() -> Profile {
             run_for: ms(1500),
         },
         calibration_by_default: false,
-        jvm_warm_up: ms(300),
+        jvm_warm_up: JvmWarmUp {
+            window: ms(300),
+            limit: secs(3),
+        },
         loads: vec![
             (G::Cpu, counted(16, 200)),
             // Windows of 0.3 s (sweeps: one 300-ms period of /posts/1, see
@@ -327,10 +350,13 @@ pub fn seed() -> Profile {
         stall_cpu_n: 20_000_000,
         timeout: secs(300),
         rounds: 3,
-        // 2 s on the connections the window then uses: our servers have no
-        // JIT to wait for, their pools fill in the first milliseconds, and
-        // the Java servers get their own warm-up first (`jvm_warm_up`).
-        warm_up: secs(2),
+        // 1 s on the connections the window then uses: our servers have no
+        // JIT to wait for and their pools fill in the first milliseconds,
+        // and the Java servers warm up first until their JIT settles
+        // (`jvm_warm_up`). It was 2 s while a fixed 2 s was all the JVMs
+        // got; the second second went to the JVMs' own warm-up, which the
+        // Java columns on Java 21 and 25 need within the run's budget.
+        warm_up: secs(1),
         // 8 cold starts of 64 connections, as in docs/results/tiny-http-2026-12-01/.
         cold_start: ColdStartProbe {
             connections: 64,
@@ -340,7 +366,10 @@ pub fn seed() -> Profile {
         // Tomcat and Netty beside our twins when a JDK and Debian's jars
         // are found (else skipped, with the line that installs them).
         calibration_by_default: true,
-        jvm_warm_up: secs(2),
+        jvm_warm_up: JvmWarmUp {
+            window: secs(1),
+            limit: secs(JVM_WARM_UP_LIMIT_SEED),
+        },
         loads: vec![
             // Seed 000: 10,000 requests at once, per column.
             (G::Cpu, Load::Burst { requests: 10_000 }),
@@ -419,6 +448,10 @@ pub fn seed() -> Profile {
 }
 
 /// A one-scenario-per-group profile for the end-to-end test: seconds, not minutes.
+#[allow(
+    clippy::too_many_lines,
+    reason = "a table: every group's load, one entry each"
+)]
 pub fn tiny() -> Profile {
     use GroupId as G;
     let c = |connections, m| Load::Closed {
@@ -440,7 +473,10 @@ pub fn tiny() -> Profile {
             run_for: ms(1500),
         },
         calibration_by_default: false,
-        jvm_warm_up: ms(200),
+        jvm_warm_up: JvmWarmUp {
+            window: ms(100),
+            limit: ms(600),
+        },
         loads: vec![
             (
                 G::Cpu,

@@ -16,7 +16,7 @@ use bench_model::GroupId;
 pub struct Selection {
     /// A profile's name (`quick`, `seed`, `tiny`).
     pub profile: String,
-    /// Group names in the order given (`calibration`: the three
+    /// Group names in the order given (`calibration`: the four
     /// calibration groups); `None`: the profile's own choice.
     pub groups: Option<Vec<String>>,
     pub loads: LoadOverrides,
@@ -115,7 +115,7 @@ impl Selection {
     }
 
     /// `groups`, each once, in the order given (`calibration` is the
-    /// three calibration groups); without them every group, the calibration
+    /// four calibration groups); without them every group, the calibration
     /// groups only where the profile runs them by default.
     fn selected_groups(&self, profile: &Profile) -> Result<Vec<GroupId>, String> {
         let Some(names) = &self.groups else {

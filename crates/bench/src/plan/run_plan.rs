@@ -17,6 +17,7 @@ use bench_model::{Skipped, SkippedGroup};
 
 use super::equal_load::{ranked_columns, windows_of, EqualLoadPlan, EQUAL_LOAD_GROUPS, SHARE};
 use super::group::{Group, Network};
+use super::jvm_warm_up::JvmWarmUp;
 use super::loads::Load;
 use super::profiles::{ColdStartProbe, PathValues, Profile};
 use super::request::{JavaChoice, Request};
@@ -79,8 +80,8 @@ pub struct LoadOptions {
     /// /health probe starts (its warm-up, [`Load::warm_up`]).
     pub mixed_lead: Duration,
     /// The JVM's own warm-up on each fresh Java server (the profile's
-    /// [`Profile::jvm_warm_up`]; zero with `--cold`).
-    pub jvm_warm_up: Duration,
+    /// [`Profile::jvm_warm_up`]); none with `--cold`.
+    pub jvm_warm_up: Option<JvmWarmUp>,
 }
 
 impl LoadOptions {
@@ -92,6 +93,11 @@ impl LoadOptions {
 /// A server started and stopped per column round, and its readings: what
 /// the estimate adds to each column round's load.
 const ROUND_OVERHEAD: Duration = Duration::from_millis(400);
+
+/// A window of a column that counts pinned virtual threads waits for
+/// JFR's hand-over (its count to hold still for 1.3 s) before and after:
+/// what the estimate adds to such a column round.
+const PINS_HANDED_OVER: Duration = Duration::from_secs(3);
 
 impl RunPlan {
     /// The plan of `request`, or one line saying what is wrong with it.
@@ -218,7 +224,7 @@ impl Request {
                 .map_or(LoadOptions::MIN_MIXED_LEAD, |d| {
                     d.max(LoadOptions::MIN_MIXED_LEAD)
                 }),
-            jvm_warm_up: self.warm(profile.jvm_warm_up).unwrap_or_default(),
+            jvm_warm_up: (!self.cold).then_some(profile.jvm_warm_up),
         }
     }
 
@@ -302,10 +308,14 @@ fn drop_what_given_servers_cannot_run(
 
 impl GroupPlan {
     /// The groups whose proxy's round trip `--db-latency` sets: the
-    /// remote-database groups and the pool sweep (the stall detector's
-    /// keeps its own, [`super::STALLS_ROUND_TRIP`]).
-    pub const DB_LATENCY_GROUPS: [GroupId; 3] =
-        [GroupId::RemoteDb, GroupId::RemoteMixed, GroupId::PoolSweep];
+    /// remote-database groups, the pool sweep and the real Loom's (the
+    /// stall detector's keeps its own, [`super::STALLS_ROUND_TRIP`]).
+    pub const DB_LATENCY_GROUPS: [GroupId; 4] = [
+        GroupId::RemoteDb,
+        GroupId::RemoteMixed,
+        GroupId::PoolSweep,
+        GroupId::CalibrationLoom,
+    ];
 
     fn takes_db_latency(&self) -> bool {
         Self::DB_LATENCY_GROUPS.contains(&self.group.id)
@@ -368,12 +378,18 @@ impl GroupPlan {
 
     /// The planned length of one column round: its load and warm-up, a
     /// server's start and stop, and for a Java column the JVM's start
-    /// (about a second) and its own warm-up, spread over the columns.
+    /// (about a second) and its own warm-up, at its limit (a busy machine
+    /// reaches it), and for one that counts pinned virtual threads the
+    /// waits for JFR's hand-over either side of its window, spread over
+    /// the columns.
     pub fn planned_round(&self, options: &LoadOptions) -> Duration {
         let columns = &self.group.columns;
         let java = columns.iter().filter(|c| c.target.java().is_some()).count();
-        let jvm = (Duration::from_secs(1) + options.jvm_warm_up)
-            .mul_f64(java as f64 / columns.len().max(1) as f64);
+        let counting = columns.iter().filter(|c| c.counts_pins()).count();
+        let warm_up = options.jvm_warm_up.map_or(Duration::ZERO, |w| w.limit);
+        let share = |n: usize| n as f64 / columns.len().max(1) as f64;
+        let jvm = (Duration::from_secs(1) + warm_up).mul_f64(share(java))
+            + PINS_HANDED_OVER.mul_f64(share(counting));
         self.load.planned_round(self.warm_up.unwrap_or_default()) + ROUND_OVERHEAD + jvm
     }
 }

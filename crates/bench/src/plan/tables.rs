@@ -125,6 +125,9 @@ const MEANINGS: &[(&str, &str)] = &[
     ("pool_sweep_pipelined_within", "the pool sweep: two pipelined clients within this fraction of their best ..."),
     ("pool_sweep_small_pool_share", "... and each pooled driver below this fraction of its best at pool 2"),
     ("calibration_within", "a calibration \"matches\" a Java server within this fraction of its throughput, its failed requests above the Java server's by at most this share of the step's"),
+    ("loom_carrier_cap_within", "Tomcat on virtual threads on Java 21 \"caps at the carriers\": within this fraction of carriers / the delivered round trip"),
+    ("loom_pins_per_request", "... pinning at least this many times per `/users/{id}` request"),
+    ("loom_unpinned_pins_per_request", "... and on Java 25 fewer than this many per request"),
 ];
 
 /// Every threshold with its value and meaning.

@@ -10,7 +10,8 @@ use super::launch::{Launch, RoundServer};
 use super::rounds::{every_column_round, ColumnRound, Measured};
 use super::window::{measure_round, RoundLoad};
 use super::Ctx;
-use crate::measure::load::{run_jvm_warm_up, ColumnError};
+use crate::measure::jvm_warm_up::warm_up_jvm;
+use crate::measure::load::ColumnError;
 use crate::measure::open_load::run_open;
 use crate::plan::{Column, EqualLoadPlan, GroupPlan};
 use bench_analysis::equal_load::{is_ranked, rate, Rate};
@@ -97,11 +98,11 @@ fn equal_load_round(
 ) -> Result<RoundResult, ColumnError> {
     let options = cx.options;
     let warm = |addr| {
-        run_jvm_warm_up(addr, column, options)?;
-        match plan.warm_up {
-            Some(length) => run_open(addr, column, (rate.rate_rps, length), options).map(|_| ()),
-            None => Ok(()),
+        let jvm = warm_up_jvm(addr, column, options)?;
+        if let Some(length) = plan.warm_up {
+            run_open(addr, column, (rate.rate_rps, length), options)?;
         }
+        Ok(jvm)
     };
     let window = |addr, starts: &mut dyn FnMut()| {
         starts();

@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 use crate::measure::load::ColumnError;
 use crate::plan::{Column, ServerPlan, Target};
-use crate::servers::java::{self, JavaServers};
+use crate::servers::java::{self, JavaRelease, JavaRuntime, JavaServers};
 use crate::servers::{http_get, parse_base_url, ExitedAtStart, OwnedServer};
 use anyhow::Context;
 use bench_model::RunSettings;
@@ -44,11 +44,13 @@ pub(super) struct Launch {
     pub(super) irq_apart: bool,
 }
 
-/// The calibration servers as built for the run, and the sizes of their
-/// Rust twins they start with: (handler threads, pool size).
+/// The calibration servers as built for the run, the pinned runtimes its
+/// columns name, and the sizes of their Rust twins they start with:
+/// (handler threads, pool size).
 #[derive(Clone)]
 pub(super) struct JavaLaunch {
     pub(super) servers: JavaServers,
+    pub(super) runtimes: Vec<(JavaRelease, JavaRuntime)>,
     pub(super) sizes: (u32, u32),
 }
 
@@ -114,7 +116,7 @@ impl Launch {
             self.set_up.set(true);
         }
         let first = if java {
-            self.java_args()?
+            self.java_args(column)?
         } else {
             self.services.clone()
         };
@@ -133,17 +135,29 @@ impl Launch {
 }
 
 impl Launch {
-    /// `bench serve tomcat|netty`'s first arguments: the JVM, the class
-    /// path, the twin's sizes and the run's database.
-    fn java_args(&self) -> anyhow::Result<Vec<String>> {
+    /// `bench serve tomcat|netty`'s first arguments: the JVM (the pinned
+    /// runtime `column` names, else the JDK's), the class path, the twin's
+    /// sizes and the run's database.
+    fn java_args(&self, column: &Column) -> anyhow::Result<Vec<String>> {
         let java = self.java.as_ref().context("no Java servers were built")?;
+        let servers = match column.java {
+            Some(release) => {
+                let (_, runtime) = java
+                    .runtimes
+                    .iter()
+                    .find(|(r, _)| *r == release)
+                    .with_context(|| format!("no Java {} runtime was found", release.feature()))?;
+                java.servers.on(runtime.clone())
+            }
+            None => java.servers.clone(),
+        };
         let database_url = self
             .services
             .iter()
             .position(|a| a == "--database-url")
             .and_then(|i| self.services.get(i + 1));
         Ok(java::serve_args(
-            &java.servers,
+            &servers,
             java.sizes,
             database_url.map(String::as_str),
         ))

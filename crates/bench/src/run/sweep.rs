@@ -15,8 +15,9 @@ use super::rounds::{every_column_round, round_line, ColumnRound, Measured};
 use super::window::{server_stats, SAMPLE_EVERY};
 use super::Ctx;
 use crate::measure::cpu_account::{account, Parts};
-use crate::measure::load::{run_jvm_warm_up, run_sweep_step, ColumnError};
-use crate::measure::remote_metrics;
+use crate::measure::jvm_warm_up::warm_up_jvm;
+use crate::measure::load::{run_sweep_step, ColumnError};
+use crate::measure::{jvm_readings, remote_metrics};
 use crate::plan::{Column, GroupPlan, LoadOptions, Sweep};
 use crate::servers::{http_get_within, requests_total};
 use bench_model::{ColumnResult, GroupResult, RoundResult, ServerStats, SweepInfo, SweepStep};
@@ -111,8 +112,10 @@ fn measure_sweep_column(
     Ok(out)
 }
 
-/// One step on `server`: its window, sampled and CPU-accounted; on a
-/// server just started (`fresh`), the JVM's own warm-up first.
+/// One step on `server`: its window, sampled and CPU-accounted, and the
+/// machine's listen overflows over it (a server whose backlog was too
+/// small for the step's connections opened at once); on a server just
+/// started (`fresh`), the JVM's own warm-up first, kept with the step.
 fn measure_step(
     launch: &Launch,
     server: &RoundServer,
@@ -121,10 +124,12 @@ fn measure_step(
     options: &LoadOptions,
 ) -> Result<RoundResult, ColumnError> {
     let (addr, pid) = (server.addr(), server.pid());
-    if fresh {
-        run_jvm_warm_up(addr, column, options)?;
-    }
+    let jvm = match fresh {
+        true => jvm_of_fresh(addr, column, options)?,
+        false => None,
+    };
     let idle = pid.and_then(|p| process_stats::sample(p).ok());
+    let overflows_before = process_stats::listen_overflows().ok();
     let mut at_start = None;
     let measured = run_sweep_step(
         addr,
@@ -147,7 +152,10 @@ fn measure_step(
     let peaks = sampler.map(PeakSampler::stop);
     let cpu_after = CpuSnapshot::take().context("cannot read /proc for CPU accounting")?;
     let cpu_before = cpu_before.context("cannot read /proc for CPU accounting")?;
-    let (load, step): (_, SweepStep) = measured?;
+    let (load, mut step): (_, SweepStep) = measured?;
+    step.listen_overflows = overflows_before
+        .zip(process_stats::listen_overflows().ok())
+        .map(|(before, after)| after.saturating_sub(before));
     let parts = Parts {
         server_pid: pid,
         bench_pid: std::process::id(),
@@ -173,7 +181,30 @@ fn measure_step(
         detector: None,
         step: Some(step),
         postgres_proxy: None,
+        jvm,
     })
+}
+
+/// A Java server's JVM on a fresh sweep server: its warm-up until it
+/// settles, and the version it says it is (read once it is over, on an
+/// idle server; the step's own window is not read, see above).
+fn jvm_of_fresh(
+    addr: SocketAddr,
+    column: &Column,
+    options: &LoadOptions,
+) -> Result<Option<bench_model::JvmWindow>, ColumnError> {
+    let Some(warm_up) = warm_up_jvm(addr, column, options)? else {
+        return Ok(None);
+    };
+    let version = match http_get_within(addr, "/metrics", QUIET_FOR * 10, QUIET_FOR * 10) {
+        Ok((200, body)) => jvm_readings::parse(&body).map(|r| r.version),
+        _ => None,
+    };
+    Ok(Some(bench_model::JvmWindow {
+        version: version.unwrap_or_default(),
+        warm_up: Some(warm_up),
+        ..Default::default()
+    }))
 }
 
 /// How long a server must look idle to count as settled: longer than the

@@ -1,9 +1,10 @@
 //! One round of one column of a load group on the fresh server started for
-//! it: its idle figures, the warm-up, then the measured window with the
-//! server sampled and the machine's CPU accounted, the server's `/metrics`
-//! (and the proxy in front of Postgres, in a remote group) read around it.
-//! The group's load, or any other ([`RoundLoad`]: the equal-load windows'
-//! open model).
+//! it: its idle figures, the warm-up (a JVM's own first, until it
+//! settles), then the measured window with the server sampled and the
+//! machine's CPU accounted, the server's `/metrics` (and the proxy in front
+//! of Postgres, in a remote group) read around it, and a JVM's figures
+//! from them. The group's load, or any other ([`RoundLoad`]: the
+//! equal-load windows' open model).
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -14,11 +15,12 @@ use process_stats::{CpuSnapshot, PeakSampler, Peaks, ProcessSample};
 use super::launch::{Launch, RoundServer};
 use crate::measure::cpu_account::{account, Parts};
 use crate::measure::detector;
-use crate::measure::load::{run_column, run_jvm_warm_up, run_warm_up, ColumnError};
-use crate::measure::{proxy_stats, remote_metrics};
+use crate::measure::jvm_warm_up::warm_up_jvm;
+use crate::measure::load::{run_column, run_warm_up, ColumnError};
+use crate::measure::{jvm_readings, proxy_stats, remote_metrics};
 use crate::plan::{Column, Load, LoadOptions};
 use crate::servers::{http_get, requests_total};
-use bench_model::{CpuUse, LoadStats, ProxyWindow, RoundResult, ServerStats};
+use bench_model::{CpuUse, JvmWarmUp, LoadStats, ProxyWindow, RoundResult, ServerStats};
 
 /// How often the server's threads and RSS are sampled within a window.
 pub(super) const SAMPLE_EVERY: Duration = Duration::from_millis(10);
@@ -63,11 +65,12 @@ struct Window {
     postgres_proxy: Option<ProxyWindow>,
 }
 
-/// How one column round loads its server: an unrecorded warm-up, then
-/// the measured window (its load's stats, and the mixed group's
-/// background's), which calls its argument when the measured part starts.
+/// How one column round loads its server: an unrecorded warm-up (a JVM's
+/// own first, whose record it gives), then the measured window (its load's
+/// stats, and the mixed group's background's), which calls its argument
+/// when the measured part starts.
 pub(super) struct RoundLoad<'a> {
-    pub(super) warm_up: &'a dyn Fn(SocketAddr) -> Result<(), ColumnError>,
+    pub(super) warm_up: &'a dyn Fn(SocketAddr) -> Result<Option<JvmWarmUp>, ColumnError>,
     pub(super) window: &'a WindowLoad<'a>,
 }
 
@@ -84,11 +87,11 @@ pub(super) fn measure_column(
     at: (u32, u32),
 ) -> Result<RoundResult, ColumnError> {
     let warm = |addr| {
-        run_jvm_warm_up(addr, column, options)?;
-        match warm_up {
-            Some(w) => run_warm_up(addr, column, w, options),
-            None => Ok(()),
+        let jvm = warm_up_jvm(addr, column, options)?;
+        if let Some(w) = warm_up {
+            run_warm_up(addr, column, w, options)?;
         }
+        Ok(jvm)
     };
     let window = |addr, starts: &mut dyn FnMut()| run_column(addr, column, load, options, starts);
     let how = RoundLoad {
@@ -108,13 +111,26 @@ pub(super) fn measure_round(
     (round, position): (u32, u32),
 ) -> Result<RoundResult, ColumnError> {
     let idle = Idle::read(server);
-    (how.warm_up)(server.addr())?;
+    let jvm_warm_up = (how.warm_up)(server.addr())?;
+    if column.counts_pins() {
+        jvm_readings::await_pins_handed_over(server.addr());
+    }
     let remote = idle.remote.is_some();
     let window = measure_window(launch, server, (column, how.window), remote)?;
     let detector = match (&window.metrics_before, &window.metrics_after) {
         (Some(before), Some(after)) => detector::window(before, after, &column.detector_routes()),
         _ => None,
     };
+    // A JVM's own figures, its pins once JFR has handed them over.
+    let jvm = jvm_readings::of_window(
+        window.metrics_before.as_deref(),
+        window.metrics_after.as_deref(),
+        server.addr(),
+    )
+    .map(|w| bench_model::JvmWindow {
+        warm_up: jvm_warm_up,
+        ..w
+    });
     let counted = |text: &Option<String>| text.as_deref().map(requests_total);
     let mut r = RoundResult {
         round,
@@ -136,6 +152,7 @@ pub(super) fn measure_round(
         detector,
         step: None,
         postgres_proxy: window.postgres_proxy,
+        jvm,
     };
     match (idle, window.peaks, window.remote_readings) {
         (Idle { proc: Some(i), .. }, Some(p), _) => r.server_process = server_stats(&i, &p),

@@ -109,6 +109,7 @@ fn get(id: ColumnId, path: &'static str) -> Column {
         background: None,
         server_args: &[],
         variant: None,
+        java: None,
     }
 }
 

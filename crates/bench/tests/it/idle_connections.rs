@@ -38,7 +38,7 @@ fn one_round(column: ColumnId) -> (IdleRound, crate::common::ServerProcess) {
             stall_cpu_n: 1,
         },
         mixed_lead: LoadOptions::MIN_MIXED_LEAD,
-        jvm_warm_up: Duration::ZERO,
+        jvm_warm_up: None,
     };
     let round = measure_round(
         server.addr(),

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::common::{column, run_bench, strings, Run};
-use bench::servers::java::{self, JavaServers};
+use bench::servers::java::{self, JavaRelease, JavaServers};
 use harness::contract_cases::{cases, check, run_case_at};
 use harness::{AppData, AppOptions, Server, TestApp};
 
@@ -268,7 +268,7 @@ fn calibration_rows_name_their_twins(dir: &Path) {
 #[ignore = "needs a JDK and Debian's Tomcat/Netty jars: apt-get install default-jdk-headless libtomcat10-embed-java libjakarta-annotation-api-java libnetty-java libpostgresql-jdbc-java libhikaricp-java"]
 fn bench_runs_the_calibration_groups_at_the_tiny_size() {
     let _machine = harness::exclusive();
-    let jdk = built().jdk;
+    built();
     let args = [
         "--profile",
         "tiny",
@@ -294,7 +294,8 @@ fn bench_runs_the_calibration_groups_at_the_tiny_size() {
         [
             "calibration-health",
             "calibration-posts",
-            "calibration-users"
+            "calibration-users",
+            "calibration-loom"
         ]
     );
     let mut java = vec![
@@ -304,21 +305,21 @@ fn bench_runs_the_calibration_groups_at_the_tiny_size() {
         "netty-posts",
         "tomcat-users",
     ];
-    let virtual_ids = [
-        "tomcat-virtual-health",
-        "tomcat-virtual-posts",
-        "tomcat-virtual-users",
+    // The columns on Java 21 and 25 run where the pinned runtimes are
+    // installed, and are skipped, each saying so, where they are not.
+    let on_runtimes = [
+        (JavaRelease::Java21, "tomcat-virtual-health-java21"),
+        (JavaRelease::Java25, "tomcat-virtual-health-java25"),
+        (JavaRelease::Java21, "tomcat-users-loom"),
+        (JavaRelease::Java21, "tomcat-virtual-users-java21"),
+        (JavaRelease::Java25, "tomcat-virtual-users-java25"),
     ];
     let skipped = json["skipped"].to_string();
-    if jdk.has_virtual_threads() {
-        java.extend(virtual_ids);
-    } else {
-        for id in virtual_ids {
-            assert!(
-                skipped.contains(id),
-                "{id} not skipped on Java {}: {skipped}",
-                jdk.version
-            );
+    for (release, id) in on_runtimes {
+        if java::find_runtime(release).is_ok() {
+            java.push(id);
+        } else {
+            assert!(skipped.contains(id), "{id} not skipped: {skipped}");
         }
     }
     for id in java {

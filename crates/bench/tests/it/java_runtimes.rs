@@ -6,7 +6,8 @@
 //! monitor on `/users/{id}` under concurrent reads on Java 21, and none on
 //! Java 25 (JEP 491); the JIT's and the collectors' time and Tomcat's pool
 //! are in `/metrics` on every JVM, and a JVM without virtual threads says
-//! it counts no pins.
+//! it counts no pins; and bench's calibration-loom group keeps each
+//! window's JVM, its pins per route and its warm-up, at the tiny size.
 //!
 //! Ignored without the runtimes and a JDK with Debian's jars; CI installs
 //! them (`.ci/run`: `scripts/install-java-runtimes.sh`) and runs these
@@ -17,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use bench::servers::java::{self, JavaRelease, JavaServers};
 
+use crate::common::{column, run_bench, Run};
 use crate::java_calibration::{
     built, contract_failures, migrated_database, JavaChild, NETTY_ROUTES, TOMCAT_ROUTES,
 };
@@ -161,6 +163,83 @@ fn tomcat_on_virtual_threads_pins_its_carriers_in_pgjdbc_on_java_21_not_on_25() 
             ),
         }
     }
+}
+
+#[test]
+#[ignore = "needs the Java 21 and 25 runtimes (scripts/install-java-runtimes.sh) and a JDK with Debian's jars: apt-get install default-jdk-headless libtomcat10-embed-java libjakarta-annotation-api-java libnetty-java libpostgresql-jdbc-java libhikaricp-java"]
+fn bench_keeps_each_windows_jvm_and_pins_on_java_21_and_25() {
+    let _machine = harness::exclusive();
+    for release in JavaRelease::ALL {
+        on(release);
+    }
+    let args = ["--profile", "tiny", "--groups", "calibration-loom"];
+    let Run {
+        json,
+        dir,
+        _out: _keep_the_folder,
+        ..
+    } = run_bench(&args, &[]);
+    let rounds = |id: &str| column(&json, id)["rounds"].as_array().unwrap().clone();
+    let pins = |r: &serde_json::Value| r["jvm"]["pinned"]["/users/{id}"].as_u64().unwrap_or(0);
+    for (id, feature, pinned) in [
+        ("tomcat-virtual-users-java21", "21.", true),
+        ("tomcat-virtual-users-java25", "25.", false),
+    ] {
+        let all = rounds(id);
+        assert_eq!(all.len(), 2, "{id}");
+        for r in &all {
+            let jvm = &r["jvm"];
+            // Each window says which JVM it measured, counts the pins,
+            // and keeps the JIT's time and the warm-up that came before.
+            assert!(
+                jvm["version"].as_str().unwrap().starts_with(feature),
+                "{id}: {jvm}"
+            );
+            assert_eq!(jvm["pins_watched"], true, "{id}: {jvm}");
+            assert!(jvm["compile_seconds"].as_f64().is_some(), "{id}: {jvm}");
+            assert!(
+                !jvm["warm_up"]["windows"].as_array().unwrap().is_empty(),
+                "{id}: {jvm}"
+            );
+            let ok = r["load"]["ok_requests"].as_u64().unwrap();
+            if pinned {
+                // pgjdbc 42.5.5 pins once per query: about one per request.
+                assert!(
+                    pins(r) * 2 >= ok && ok > 0,
+                    "{id}: {} pins for {ok} requests",
+                    pins(r)
+                );
+            } else {
+                assert_eq!(pins(r), 0, "{id}: {jvm}");
+            }
+        }
+    }
+    // Tomcat on platform threads has no virtual thread to pin.
+    for r in rounds("tomcat-users-loom") {
+        assert_eq!(r["jvm"]["pins_watched"], false, "{r}");
+        assert!(r["jvm"]["version"].as_str().unwrap().starts_with("21."));
+    }
+    // Our servers are no JVM.
+    assert!(rounds("virtual-yielding-users-loom")[0]["jvm"].is_null());
+    // The report shows them per Java column, and the findings are judged.
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    for row in [
+        "| JVM (as it says) |",
+        "| JIT compiling in the window (s) |",
+        "| Pinned virtual threads per request (in all) |",
+    ] {
+        assert!(report.contains(row), "no {row} in the report");
+    }
+    let verdict = |id: &str| {
+        json["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["id"] == id)
+            .unwrap()["verdict"]
+            .clone()
+    };
+    assert_ne!(verdict("loom-pins-agree"), "NOT MEASURED");
 }
 
 #[test]

@@ -204,5 +204,6 @@ fn round(n: u32, i: &Imported) -> RoundResult {
         detector: None,
         step: None,
         postgres_proxy: None,
+        jvm: None,
     }
 }
