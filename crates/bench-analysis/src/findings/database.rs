@@ -44,7 +44,7 @@ struct Lesson {
 /// groups are the seeds' own ([`super::seeds`]); the others are here.
 static LESSONS: [Lesson; 3] = [
     Lesson {
-        words: "on the database group",
+        words: "on the database group (in the seed profile, seed 000's burst with every connection opened first; drivers beyond seed 000's columns are not judged again under its burst as JMeter sent it)",
         blocking: ColumnId::BlockingUsers,
         drivers: [
             ("sqlx", ColumnId::AsyncUsers, "db-async-driver-wins"),

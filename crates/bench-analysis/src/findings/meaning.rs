@@ -38,6 +38,31 @@ const MEANINGS: &[Meaning] = &[
         not_held: "A blocking driver on spawn_blocking fell short of the thread-per-request server here: the hop to the pool and back costs throughput.",
     },
     Meaning {
+        id: "cpu-inline-hurts-async-connect",
+        held: "Under seed 000's burst as JMeter sent it, CPU work inline on the event loop makes the async server worse than a thread pool: the loop that computes is the loop that accepts.",
+        not_held: "Even with every request connecting while the server computes, inline CPU work did not make the event loop worse than the thread pool here.",
+    },
+    Meaning {
+        id: "cpu-offload-recovers-connect",
+        held: "With every request connecting while the server computes, offloading CPU work gives the async server the thread pool's throughput.",
+        not_held: "With every request connecting while the server computes, offloading CPU work did not bring the async server within reach of the thread pool here.",
+    },
+    Meaning {
+        id: "db-async-driver-wins-connect",
+        held: "Under seed 000's burst as JMeter sent it, a non-blocking driver lets the event loop serve more database reads than a thread pool.",
+        not_held: "Under seed 000's burst as JMeter sent it, a non-blocking driver did not beat the thread pool on database reads here.",
+    },
+    Meaning {
+        id: "db-inline-driver-worst-connect",
+        held: "With every request connecting while it serves, a blocking driver on the event loop is the worst choice: the calls hold the loop that accepts.",
+        not_held: "With every request connecting while it serves, the blocking driver on the event loop was not the slowest here: its calls to a local database are short.",
+    },
+    Meaning {
+        id: "db-spawn-blocking-recovers-connect",
+        held: "Under seed 000's burst as JMeter sent it, a blocking driver on a pool of its own performs like the thread-per-request server.",
+        not_held: "Under seed 000's burst as JMeter sent it, a blocking driver on spawn_blocking fell short of the thread-per-request server here.",
+    },
+    Meaning {
         id: "async-far-fewer-threads",
         held: "The async server does the same work on a fraction of the threads: it grows with connections, not with threads.",
         not_held: "The async server did not run on far fewer threads here.",

@@ -20,6 +20,9 @@
 //! sweep, the calibration against Tomcat and Netty; what they share is in
 //! [`checks`].
 
+mod bursts;
+#[cfg(test)]
+mod bursts_tests;
 mod calibration;
 mod checks;
 mod database;

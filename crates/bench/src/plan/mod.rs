@@ -10,6 +10,7 @@
 
 mod calibration_groups;
 mod column;
+mod connect_groups;
 mod group;
 mod loads;
 mod matrix;
@@ -27,6 +28,7 @@ pub mod tables;
 pub use bench_model::{ColumnId, Driver, GroupId, JavaServer, Target};
 pub use column::Column;
 pub use group::{Group, Needs, Network, REMOTE_DB_ROUND_TRIP, STALLS_ROUND_TRIP};
+pub use loadgen::BurstConnect;
 pub use loads::{IdleLoad, Load, Sweep};
 pub use matrix::{group_of, groups};
 pub use profiles::{

@@ -2,12 +2,14 @@
 //! cold-start probe. `quick` (CI's smoke test), `seed` (the seeds' own load
 //! shapes) and `tiny` (the end-to-end tests'). Each profile is a table; a
 //! group a profile has no load for is not run in it (the pool sweep's 23
-//! columns only in `seed`), and the run says so.
+//! columns and seed 000's burst as JMeter sent it only in `seed`), and the
+//! run says so.
 
 use std::time::Duration;
 
 use super::loads::{IdleLoad, Load, Sweep};
 use bench_model::GroupId;
+use loadgen::BurstConnect::{First, InRequest};
 
 /// The cold-start fairness probe (the check tiny_http 0.12 fails, and
 /// why the blocking server has its own connector): on a freshly started server, `connections` keep-alive connections
@@ -109,6 +111,11 @@ fn ms(m: u64) -> Duration {
     Duration::from_millis(m)
 }
 
+/// Seed 000's burst of `requests` at once, its connections opened as `connect` says.
+fn burst(requests: usize, connect: loadgen::BurstConnect) -> Load {
+    Load::Burst { requests, connect }
+}
+
 /// `from`, doubling while at most `to`: 50, 100, ..., 3200.
 pub fn doubling(from: usize, to: usize) -> Vec<usize> {
     std::iter::successors(Some(from.max(1)), |n| Some(n * 2))
@@ -196,9 +203,11 @@ fn calibration_loads(name: &str) -> [(GroupId, Load); 3] {
     ]
 }
 
-/// `quick`: every group but the pool sweep and the calibration groups,
-/// scaled down, 3 rounds: CI's smoke test and a first look (under 3 minutes
-/// on 2 cores after the build).
+/// `quick`: every group but the pool sweep, the calibration groups and the
+/// groups of seed 000's burst as JMeter sent it (quick loads the CPU and
+/// database groups in closed loops, not seed 000's burst at all), scaled
+/// down, 3 rounds: CI's smoke test and a first look (under 3 minutes on 2
+/// cores after the build).
 #[allow(
     clippy::too_many_lines,
     reason = "a table: every group's load, one entry each"
@@ -342,9 +351,15 @@ pub fn seed() -> Profile {
         calibration_by_default: true,
         jvm_warm_up: secs(2),
         loads: vec![
-            // Seed 000: 10,000 requests at once, per column.
-            (G::Cpu, Load::Burst { requests: 10_000 }),
-            (G::Database, Load::Burst { requests: 10_000 }),
+            // Seed 000: 10,000 requests at once, per column, every
+            // connection opened first ...
+            (G::Cpu, burst(10_000, First)),
+            (G::Database, burst(10_000, First)),
+            // ... and as JMeter sent them, each request opening its
+            // connection, on a cold server: four columns each, about 2.5
+            // minutes of the run on 2 cores.
+            (G::CpuConnectInRequest, burst(10_000, InRequest)),
+            (G::DatabaseConnectInRequest, burst(10_000, InRequest)),
             // Seed 001: JMeter with 200 threads.
             (G::Cache, closed(200, secs(10))),
             (G::Slow, closed(200, secs(10))),
@@ -449,8 +464,10 @@ pub fn tiny() -> Profile {
                     requests: 20,
                 },
             ),
-            // Seed 000's shape, small.
-            (G::Database, Load::Burst { requests: 100 }),
+            // Seed 000's shape, small, both ways.
+            (G::Database, burst(100, First)),
+            (G::CpuConnectInRequest, burst(20, InRequest)),
+            (G::DatabaseConnectInRequest, burst(100, InRequest)),
             (G::Cache, c(4, 200)),
             (G::Slow, c(4, 400)),
             (G::Baseline, c(4, 200)),
@@ -519,14 +536,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_profile_loads_every_group_but_the_pool_sweep_seed_only() {
+    fn every_profile_loads_every_group_but_the_ones_it_leaves_out() {
+        // The pool sweep is the seed profile's only; quick has no seed 000
+        // burst, so none as JMeter sent it either (tiny runs one, small).
+        let left_out = |name: &str, g: GroupId| match g {
+            GroupId::PoolSweep => name != "seed",
+            GroupId::CpuConnectInRequest | GroupId::DatabaseConnectInRequest => name == "quick",
+            _ => false,
+        };
         for name in PROFILE_NAMES {
             let p = profile(name).unwrap();
             for g in GroupId::ALL {
-                let seed_only = *g == GroupId::PoolSweep && *name != "seed";
                 assert_eq!(
                     p.load(*g).is_some(),
-                    !seed_only,
+                    !left_out(name, *g),
                     "profile {name}, group {g}"
                 );
             }

@@ -67,13 +67,45 @@ pub(super) fn measure_column(
     (launch, server): (&Launch, &RoundServer),
     options: &LoadOptions,
     (column, load, warm_up): (&Column, &Load, Option<&Load>),
-    (round, position): (u32, u32),
+    at: (u32, u32),
 ) -> Result<RoundResult, ColumnError> {
     let idle = Idle::read(server);
     run_jvm_warm_up(server.addr(), column, options)?;
     if let Some(w) = warm_up {
         run_warm_up(server.addr(), column, w, options)?;
     }
+    measure_after(&idle, (launch, server), options, (column, load), at)
+}
+
+/// Two rounds on `server`, just started for them: `first` (a column of
+/// another group, on the same route) under `first_load`, in place of a
+/// warm-up, then `column` under `load`. Both take the server's idle
+/// figures from before the first window, where a round of its own takes
+/// them from before its warm-up.
+pub(super) fn measure_first_then(
+    (launch, server): (&Launch, &RoundServer),
+    options: &LoadOptions,
+    [(first, first_load), (column, load)]: [(&Column, &Load); 2],
+    at: (u32, u32),
+) -> Result<[RoundResult; 2], ColumnError> {
+    let idle = Idle::read(server);
+    run_jvm_warm_up(server.addr(), column, options)?;
+    let r = measure_after(&idle, (launch, server), options, (first, first_load), at)?;
+    Ok([
+        r,
+        measure_after(&idle, (launch, server), options, (column, load), at)?,
+    ])
+}
+
+/// The window of `column` under `load` on `server`, whose idle figures
+/// were `idle`.
+fn measure_after(
+    idle: &Idle,
+    (launch, server): (&Launch, &RoundServer),
+    options: &LoadOptions,
+    (column, load): (&Column, &Load),
+    (round, position): (u32, u32),
+) -> Result<RoundResult, ColumnError> {
     let remote = idle.remote.is_some();
     let window = measure_window(launch, server, (column, load), options, remote)?;
     let detector = match (&window.metrics_before, &window.metrics_after) {
@@ -103,7 +135,7 @@ pub(super) fn measure_column(
         postgres_proxy: window.postgres_proxy,
     };
     match (idle, window.peaks, window.remote_readings) {
-        (Idle { proc: Some(i), .. }, Some(p), _) => r.server_process = server_stats(&i, &p),
+        (Idle { proc: Some(i), .. }, Some(p), _) => r.server_process = server_stats(i, &p),
         (
             Idle {
                 remote: Some(i), ..
@@ -111,7 +143,7 @@ pub(super) fn measure_column(
             _,
             Some(readings),
         ) => {
-            r.server_process = remote_metrics::server_stats(&i, &readings);
+            r.server_process = remote_metrics::server_stats(i, &readings);
             r.server_counted_requests = remote_metrics::requests_in(&readings);
             r.machine_cpu_measured = false;
         }
