@@ -83,6 +83,26 @@ const MEANINGS: &[Meaning] = &[
         not_held: "The blocking wait did not delay other requests by the factor here.",
     },
     Meaning {
+        id: "saturated-cores-hurt-thread-pool",
+        held: "Saturated cores delay the requests beside them on a thread pool too: preemption shares the cores, it does not free one for the cheap request.",
+        not_held: "The thread pool kept /health fast beside saturated cores here: its preempted threads left the cheap request a core in time.",
+    },
+    Meaning {
+        id: "saturated-cores-hurt-event-loop",
+        held: "CPU work inline on the event loop delays the requests beside it: they wait for the loop behind the work.",
+        not_held: "The inline CPU work did not delay /health by the factor here: each call held the loop too briefly.",
+    },
+    Meaning {
+        id: "saturated-cores-hurt-virtual-threads",
+        held: "CPU work on virtual threads delays the requests beside it: a carrier runs a coroutine until it parks, and CPU work never parks.",
+        not_held: "The CPU work on virtual threads did not delay /health by the factor here: each call held a carrier too briefly.",
+    },
+    Meaning {
+        id: "saturated-cores-thread-pool-no-shield",
+        held: "A thread pool does not shield cheap requests from saturated cores better than an event loop with the work inline: move CPU-heavy work to a bounded pool of its own on either model.",
+        not_held: "The thread pool kept /health faster than the event loop with the work inline: the kernel's preemption gave the cheap request a core sooner than the loop did.",
+    },
+    Meaning {
         id: "cache-async-wins",
         held: "The async server served more Redis-backed requests per second than the thread pool.",
         not_held: "The thread pool served as many Redis-backed requests per second or more: for short waits on few cores, the model does not decide throughput.",

@@ -14,7 +14,8 @@
 //! a setting fixes, marks only marked code sets); the reports count the
 //! predictions' verdicts and list the design checks apart.
 //!
-//! One module per family: the seeds' groups ([`seeds`]), the Redis clients,
+//! One module per family: the seeds' groups ([`seeds`]), saturated cores
+//! beside /health on every model ([`neighbours`]), the Redis clients,
 //! tiny_http, the stall detector, idle connections, the sweeps, virtual
 //! threads and their pinning detector, the database drivers and the pool
 //! sweep, the calibration against Tomcat and Netty; what they share is in
@@ -33,6 +34,9 @@ mod detector;
 mod detector_tests;
 mod idle;
 mod meaning;
+mod neighbours;
+#[cfg(test)]
+mod neighbours_tests;
 mod pool_sweep;
 mod redis_clients;
 mod seeds;
@@ -52,6 +56,7 @@ use checks::{Ctx, Spec};
 use bench_model::{Finding, Thresholds, THRESHOLDS};
 pub use detector::{detector_observations, DetectorObservation, Half};
 pub use meaning::meaning;
+pub use neighbours::neighbour_columns;
 pub use tiny_http::{cold_start_call, cold_start_verdict};
 pub use virtual_detector::{carrier_blocking_calls, carrier_stalls, virtual_observations};
 
@@ -69,6 +74,7 @@ pub fn meaning_of(f: &Finding) -> Option<&str> {
 fn specs(t: &Thresholds) -> Vec<Spec> {
     seeds::specs(t)
         .into_iter()
+        .chain(neighbours::specs(t))
         .chain(redis_clients::specs(t))
         .chain(tiny_http::specs(t))
         .chain(detector::specs(t))

@@ -20,6 +20,7 @@ pub mod columns;
 pub mod html;
 pub mod markdown;
 pub mod measure;
+mod saturated;
 pub mod text;
 pub mod words;
 pub mod workloads;

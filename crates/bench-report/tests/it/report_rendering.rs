@@ -170,6 +170,11 @@ fn findings_follow_the_rounds() {
         ("db-async-driver-wins-connect", NotMeasured),
         ("db-inline-driver-worst-connect", NotMeasured),
         ("db-spawn-blocking-recovers-connect", NotMeasured),
+        // The thread pool's and virtual threads' columns are not here.
+        ("saturated-cores-hurt-thread-pool", NotMeasured),
+        ("saturated-cores-hurt-event-loop", Held),
+        ("saturated-cores-hurt-virtual-threads", NotMeasured),
+        ("saturated-cores-thread-pool-no-shield", NotMeasured),
         ("cache-shared-connection-beats-pool", NotMeasured),
         ("cache-checkout-round-trip-costs", NotMeasured),
         ("cache-checkout-round-trip-costs-cpu", NotMeasured),
