@@ -103,12 +103,7 @@ pub(crate) fn build_report(plan: &Plan, m: Measured) -> Report {
             late_sends: counts.late_sends,
             ..info
         }),
-        burst: phase.burst.map(|info| BurstInfo {
-            connect_ms: info
-                .connect_ms
-                .or_else(|| totals.connect.as_ref().map(summarize)),
-            ..info
-        }),
+        burst: phase.burst.map(|info| with_connects(info, &totals)),
         timeline: m.timeline,
         client_cpu: ClientCpu {
             cpu_ms: m.cpu_seconds * 1000.0,
@@ -122,6 +117,17 @@ pub(crate) fn build_report(plan: &Plan, m: Measured) -> Report {
         .map(|t| t.evaluate(&report))
         .collect();
     report
+}
+
+/// A burst's details with its connects: timed before the release by the
+/// drive, or (with the connect in the request) inside the records.
+fn with_connects(info: BurstInfo, totals: &Totals) -> BurstInfo {
+    BurstInfo {
+        connect_ms: info
+            .connect_ms
+            .or_else(|| totals.connect.as_ref().map(summarize)),
+        ..info
+    }
 }
 
 fn load_info(load: &LoadModel) -> LoadInfo {

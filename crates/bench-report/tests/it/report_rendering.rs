@@ -145,6 +145,10 @@ fn findings_fixture() -> RunResults {
     ])
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "a table: every finding of this build with its expected verdict"
+)]
 #[test]
 fn findings_follow_the_rounds() {
     let r = findings_fixture();
