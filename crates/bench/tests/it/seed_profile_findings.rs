@@ -91,5 +91,5 @@ fn the_seed_profile_measures_every_finding() {
         .map(|f| f.id.as_str())
         .collect();
     assert!(unmeasured.is_empty(), "not measured: {unmeasured:?}");
-    assert_eq!(findings.len(), 49);
+    assert_eq!(findings.len(), 58);
 }
