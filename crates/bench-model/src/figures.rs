@@ -44,6 +44,16 @@ pub fn p99_ms(r: &RoundResult) -> Option<f64> {
     Some(r.load.latency_ms.p99)
 }
 
+/// The 99th percentile of a burst's connects, ms ([`crate::LoadStats::connect_ms`]).
+pub fn connect_p99_ms(r: &RoundResult) -> Option<f64> {
+    Some(r.load.connect_ms?.p99)
+}
+
+/// The median of a burst's connects, ms.
+pub fn connect_p50_ms(r: &RoundResult) -> Option<f64> {
+    Some(r.load.connect_ms?.p50)
+}
+
 /// The server's peak thread count in the window, `None` when it was not
 /// sampled.
 pub fn peak_threads(r: &RoundResult) -> Option<f64> {

@@ -38,6 +38,7 @@ pub fn round(n: u32, rps: f64, p99: f64, threads: u64) -> RoundResult {
             },
             timeline: vec![],
             client_cpu_seconds: 1.0,
+            connect_ms: None,
         },
         background_load: None,
         server_process: ServerStats {

@@ -55,7 +55,9 @@ ids! {
     /// A group of the matrix: one table of the report.
     GroupId {
         Cpu = "cpu",
+        CpuConnectInRequest = "cpu-connect-in-request",
         Database = "database",
+        DatabaseConnectInRequest = "database-connect-in-request",
         Cache = "cache",
         Slow = "slow",
         Baseline = "baseline",
@@ -86,6 +88,11 @@ ids! {
         AsyncCpuRayon = "async-cpu-rayon",
         AsyncCpuSpawnBlocking = "async-cpu-spawn-blocking",
         VirtualCpu = "virtual-cpu",
+        BlockingCpuConnect = "blocking-cpu-connect",
+        AsyncCpuConnect = "async-cpu-connect",
+        AsyncCpuRayonConnect = "async-cpu-rayon-connect",
+        AsyncCpuSpawnBlockingConnect = "async-cpu-spawn-blocking-connect",
+        VirtualCpuConnect = "virtual-cpu-connect",
         BlockingUsers = "blocking-users",
         BlockingUsersTinyHttp = "blocking-users-tiny-http",
         AsyncUsers = "async-users",
@@ -95,6 +102,15 @@ ids! {
         AsyncUsersSpawnBlocking = "async-users-spawn-blocking",
         VirtualPinningUsers = "virtual-pinning-users",
         VirtualYieldingUsers = "virtual-yielding-users",
+        BlockingUsersConnect = "blocking-users-connect",
+        BlockingUsersTinyHttpConnect = "blocking-users-tiny-http-connect",
+        AsyncUsersConnect = "async-users-connect",
+        AsyncUsersDeadpoolConnect = "async-users-deadpool-connect",
+        AsyncUsersPipelinedConnect = "async-users-pipelined-connect",
+        AsyncUsersBlockingConnect = "async-users-blocking-connect",
+        AsyncUsersSpawnBlockingConnect = "async-users-spawn-blocking-connect",
+        VirtualPinningUsersConnect = "virtual-pinning-users-connect",
+        VirtualYieldingUsersConnect = "virtual-yielding-users-connect",
         BlockingCache = "blocking-cache",
         AsyncCache = "async-cache",
         AsyncCacheDeadpoolRedis = "async-cache-deadpool-redis",
@@ -258,6 +274,63 @@ impl ColumnId {
             .iter()
             .copied()
             .filter(|id| !ColumnId::RETIRED.contains(id))
+    }
+}
+
+impl ColumnId {
+    /// Seed 000's columns under its burst with every connection opened
+    /// first (the cpu and database groups), each with its twin under the
+    /// burst as JMeter sent it, each request opening its own connection
+    /// (the cpu-connect-in-request and database-connect-in-request groups):
+    /// the same route on the same server.
+    pub const CONNECT_IN_REQUEST_TWINS: &'static [(ColumnId, ColumnId)] = &[
+        (ColumnId::BlockingCpu, ColumnId::BlockingCpuConnect),
+        (ColumnId::AsyncCpu, ColumnId::AsyncCpuConnect),
+        (ColumnId::AsyncCpuRayon, ColumnId::AsyncCpuRayonConnect),
+        (
+            ColumnId::AsyncCpuSpawnBlocking,
+            ColumnId::AsyncCpuSpawnBlockingConnect,
+        ),
+        (ColumnId::VirtualCpu, ColumnId::VirtualCpuConnect),
+        (ColumnId::BlockingUsers, ColumnId::BlockingUsersConnect),
+        (
+            ColumnId::BlockingUsersTinyHttp,
+            ColumnId::BlockingUsersTinyHttpConnect,
+        ),
+        (ColumnId::AsyncUsers, ColumnId::AsyncUsersConnect),
+        (
+            ColumnId::AsyncUsersDeadpool,
+            ColumnId::AsyncUsersDeadpoolConnect,
+        ),
+        (
+            ColumnId::AsyncUsersPipelined,
+            ColumnId::AsyncUsersPipelinedConnect,
+        ),
+        (
+            ColumnId::AsyncUsersBlocking,
+            ColumnId::AsyncUsersBlockingConnect,
+        ),
+        (
+            ColumnId::AsyncUsersSpawnBlocking,
+            ColumnId::AsyncUsersSpawnBlockingConnect,
+        ),
+        (
+            ColumnId::VirtualPinningUsers,
+            ColumnId::VirtualPinningUsersConnect,
+        ),
+        (
+            ColumnId::VirtualYieldingUsers,
+            ColumnId::VirtualYieldingUsersConnect,
+        ),
+    ];
+
+    /// This column's twin under seed 000's burst as JMeter sent it
+    /// ([`ColumnId::CONNECT_IN_REQUEST_TWINS`]), if it has one.
+    pub fn connect_in_request_twin(self) -> Option<ColumnId> {
+        ColumnId::CONNECT_IN_REQUEST_TWINS
+            .iter()
+            .find(|(of, _)| *of == self)
+            .map(|(_, twin)| *twin)
     }
 }
 

@@ -93,6 +93,12 @@ pub struct LoadStats {
     pub timeline: Vec<Second>,
     /// CPU seconds the load generator itself used.
     pub client_cpu_seconds: f64,
+    /// A burst's connects, ms, from `connect()` to connected: before the
+    /// release with every connection opened first (outside the latency),
+    /// inside each request's latency with the connect in the request.
+    /// `None` for every other load, an import, and runs saved before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connect_ms: Option<Latency>,
 }
 
 impl LoadStats {

@@ -9,6 +9,7 @@
 use crate::numbers::fmt_ms;
 use bench_analysis::stats::column_spread;
 use bench_model::figures::percentile_is_lower_bound;
+use bench_model::figures::{connect_p50_ms, connect_p99_ms};
 use bench_model::figures::{delivered_round_trip_ms, p99_ms, peak_threads, successful_rps};
 use bench_model::figures::{postgres_round_trips_per_request, server_cpu_us_per_request};
 use bench_model::{ColumnResult, CpuUse, GroupResult, Metric, Spread};
@@ -284,6 +285,8 @@ const ROWS: &[Row] = &[
     percentile("p50 (ms)", |r| Some(r.load.latency_ms.p50), 50.0),
     percentile("p95 (ms)", |r| Some(r.load.latency_ms.p95), 95.0),
     percentile("p99 (ms)", p99_ms, 99.0),
+    value(CONNECT_P50_ROW, connect_p50_ms, Unit::Ms, true),
+    value(CONNECT_P99_ROW, connect_p99_ms, Unit::Ms, true),
     Row {
         name: "RSS idle -> peak (MiB)",
         cells: Cells::IdlePeak {
@@ -452,6 +455,9 @@ const KERNEL_THREADS_ROW: &str = "CPU: of everything else, kernel threads (s)";
 /// delivered.
 const ROUND_TRIPS_ROW: &str = "Postgres round trips per request";
 const DELIVERED_ROW: &str = "Postgres round trip delivered (ms)";
+/// A burst's connects: before its release, or inside each latency.
+const CONNECT_P50_ROW: &str = "Connect p50 (ms)";
+const CONNECT_P99_ROW: &str = "Connect p99 (ms)";
 
 /// Whether some round of `group` has `figure` above zero.
 fn group_any(group: &GroupResult, figure: impl Fn(&CpuUse) -> f64) -> bool {
@@ -479,6 +485,11 @@ pub fn group_table(group: &GroupResult) -> Table {
         .iter()
         .flat_map(|c| &c.rounds)
         .any(|r| r.postgres_proxy.is_some());
+    let connects = group
+        .columns
+        .iter()
+        .flat_map(|c| &c.rounds)
+        .any(|r| r.load.connect_ms.is_some());
     let hidden: Vec<&str> = [
         (PROXY_ROW, any(|c| c.proxy_seconds)),
         (SOFTIRQ_ROW, group_any(group, softirq_as(true))),
@@ -490,6 +501,8 @@ pub fn group_table(group: &GroupResult) -> Table {
         ),
         (ROUND_TRIPS_ROW, proxied),
         (DELIVERED_ROW, proxied),
+        (CONNECT_P50_ROW, connects),
+        (CONNECT_P99_ROW, connects),
     ]
     .into_iter()
     .filter(|(_, shown)| !shown)

@@ -70,6 +70,9 @@ struct Shard {
     /// Runs cut at their deadline only: answered requests at their latency
     /// and timed-out ones at the time they were given up.
     bounded: Option<Histogram<u64>>,
+    /// A burst whose requests open their own connections only: how long
+    /// each connect took (inside its request's latency).
+    connect: Option<Histogram<u64>>,
     /// Usually one or two entries: the current second and maybe the last.
     seconds: Vec<SecondBucket>,
 }
@@ -88,6 +91,19 @@ pub(crate) struct Totals {
     pub(crate) counts: Counts,
     /// See `Shard::bounded`; the runner adds the unfinished requests' ages.
     pub(crate) bounded: Option<Histogram<u64>>,
+    /// See `Shard::connect`.
+    pub(crate) connect: Option<Histogram<u64>>,
+}
+
+/// Which histograms beside the latency a run keeps.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Kept {
+    /// Latency from the actual start (open mode, where it differs).
+    pub(crate) uncorrected: bool,
+    /// A run cut at its deadline ([`Totals::bounded`]).
+    pub(crate) bounded: bool,
+    /// Each request's own connect ([`Totals::connect`]).
+    pub(crate) connect: bool,
 }
 
 fn micros(d: Duration) -> u64 {
@@ -95,12 +111,11 @@ fn micros(d: Duration) -> u64 {
 }
 
 impl Aggregator {
-    /// `origin` is second zero of the timeline; `keep_bounded` keeps the
-    /// histogram of a run cut at its deadline ([`Totals::bounded`]).
+    /// `origin` is second zero of the timeline; `kept` says which
+    /// histograms beside the latency the run keeps.
     pub(crate) fn new(
         shard_count: usize,
-        keep_uncorrected: bool,
-        keep_bounded: bool,
+        kept: Kept,
         origin: Instant,
     ) -> Result<Aggregator, hdrhistogram::CreationError> {
         let precisions = Precisions::new()?;
@@ -108,9 +123,10 @@ impl Aggregator {
             .map(|_| {
                 Mutex::new(Shard {
                     latency: precisions.run(),
-                    uncorrected: keep_uncorrected.then(|| precisions.run()),
+                    uncorrected: kept.uncorrected.then(|| precisions.run()),
                     counts: Counts::default(),
-                    bounded: keep_bounded.then(|| precisions.run()),
+                    bounded: kept.bounded.then(|| precisions.run()),
+                    connect: kept.connect.then(|| precisions.run()),
                     seconds: Vec::new(),
                 })
             })
@@ -150,6 +166,9 @@ impl Aggregator {
         }
         if is_error {
             shard.counts.errors += 1;
+        }
+        if let (Some(h), Some(took)) = (shard.connect.as_mut(), record.connect) {
+            record_micros(h, micros(took));
         }
         match record.outcome {
             Outcome::Status(code) => {
@@ -193,6 +212,13 @@ impl Aggregator {
         }
     }
 
+    /// An empty histogram of microseconds at the run-wide precision, for a
+    /// figure the drive measures outside any request (a burst's connects
+    /// before its release).
+    pub(crate) fn empty_histogram(&self) -> Histogram<u64> {
+        self.precisions.run()
+    }
+
     /// Requests and errors so far (for a progress display).
     pub(crate) fn running_counts(&self) -> (u64, u64) {
         self.shards.iter().fold((0, 0), |(total, errors), shard| {
@@ -231,6 +257,7 @@ impl Aggregator {
             uncorrected: None,
             counts: Counts::default(),
             bounded: None,
+            connect: None,
         };
         for shard in &self.shards {
             let shard = shard.lock().unwrap_or_else(|e| e.into_inner());
@@ -244,6 +271,10 @@ impl Aggregator {
             }
             if let Some(h) = &shard.bounded {
                 let merged = totals.bounded.get_or_insert_with(|| self.precisions.run());
+                let _ = merged.add(h);
+            }
+            if let Some(h) = &shard.connect {
+                let merged = totals.connect.get_or_insert_with(|| self.precisions.run());
                 let _ = merged.add(h);
             }
             totals.counts.add(&shard.counts);
@@ -338,13 +369,14 @@ mod tests {
             outcome,
             sent_bytes: 40,
             received_bytes: 100,
+            connect: None,
         }
     }
 
     #[test]
     fn counts_errors_by_kind_and_builds_a_timeline() {
         let origin = Instant::now();
-        let aggregator = Aggregator::new(2, false, false, origin).unwrap();
+        let aggregator = Aggregator::new(2, Kept::default(), origin).unwrap();
         let records = [
             record_at(origin, 0, 10, Outcome::Status(200)),
             record_at(origin, 100, 20, Outcome::Status(200)),
@@ -391,7 +423,11 @@ mod tests {
     #[test]
     fn late_sends_and_corrected_latency_come_from_the_intended_time() {
         let origin = Instant::now();
-        let aggregator = Aggregator::new(1, true, false, origin).unwrap();
+        let kept = Kept {
+            uncorrected: true,
+            ..Kept::default()
+        };
+        let aggregator = Aggregator::new(1, kept, origin).unwrap();
         let record = RequestRecord {
             intended: origin,
             started: origin + Duration::from_millis(300),
@@ -399,6 +435,7 @@ mod tests {
             outcome: Outcome::Status(200),
             sent_bytes: 0,
             received_bytes: 0,
+            connect: None,
         };
         aggregator.record(0, &record);
         let totals = aggregator.totals();

@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::Parser;
 
 use crate::duration_text::parse_duration;
-use crate::plan::{default_threads, LoadModel, Plan, StopAt};
+use crate::plan::{default_threads, BurstConnect, LoadModel, Plan, StopAt};
 use crate::stages::{parse_stages, Stage};
 use crate::target::Target;
 use crate::thresholds::Threshold;
@@ -23,7 +23,7 @@ pub struct StageList(pub Vec<Stage>);
     name = "loadgen",
     version,
     about = "HTTP/1.1 load generator: closed loop, burst, k6-style stages and open (constant arrival rate) with coordinated-omission correction.",
-    after_help = "Examples:\n  loadgen -c 50 -d 30s http://127.0.0.1:8080/health\n  loadgen -c 10 -n 1000 http://127.0.0.1:8080/users/{rand:1-10000}\n  loadgen --burst 10000 http://127.0.0.1:8080/health\n  loadgen --stages 15s:50,30s:100,15s:150,30s:0 http://127.0.0.1:8080/health\n  loadgen --rate 2000 -d 60s --threshold 'p99<50ms' http://127.0.0.1:8080/health"
+    after_help = "Examples:\n  loadgen -c 50 -d 30s http://127.0.0.1:8080/health\n  loadgen -c 10 -n 1000 http://127.0.0.1:8080/users/{rand:1-10000}\n  loadgen --burst 10000 http://127.0.0.1:8080/health\n  loadgen --burst 10000 --connect-in-request http://127.0.0.1:8080/health\n  loadgen --stages 15s:50,30s:100,15s:150,30s:0 http://127.0.0.1:8080/health\n  loadgen --rate 2000 -d 60s --threshold 'p99<50ms' http://127.0.0.1:8080/health"
 )]
 pub struct Cli {
     /// Target URL (http:// only); `{rand:A-B}` in it is replaced per request by a random integer in A..=B.
@@ -45,6 +45,10 @@ pub struct Cli {
     /// Open N connections, then send one request on each at the same instant.
     #[arg(long, value_name = "N", conflicts_with_all = ["stages", "rate", "duration", "requests"])]
     pub burst: Option<usize>,
+
+    /// With --burst: each request opens its own connection after the release, the connect inside its latency (as JMeter's threads do), instead of every connection opened first.
+    #[arg(long, requires = "burst")]
+    pub connect_in_request: bool,
 
     /// Ramp active connections like k6 stages, e.g. 15s:50,30s:100,15s:150,30s:0.
     #[arg(long, value_parser = parse_stage_list, conflicts_with_all = ["rate", "duration", "requests"])]
@@ -140,7 +144,14 @@ impl Cli {
             (None, None) => StopAt::Duration(Duration::from_secs(10)),
         };
         let load = if let Some(connections) = self.burst {
-            LoadModel::Burst { connections }
+            LoadModel::Burst {
+                connections,
+                connect: if self.connect_in_request {
+                    BurstConnect::InRequest
+                } else {
+                    BurstConnect::First
+                },
+            }
         } else if let Some(StageList(stages)) = self.stages {
             LoadModel::Stages { stages }
         } else if let Some(rate_rps) = self.rate {
@@ -237,7 +248,17 @@ mod tests {
             ),
             (
                 vec!["--burst", "100", url],
-                LoadModel::Burst { connections: 100 },
+                LoadModel::Burst {
+                    connections: 100,
+                    connect: BurstConnect::First,
+                },
+            ),
+            (
+                vec!["--burst", "100", "--connect-in-request", url],
+                LoadModel::Burst {
+                    connections: 100,
+                    connect: BurstConnect::InRequest,
+                },
             ),
             (
                 vec!["--rate", "200", "-d", "1s", "--max-connections", "4", url],
@@ -269,6 +290,10 @@ mod tests {
             (
                 vec!["--burst", "5", "-n", "3", "http://127.0.0.1:9/"],
                 "cannot be used",
+            ),
+            (
+                vec!["--connect-in-request", "http://127.0.0.1:9/"],
+                "--burst",
             ),
             (vec![], "URL"),
         ];

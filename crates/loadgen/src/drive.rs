@@ -12,7 +12,8 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
 use crate::aggregate::LATE_SEND_THRESHOLD;
-use crate::plan::{LoadModel, StopAt};
+use crate::latency_stats::{record_micros, summarize};
+use crate::plan::{BurstConnect, LoadModel, StopAt};
 use crate::report::{ms, BurstInfo, OpenLoopInfo};
 use crate::stages::{active_connections_at, total_duration, Stage};
 use crate::ticket_queue::TicketQueue;
@@ -117,7 +118,10 @@ pub(crate) async fn drive_load(
         LoadModel::Closed { connections, stop } => {
             drive_closed(shared, *connections, *stop, origin).await
         }
-        LoadModel::Burst { connections } => drive_burst(shared, *connections, origin).await,
+        LoadModel::Burst {
+            connections,
+            connect,
+        } => drive_burst(shared, (*connections, *connect), origin).await,
         LoadModel::Stages { stages } => {
             drive_stages(shared, stages, load.peak_connections(), origin).await
         }
@@ -176,9 +180,16 @@ async fn drive_closed(
     LoadPhase::plain(origin)
 }
 
-/// Burst: open every connection, wait until each has reported, then
-/// release one request on each at the same instant.
-async fn drive_burst(shared: &Arc<Shared>, connections: usize, origin: Instant) -> LoadPhase {
+/// Burst: start a worker per request and wait until each has reported
+/// (with connections opened first, each once its connect ended), then
+/// release one request on each at the same instant. The phase, and every
+/// request's latency, starts at the release; with the connect in the
+/// request, each worker opens its connection only then.
+async fn drive_burst(
+    shared: &Arc<Shared>,
+    (connections, connect): (usize, BurstConnect),
+    origin: Instant,
+) -> LoadPhase {
     let (ready_tx, mut ready_rx) = mpsc::channel(1024);
     let (release_tx, release_rx) = watch::channel(None);
     let handles: Vec<_> = (0..connections)
@@ -186,18 +197,24 @@ async fn drive_burst(shared: &Arc<Shared>, connections: usize, origin: Instant) 
             let pacing = Pacing::Burst {
                 ready: ready_tx.clone(),
                 release: release_rx.clone(),
+                connect,
             };
             spawn(shared, i, pacing)
         })
         .collect();
     drop(ready_tx);
     let mut reported = 0;
-    let mut connected = 0;
+    let mut connects = shared.aggregator.empty_histogram();
     while reported < connections {
         match ready_rx.recv().await {
-            Some(ok) => {
+            Some(connected_in) => {
                 reported += 1;
-                connected += usize::from(ok);
+                if let Some(took) = connected_in {
+                    record_micros(
+                        &mut connects,
+                        u64::try_from(took.as_micros()).unwrap_or(u64::MAX),
+                    );
+                }
             }
             None => break,
         }
@@ -208,8 +225,12 @@ async fn drive_burst(shared: &Arc<Shared>, connections: usize, origin: Instant) 
     LoadPhase {
         burst: Some(BurstInfo {
             connections,
-            connected_before_release: connected,
+            connect,
+            connected_before_release: connects.len() as usize,
             connect_phase_ms: ms(release - origin),
+            // With the connect in the request, the report fills it in from
+            // the requests' records.
+            connect_ms: (connect == BurstConnect::First).then(|| summarize(&connects)),
         }),
         ..LoadPhase::plain(release)
     }

@@ -51,8 +51,11 @@
 //! load.rate_rps            float | null   (open)
 //! load.max_connections     integer | null (open)
 //! load.stages              [{duration_ms, target}] | null (stages)
+//! load.burst_connect       "first" | "in_request" | null (burst: connections
+//!                          opened first, or each request opens its own)
 //! threads                  integer, client runtime threads
-//! elapsed_ms               float, load phase wall time (burst: from the release)
+//! elapsed_ms               float, load phase wall time (burst: from the release
+//!                          to the last answer)
 //! requests.total|ok|errors integer (ok = response status < 400)
 //! throughput_rps           float, requests.total / elapsed
 //! successful_throughput_rps  float, requests.ok / elapsed (status < 400 only)
@@ -74,7 +77,10 @@
 //!                          ones at their age at the deadline (lower bounds)
 //! open_loop                {rate_rps, scheduled, late_sends, late_threshold_ms,
 //!                           pool_cap_hits, connections_used} | null
-//! burst                    {connections, connected_before_release, connect_phase_ms} | null
+//! burst                    {connections, connect, connected_before_release,
+//!                           connect_phase_ms, connect_ms} | null; connect_ms
+//!                          is the latency shape, each connect's time (before
+//!                          the release, or inside each request's latency)
 //! timeline                 [{second, requests, errors, p50_ms, p99_ms}], one per second
 //! client_cpu               {cpu_ms, cores_used}; cpu_ms = user + system
 //! thresholds               [{expression, actual, passed}]
@@ -117,7 +123,7 @@ pub use duration_text::parse_duration;
 pub use fd_limit::{ensure_fd_capacity, FdLimitError, RESERVED_FDS};
 pub use interrupt::{Interrupt, INTERRUPT_GRACE};
 pub use latency_stats::{error_rate_percent, summarize, LatencySummary};
-pub use plan::{default_threads, LoadModel, Plan, PlanBuilder, PlanError, StopAt};
+pub use plan::{default_threads, BurstConnect, LoadModel, Plan, PlanBuilder, PlanError, StopAt};
 pub use print_text::render_text;
 pub use report::{
     BurstInfo, ClientCpu, ErrorCounts, LoadInfo, ModelName, OpenLoopInfo, Report, RequestCounts,

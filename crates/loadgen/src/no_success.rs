@@ -135,6 +135,7 @@ mod tests {
                 rate_rps: None,
                 max_connections: None,
                 stages: None,
+                burst_connect: None,
             },
             threads: 1,
             elapsed_ms: 2000.0,

@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use bytes::Bytes;
+use serde::{Deserialize, Serialize};
 
 use crate::request_bytes::{parse_header, validate_method, RequestSpec};
 use crate::stages::Stage;
@@ -21,15 +22,38 @@ pub enum StopAt {
     Requests(u64),
 }
 
+/// When a burst opens its connections; in the JSON report `"first"` or
+/// `"in_request"`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BurstConnect {
+    /// Burst, connections opened first: every connection is opened, and has
+    /// reported, before the requests are released, so the timed window holds
+    /// the requests alone, on connections the server has already accepted.
+    /// What a load tool with an event loop does with "N requests at once".
+    #[default]
+    First,
+    /// Burst, connect in the request (as JMeter): each request opens its own
+    /// connection after the release, as each of JMeter's threads does, so
+    /// the connect (and the server's accept) is inside the request's latency
+    /// and inside the timed window.
+    InRequest,
+}
+
 /// The load models of the seeds.
 #[derive(Debug, Clone, PartialEq)]
 pub enum LoadModel {
     /// `connections` connections, each sending its next request when the
     /// previous one answered (JMeter threads, k6 VUs, wrk).
     Closed { connections: usize, stop: StopAt },
-    /// `connections` connections opened first, then one request on each,
-    /// released at the same instant (seed 000).
-    Burst { connections: usize },
+    /// One request on each of `connections` connections, all released at
+    /// the same instant (seed 000), the connections opened before the
+    /// release or by each request ([`BurstConnect`]). Latency and the timed
+    /// window count from the release either way.
+    Burst {
+        connections: usize,
+        connect: BurstConnect,
+    },
     /// Active connections ramp linearly to each stage's target (k6 ramping VUs).
     Stages { stages: Vec<Stage> },
     /// Requests arrive at `rate_rps` whatever the responses do (wrk2, vegeta).
@@ -47,7 +71,7 @@ impl LoadModel {
     /// The most connections the model may hold open at once.
     pub fn peak_connections(&self) -> usize {
         match self {
-            LoadModel::Closed { connections, .. } | LoadModel::Burst { connections } => {
+            LoadModel::Closed { connections, .. } | LoadModel::Burst { connections, .. } => {
                 *connections
             }
             LoadModel::Stages { stages } => crate::stages::peak_connections(stages),
@@ -249,7 +273,7 @@ fn validate_load(load: &LoadModel) -> Result<(), PlanError> {
             }
             check_stop(stop)
         }
-        LoadModel::Burst { connections } => {
+        LoadModel::Burst { connections, .. } => {
             if *connections == 0 {
                 return fail("burst size must be at least 1");
             }

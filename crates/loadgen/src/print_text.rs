@@ -6,6 +6,7 @@
 use std::fmt::Write;
 
 use crate::latency_stats::LatencySummary;
+use crate::plan::BurstConnect;
 use crate::report::{LoadInfo, ModelName, Report};
 
 /// Timelines longer than this many seconds are left to `--json`.
@@ -37,11 +38,18 @@ fn write_report(out: &mut String, r: &Report) -> std::fmt::Result {
     )?;
     writeln!(out, "Elapsed     {:.2} s", r.elapsed_ms / 1000.0)?;
     if let Some(b) = &r.burst {
-        writeln!(
-            out,
-            "Burst       {} of {} connections open at release, after {:.0} ms of connecting",
-            b.connected_before_release, b.connections, b.connect_phase_ms
-        )?;
+        match b.connect {
+            BurstConnect::First => writeln!(
+                out,
+                "Burst       {} of {} connections open at release, after {:.0} ms of connecting",
+                b.connected_before_release, b.connections, b.connect_phase_ms
+            )?,
+            BurstConnect::InRequest => writeln!(
+                out,
+                "Burst       {} requests released at once, each opening its connection (inside its latency)",
+                b.connections
+            )?,
+        }
     }
     writeln!(out)?;
     write_counts(out, r)?;
@@ -85,10 +93,16 @@ fn describe_load(load: &LoadInfo) -> String {
             ),
             _ => format!("closed loop, {} connections", load.connections),
         },
-        ModelName::Burst => format!(
-            "burst of {} connections, one request each",
-            load.connections
-        ),
+        ModelName::Burst => match load.burst_connect {
+            Some(BurstConnect::InRequest) => format!(
+                "burst of {} requests, each opening its connection (as JMeter)",
+                load.connections
+            ),
+            _ => format!(
+                "burst of {} connections opened first, one request each",
+                load.connections
+            ),
+        },
         ModelName::Stages => {
             let stages = load
                 .stages
@@ -170,6 +184,10 @@ fn write_latency(out: &mut String, r: &Report) -> std::fmt::Result {
     latency_row(out, label, &r.latency_ms)?;
     if let Some(u) = &r.latency_uncorrected_ms {
         latency_row(out, "uncorrected", u)?;
+    }
+    // A burst's connects: before the release, or inside the row above.
+    if let Some(c) = r.burst.as_ref().and_then(|b| b.connect_ms.as_ref()) {
+        latency_row(out, "connect", c)?;
     }
     if let Some(o) = &r.open_loop {
         writeln!(

@@ -1,10 +1,10 @@
 //! One record per request, as the worker loop produces it: when the request
-//! was due, when it actually started, when it finished, how it ended, and
-//! the bytes it moved.
+//! was due, when it actually started, when it finished, how it ended, the
+//! bytes it moved and how long opening its connection took, when it opened one.
 //! Carrying the intended time makes coordinated-omission correction a matter
 //! of subtraction in the aggregator.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Why a request failed without an HTTP status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,4 +51,7 @@ pub(crate) struct RequestRecord {
     pub(crate) sent_bytes: u64,
     /// Bytes read for its answer, head and body.
     pub(crate) received_bytes: u64,
+    /// How long the request's own connect took (from `connect()` to the
+    /// kernel's "connected"), when it opened a connection and it opened.
+    pub(crate) connect: Option<Duration>,
 }

@@ -9,6 +9,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::latency_stats::LatencySummary;
+use crate::plan::BurstConnect;
 
 /// Version of the JSON shape; bumped only when a field changes meaning or
 /// disappears (adding fields does not bump it).
@@ -27,7 +28,8 @@ pub struct Report {
     /// Client runtime worker threads.
     pub threads: usize,
     /// Wall time of the load phase, which throughput divides by (for a burst:
-    /// from the release instant, after all connections were opened).
+    /// from the release instant to the last answer; with connections opened
+    /// first, the connects are before it).
     pub elapsed_ms: f64,
     pub requests: RequestCounts,
     /// Requests that ended, successfully or not, per second of `elapsed_ms`.
@@ -91,7 +93,8 @@ pub enum ModelName {
     /// A fixed number of connections, each sending its next request when
     /// its answer arrives.
     Closed,
-    /// Every connection opened, then one request on each at once.
+    /// One request on each of N connections at once; `load.burst_connect`
+    /// says whether the connections were opened first or by each request.
     Burst,
     /// A closed loop whose connections follow k6-style stages.
     Stages,
@@ -110,6 +113,10 @@ pub struct LoadInfo {
     pub rate_rps: Option<f64>,
     pub max_connections: Option<usize>,
     pub stages: Option<Vec<StageInfo>>,
+    /// Burst only, `null` otherwise: `"first"` (connections opened first)
+    /// or `"in_request"` (each request opens its connection, as JMeter).
+    #[serde(default)]
+    pub burst_connect: Option<BurstConnect>,
 }
 
 /// One stage of a ramp.
@@ -173,10 +180,22 @@ pub struct OpenLoopInfo {
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct BurstInfo {
     pub connections: usize,
-    /// Connections open when the requests were released.
+    /// When the connections were opened (reports saved before it existed
+    /// read as `"first"`, the only burst there was).
+    #[serde(default)]
+    pub connect: BurstConnect,
+    /// Connections open when the requests were released (0 with the
+    /// connect in the request).
     pub connected_before_release: usize,
-    /// Time spent opening connections before the release.
+    /// Time before the release: opening every connection, or with the
+    /// connect in the request starting the workers.
     pub connect_phase_ms: f64,
+    /// How long each connect took, from `connect()` to connected: before
+    /// the release with connections opened first (outside any latency),
+    /// inside each request's latency with the connect in the request.
+    /// Failed connects are not in it. `null` in reports saved before.
+    #[serde(default)]
+    pub connect_ms: Option<LatencySummary>,
 }
 
 /// One second of the run.

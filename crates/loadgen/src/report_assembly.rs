@@ -11,8 +11,8 @@ use crate::drive::LoadPhase;
 use crate::latency_stats::{error_rate_percent, record_micros, summarize};
 use crate::plan::{LoadModel, Plan, StopAt};
 use crate::report::{
-    ms, ClientCpu, ErrorCounts, LoadInfo, ModelName, OpenLoopInfo, Report, RequestCounts,
-    StageInfo, TargetInfo, TimelineRow, TransferInfo, SCHEMA_VERSION,
+    ms, BurstInfo, ClientCpu, ErrorCounts, LoadInfo, ModelName, OpenLoopInfo, Report,
+    RequestCounts, StageInfo, TargetInfo, TimelineRow, TransferInfo, SCHEMA_VERSION,
 };
 use crate::stages::total_duration;
 
@@ -103,7 +103,7 @@ pub(crate) fn build_report(plan: &Plan, m: Measured) -> Report {
             late_sends: counts.late_sends,
             ..info
         }),
-        burst: phase.burst,
+        burst: phase.burst.map(|info| with_connects(info, &totals)),
         timeline: m.timeline,
         client_cpu: ClientCpu {
             cpu_ms: m.cpu_seconds * 1000.0,
@@ -117,6 +117,17 @@ pub(crate) fn build_report(plan: &Plan, m: Measured) -> Report {
         .map(|t| t.evaluate(&report))
         .collect();
     report
+}
+
+/// A burst's details with its connects: timed before the release by the
+/// drive, or (with the connect in the request) inside the records.
+fn with_connects(info: BurstInfo, totals: &Totals) -> BurstInfo {
+    BurstInfo {
+        connect_ms: info
+            .connect_ms
+            .or_else(|| totals.connect.as_ref().map(summarize)),
+        ..info
+    }
 }
 
 fn load_info(load: &LoadModel) -> LoadInfo {
@@ -135,9 +146,13 @@ fn load_info(load: &LoadModel) -> LoadInfo {
                 rate_rps: None,
                 max_connections: None,
                 stages: None,
+                burst_connect: None,
             }
         }
-        LoadModel::Burst { connections } => LoadInfo {
+        LoadModel::Burst {
+            connections,
+            connect,
+        } => LoadInfo {
             model: ModelName::Burst,
             connections: *connections,
             duration_ms: None,
@@ -145,6 +160,7 @@ fn load_info(load: &LoadModel) -> LoadInfo {
             rate_rps: None,
             max_connections: None,
             stages: None,
+            burst_connect: Some(*connect),
         },
         LoadModel::Stages { stages } => LoadInfo {
             model: ModelName::Stages,
@@ -162,6 +178,7 @@ fn load_info(load: &LoadModel) -> LoadInfo {
                     })
                     .collect(),
             ),
+            burst_connect: None,
         },
         LoadModel::Open {
             rate_rps,
@@ -178,6 +195,7 @@ fn load_info(load: &LoadModel) -> LoadInfo {
                 rate_rps: Some(*rate_rps),
                 max_connections: Some(*max_connections),
                 stages: None,
+                burst_connect: None,
             }
         }
     }

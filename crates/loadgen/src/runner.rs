@@ -9,11 +9,11 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
-use crate::aggregate::{Aggregator, TimelineBuilder};
+use crate::aggregate::{Aggregator, Kept, TimelineBuilder};
 use crate::drive::{drive_abandoning, drive_load, LoadPhase};
 use crate::fd_limit::{ensure_fd_capacity, FdLimitError};
 use crate::interrupt::{Interrupt, INTERRUPT_GRACE};
-use crate::plan::{LoadModel, Plan};
+use crate::plan::{BurstConnect, LoadModel, Plan};
 use crate::report::Report;
 use crate::report_assembly::{build_report, Measured};
 use crate::request_bytes::RequestTemplate;
@@ -182,14 +182,23 @@ fn shared_state(
     origin: Instant,
     runtimes: Vec<tokio::runtime::Handle>,
 ) -> Result<Shared, RunError> {
-    let open = matches!(plan.load, LoadModel::Open { .. });
+    let kept = Kept {
+        uncorrected: matches!(plan.load, LoadModel::Open { .. }),
+        bounded: plan.abandon_in_flight,
+        connect: matches!(
+            plan.load,
+            LoadModel::Burst {
+                connect: BurstConnect::InRequest,
+                ..
+            }
+        ),
+    };
     Ok(Shared {
         addr: plan.target.addr,
         template: RequestTemplate::new(&plan.target, &plan.request),
         keep_alive: plan.request.keep_alive,
         timeout: plan.timeout,
-        aggregator: Aggregator::new(plan.threads * 4, open, plan.abandon_in_flight, origin)
-            .map_err(RunError::Histogram)?,
+        aggregator: Aggregator::new(plan.threads * 4, kept, origin).map_err(RunError::Histogram)?,
         stop: AtomicBool::new(false),
         in_flight_since: plan.abandon_in_flight.then(|| {
             (0..plan.load.peak_connections())

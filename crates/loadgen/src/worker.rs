@@ -1,7 +1,8 @@
 //! The one worker loop every load model uses: take the next ticket (the
 //! instant a request is due) from the model's pacing, send the request on
-//! this worker's connection, record how it ended and the bytes it moved. The models differ only in
-//! where tickets come from and when they run out.
+//! this worker's connection (opening one when it has none), record how it
+//! ended, the bytes it moved and how long its connect took. The models
+//! differ only in where tickets come from and when they run out.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -12,6 +13,7 @@ use tokio::sync::{mpsc, watch};
 
 use crate::aggregate::Aggregator;
 use crate::http1::{Connection, ReadError};
+use crate::plan::BurstConnect;
 use crate::record::{FailureKind, Outcome, RequestRecord};
 use crate::request_bytes::RequestTemplate;
 use crate::ticket_queue::TicketQueue;
@@ -54,10 +56,12 @@ pub(crate) enum Pacing {
     Closed {
         budget: Option<(Arc<AtomicU64>, u64)>,
     },
-    /// Connect, report ready, wait for the release instant, send once.
+    /// Connect (or not: `connect`), report ready with how long the connect
+    /// took if it opened, wait for the release instant, send once.
     Burst {
-        ready: mpsc::Sender<bool>,
+        ready: mpsc::Sender<Option<Duration>>,
         release: watch::Receiver<Option<Instant>>,
+        connect: BurstConnect,
     },
     /// Active while `index` is below the controller's active count; parked
     /// (connection closed) otherwise.
@@ -110,13 +114,23 @@ pub(crate) async fn run_worker(shared: Arc<Shared>, worker: usize, mut pacing: P
     // clock, whose schedule a pause would only turn into late sends.
     let mut backoff = matches!(pacing, Pacing::Closed { .. } | Pacing::Staged { .. })
         .then(ConnectBackoff::default);
-    if let Pacing::Burst { ready, .. } = &pacing {
-        // Open the connection before the release so that the burst measures
-        // requests, not the TCP handshake. A failed connect is retried (and
-        // counted) when the request is due.
-        let opened = tokio::time::timeout(shared.timeout, Connection::connect(shared.addr)).await;
-        connection = opened.ok().and_then(Result::ok);
-        let _ = ready.send(connection.is_some()).await;
+    if let Pacing::Burst { ready, connect, .. } = &pacing {
+        let connected_in = match connect {
+            // Open the connection before the release so that the burst
+            // measures requests, not the TCP handshake. A failed connect is
+            // retried (and counted) when the request is due.
+            BurstConnect::First => {
+                let began = Instant::now();
+                let opened =
+                    tokio::time::timeout(shared.timeout, Connection::connect(shared.addr)).await;
+                connection = opened.ok().and_then(Result::ok);
+                connection.is_some().then(|| began.elapsed())
+            }
+            // The request opens it after the release, as a JMeter thread
+            // does: `exchange` connects a worker that has no connection.
+            BurstConnect::InRequest => None,
+        };
+        let _ = ready.send(connected_in).await;
     }
     loop {
         let intended =
@@ -134,6 +148,7 @@ pub(crate) async fn run_worker(shared: Arc<Shared>, worker: usize, mut pacing: P
             );
         }
         let mut transferred = Transferred::default();
+        let mut connect = None;
         let outcome = if started.saturating_duration_since(intended) >= shared.timeout {
             // An open-mode ticket that waited in the client longer than the
             // timeout has already failed by the user's own definition.
@@ -141,7 +156,7 @@ pub(crate) async fn run_worker(shared: Arc<Shared>, worker: usize, mut pacing: P
             // of the run by one timeout per queued ticket.
             Outcome::Failed(FailureKind::Timeout)
         } else {
-            exchange(&shared, &mut connection, &mut transferred).await
+            exchange(&shared, &mut connection, &mut transferred, &mut connect).await
         };
         if let Some(conn) = connection.as_mut() {
             transferred.add(conn);
@@ -156,6 +171,7 @@ pub(crate) async fn run_worker(shared: Arc<Shared>, worker: usize, mut pacing: P
                 outcome,
                 sent_bytes: transferred.sent,
                 received_bytes: transferred.received,
+                connect,
             },
         );
         // No await between recording and this: a worker aborted at the
@@ -238,16 +254,18 @@ impl Transferred {
     }
 }
 
-/// Sends one request and reads its response, within the timeout. A request
-/// that finds its kept-alive connection closed by the server before any
-/// response byte is retried once on a new connection: that is the server
-/// reaping an idle connection, not a failed request. The bytes it moved are
-/// added to `transferred`, except those of a connection still open at the
-/// end, which the caller takes.
+/// Sends one request and reads its response, within the timeout, opening a
+/// connection first when there is none (`connect` gets how long that took).
+/// A request that finds its kept-alive connection closed by the server
+/// before any response byte is retried once on a new connection: that is
+/// the server reaping an idle connection, not a failed request. The bytes
+/// it moved are added to `transferred`, except those of a connection still
+/// open at the end, which the caller takes.
 async fn exchange(
     shared: &Shared,
     connection: &mut Option<Connection>,
     transferred: &mut Transferred,
+    connect: &mut Option<Duration>,
 ) -> Outcome {
     let built;
     let request: &[u8] = match shared.template.fixed_bytes() {
@@ -261,8 +279,12 @@ async fn exchange(
         let mut retried = false;
         loop {
             if connection.is_none() {
+                let began = Instant::now();
                 match Connection::connect(shared.addr).await {
-                    Ok(c) => *connection = Some(c),
+                    Ok(c) => {
+                        *connection = Some(c);
+                        connect.get_or_insert(began.elapsed());
+                    }
                     Err(_) => return Outcome::Failed(FailureKind::Connect),
                 }
             }

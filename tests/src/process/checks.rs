@@ -21,7 +21,7 @@ use std::net::TcpStream;
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
-use loadgen::{LoadModel, Plan, Report};
+use loadgen::{BurstConnect, LoadModel, Plan, Report};
 
 use super::child_server::ChildServer;
 use crate::app::Server;
@@ -131,7 +131,10 @@ fn burst(server: &ChildServer, (method, path): (&str, &str), connections: usize)
     let mut plan = Plan::builder(format!("http://{}{path}", server.addr()))
         .method(method)
         .keep_alive(false)
-        .load(LoadModel::Burst { connections })
+        .load(LoadModel::Burst {
+            connections,
+            connect: BurstConnect::First,
+        })
         .threads(2)
         .timeout(Duration::from_secs(60));
     if method == "POST" {

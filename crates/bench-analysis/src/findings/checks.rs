@@ -337,6 +337,11 @@ pub(super) fn throughput_ratio_above(
 }
 
 /// "`a` beats `b`": a ratio above 1.
+/// "`a` comes within `offload_within` of `b`'s requests per second".
+pub(super) fn comes_close(a: ColumnId, b: ColumnId) -> Check {
+    throughput_ratio_above(a, b, |t| 1.0 - t.offload_within)
+}
+
 pub(super) fn beats(a: ColumnId, b: ColumnId) -> Check {
     throughput_ratio_above(a, b, |_| 1.0)
 }

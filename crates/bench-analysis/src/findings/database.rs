@@ -52,7 +52,7 @@ struct Lesson {
 /// defaults.
 static LESSONS: [Lesson; 3] = [
     Lesson {
-        words: "on the database group",
+        words: "on the database group (in the seed profile, seed 000's burst with every connection opened first; drivers beyond seed 000's columns are not judged again under its burst as JMeter sent it)",
         blocking: ColumnId::BlockingUsers,
         drivers: [
             (

@@ -40,6 +40,31 @@ const MEANINGS: &[Meaning] = &[
         not_held: "A blocking driver on spawn_blocking cost the server more CPU per request than the thread pool by more than the margin: the hop to the pool and back is not free.",
     },
     Meaning {
+        id: "cpu-inline-hurts-async-connect",
+        held: "Under seed 000's burst as JMeter sent it, CPU work inline on the event loop makes the async server worse than a thread pool: the loop that computes is the loop that accepts.",
+        not_held: "Even with every request connecting while the server computes, inline CPU work did not make the event loop worse than the thread pool here.",
+    },
+    Meaning {
+        id: "cpu-offload-recovers-connect",
+        held: "With every request connecting while the server computes, offloading CPU work gives the async server the thread pool's throughput.",
+        not_held: "With every request connecting while the server computes, offloading CPU work did not bring the async server within reach of the thread pool here.",
+    },
+    Meaning {
+        id: "db-async-driver-wins-connect",
+        held: "Under seed 000's burst as JMeter sent it, the event loop with sqlx served more database reads than a thread pool.",
+        not_held: "Under seed 000's burst as JMeter sent it, the event loop with sqlx did not beat the thread pool on database reads here.",
+    },
+    Meaning {
+        id: "db-inline-driver-worst-connect",
+        held: "With every request connecting while it serves, a blocking driver on the event loop is the worst choice: the calls hold the loop that accepts.",
+        not_held: "With every request connecting while it serves, the blocking driver on the event loop was not the slowest here: its calls to a local database are short.",
+    },
+    Meaning {
+        id: "db-spawn-blocking-recovers-connect",
+        held: "Under seed 000's burst as JMeter sent it, a blocking driver on a pool of its own performs like the thread-per-request server.",
+        not_held: "Under seed 000's burst as JMeter sent it, a blocking driver on spawn_blocking fell short of the thread-per-request server here.",
+    },
+    Meaning {
         id: "async-far-fewer-threads",
         held: "The async server does the same work on a fraction of the threads: it grows with connections, not with threads.",
         not_held: "The async server did not run on far fewer threads here.",
@@ -58,6 +83,26 @@ const MEANINGS: &[Meaning] = &[
         id: "mixed-sleep",
         held: "A blocking wait on the event loop delays every other request on it: one bad handler is everyone's latency.",
         not_held: "The blocking wait did not delay other requests by the factor here.",
+    },
+    Meaning {
+        id: "saturated-cores-hurt-thread-pool",
+        held: "Saturated cores delay the requests beside them on a thread pool too: preemption shares the cores, it does not free one for the cheap request.",
+        not_held: "The thread pool kept /health fast beside saturated cores here: its preempted threads left the cheap request a core in time.",
+    },
+    Meaning {
+        id: "saturated-cores-hurt-event-loop",
+        held: "CPU work inline on the event loop delays the requests beside it: they wait for the loop behind the work.",
+        not_held: "The inline CPU work did not delay /health by the factor here: each call held the loop too briefly.",
+    },
+    Meaning {
+        id: "saturated-cores-hurt-virtual-threads",
+        held: "CPU work on virtual threads delays the requests beside it: a carrier runs a coroutine until it parks, and CPU work never parks.",
+        not_held: "The CPU work on virtual threads did not delay /health by the factor here: each call held a carrier too briefly.",
+    },
+    Meaning {
+        id: "saturated-cores-thread-pool-no-shield",
+        held: "A thread pool does not shield cheap requests from saturated cores better than an event loop with the work inline: move CPU-heavy work to a bounded pool of its own on either model.",
+        not_held: "The thread pool kept /health faster than the event loop with the work inline: the kernel's preemption gave the cheap request a core sooner than the loop did.",
     },
     Meaning {
         id: "cache-async-cheaper-at-equal-load",

@@ -15,13 +15,18 @@
 //! predictions' verdicts and list the design checks apart.
 //!
 //! One module per family: the seeds' groups ([`seeds`]; their capacity
-//! claims where the cores decide judged at equal load, [`equal_load`]),
-//! the Redis clients, tiny_http, the stall detector, idle connections, the
-//! sweeps, virtual threads and their pinning detector, the database
-//! drivers and the pool sweep, the calibration against Tomcat and Netty,
-//! the real Loom against our virtual threads; what they share is in
+//! claims where the cores decide judged at equal load, [`equal_load`];
+//! seed 000's under each of its bursts, [`bursts`]), saturated cores beside
+//! /health on every model ([`neighbours`]), the Redis clients, tiny_http,
+//! the stall detector, idle connections, the sweeps, virtual threads and
+//! their pinning detector, the database drivers and the pool sweep, the
+//! calibration against Tomcat and Netty, the real Loom against our virtual
+//! threads; what they share is in
 //! [`checks`].
 
+mod bursts;
+#[cfg(test)]
+mod bursts_tests;
 mod calibration;
 mod checks;
 mod database;
@@ -38,6 +43,9 @@ mod loom;
 #[cfg(test)]
 mod loom_tests;
 mod meaning;
+mod neighbours;
+#[cfg(test)]
+mod neighbours_tests;
 mod pool_sweep;
 mod redis_clients;
 mod seeds;
@@ -58,6 +66,7 @@ use bench_model::{Finding, Thresholds, THRESHOLDS};
 pub use detector::{detector_observations, DetectorObservation, Half};
 pub use meaning::meaning;
 use meaning::meaning_judged;
+pub use neighbours::neighbour_columns;
 pub use tiny_http::{cold_start_call, cold_start_verdict};
 pub use virtual_detector::{carrier_blocking_calls, carrier_stalls, virtual_observations};
 
@@ -75,6 +84,7 @@ pub fn meaning_of(f: &Finding) -> Option<&str> {
 fn specs(t: &Thresholds) -> Vec<Spec> {
     seeds::specs(t)
         .into_iter()
+        .chain(neighbours::specs(t))
         .chain(redis_clients::specs(t))
         .chain(tiny_http::specs(t))
         .chain(detector::specs(t))

@@ -238,7 +238,7 @@ pub fn wrongs_section(g: &Glance) -> String {
     }
     let mut out = String::from("<section id=\"what-goes-wrong\">\n");
     if !g.wrongs.is_empty() {
-        out.push_str("<h2>What goes wrong</h2>\n<p class=\"legend\">Each deliberately wrong variant the run measured: what it does to /health requests next to it, next to the same work done right, and what else it cost.</p>\n<table class=\"wrongs\">\n<colgroup><col class=\"c-what\"><col class=\"c-p99\"><col class=\"c-right\"><col class=\"c-costs\"><col class=\"c-verdict\"></colgroup>\n<thead><tr><th>The wrong variant, loaded next to /health</th><th>/health p99 next to it</th><th>Next to it done right</th><th>Threads, unanswered connections</th><th>Verdict</th></tr></thead>\n<tbody>\n");
+        out.push_str("<h2>What goes wrong</h2>\n<p class=\"legend\">Each deliberately wrong variant the run measured, and /cpu saturating the cores on each model: what it does to /health requests next to it, next to the same work done right (for saturated cores, next to a light neighbour on the same model), and what else it cost.</p>\n<table class=\"wrongs\">\n<colgroup><col class=\"c-what\"><col class=\"c-p99\"><col class=\"c-right\"><col class=\"c-costs\"><col class=\"c-verdict\"></colgroup>\n<thead><tr><th>The wrong variant, loaded next to /health</th><th>/health p99 next to it</th><th>Next to it done right</th><th>Threads, unanswered connections</th><th>Verdict</th></tr></thead>\n<tbody>\n");
         let mut kind = None;
         for w in &g.wrongs {
             if kind != Some(w.kind) {

@@ -23,6 +23,7 @@ pub mod columns;
 pub mod html;
 pub mod markdown;
 pub mod measure;
+mod saturated;
 pub mod spring_defaults;
 pub mod standing;
 pub mod text;

@@ -14,6 +14,9 @@
 //!   unanswered on its cold starts (the cold-start probe of the server
 //!   with the same label).
 //!
+//! - Saturated cores, on every model: /health next to /cpu on each model,
+//!   beside its p99 next to a light neighbour ([`super::saturated`]).
+//!
 //! The verdict shown is that of the run's finding on the wrong column
 //! that names the fewest columns, a prediction before a design check.
 
@@ -31,6 +34,7 @@ use super::RowVerdict;
 pub enum WrongKind {
     BlockingTheEventLoop,
     PinningACarrier,
+    SaturatedCores,
     ThreadPerConnection,
 }
 
@@ -40,6 +44,7 @@ impl WrongKind {
         match self {
             WrongKind::BlockingTheEventLoop => "Blocking the event loop",
             WrongKind::PinningACarrier => "Pinning a carrier",
+            WrongKind::SaturatedCores => "Saturated cores, on every model",
             WrongKind::ThreadPerConnection => "A thread per connection",
         }
     }
@@ -92,6 +97,7 @@ pub fn wrongs(results: &RunResults, findings: &[Finding], t: &Thresholds) -> Vec
             .find_map(|g| g.cold_start.as_ref())
             .map_or(0, |p| p.connections),
     };
+    out.extend(super::saturated::saturated_cores(results, findings));
     for g in &results.groups {
         if let Some(idle) = &g.idle {
             out.extend(thread_per_connection(g.id, idle, t, &probes, findings));

@@ -1,8 +1,8 @@
 //! bench-report's integration tests, one test binary (each file under
 //! tests/ would be a binary of its own, linked and run apart): the report
 //! and findings from fixed runs, the run at a glance, report.html, two runs
-//! compared, every saved run of docs/results, the doc tables, and that this
-//! crate links no server and touches no file. None starts a process but
+//! compared, every saved run of docs/results, the doc tables, what goes
+//! wrong, and that this crate links no server and touches no file. None starts a process but
 //! `cargo tree`; none needs a runtime. The fixed runs are bench-model's
 //! fixtures; the saved ones are read here, as bench reads them.
 
@@ -24,6 +24,7 @@ mod report_rendering;
 mod same_verdict;
 mod saved_renders;
 mod saved_runs;
+mod wrongs;
 
 use std::path::{Path, PathBuf};
 

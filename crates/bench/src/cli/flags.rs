@@ -14,7 +14,7 @@ use crate::plan::{JavaChoice, LoadOverrides, Request, Selection, ServerChoices};
 /// The profile and the overrides of its loads.
 #[derive(Debug, Clone, Args)]
 pub struct ProfileFlags {
-    /// The profile: quick (every group but the pool sweep and the calibration groups, scaled down, 3 rounds, under 3 min on 2 cores), seed (the seeds' own load shapes, the pool sweep and the calibration groups, 3 rounds, over an hour on 2 cores) or tiny (seconds: the end-to-end tests').
+    /// The profile: quick (every group but the pool sweep, the calibration groups and seed 000's burst as JMeter sent it, scaled down, 3 rounds, under 3 min on 2 cores), seed (the seeds' own load shapes, the pool sweep and the calibration groups, 3 rounds, over an hour on 2 cores) or tiny (seconds: the end-to-end tests').
     #[arg(long, value_name = "quick|seed|tiny", default_value = "quick")]
     pub profile: String,
 
@@ -44,7 +44,7 @@ pub struct ProfileFlags {
 /// The groups to run.
 #[derive(Debug, Clone, Default, Args)]
 pub struct GroupsFlag {
-    /// The groups, comma-separated, run in the matrix's order: cpu, database, cache, slow, baseline, json, ramp, mixed, stalls, idle, sweep-posts, sweep-users, remote-db, remote-mixed, pool-sweep, and the calibration groups calibration-health, calibration-posts, calibration-users, calibration-loom (`calibration` names all four); without it only the seed profile runs the pool sweep and the calibration groups.
+    /// The groups, comma-separated, run in the matrix's order: cpu, cpu-connect-in-request, database, database-connect-in-request, cache, slow, baseline, json, ramp, mixed, stalls, idle, sweep-posts, sweep-users, remote-db, remote-mixed, pool-sweep, and the calibration groups calibration-health, calibration-posts, calibration-users, calibration-loom (`calibration` names all four); without it only the seed profile runs the pool sweep and the calibration groups, and the quick profile does not run the two of seed 000's burst as JMeter sent it (each is measured on its sibling's servers, first, where both run warmed up).
     #[arg(long, value_name = "GROUP,...", value_delimiter = ',')]
     pub groups: Option<Vec<String>>,
 }

@@ -71,8 +71,9 @@ fn plan_with(
 
 fn model(load: &Load) -> LoadModel {
     match load {
-        Load::Burst { requests } => LoadModel::Burst {
+        Load::Burst { requests, connect } => LoadModel::Burst {
             connections: *requests,
+            connect: *connect,
         },
         Load::Closed {
             connections,
@@ -319,5 +320,10 @@ pub fn stats(r: &loadgen::Report) -> LoadStats {
             })
             .collect(),
         client_cpu_seconds: r.client_cpu.cpu_ms / 1000.0,
+        connect_ms: r
+            .burst
+            .as_ref()
+            .and_then(|b| b.connect_ms.as_ref())
+            .map(latency),
     }
 }

@@ -4,11 +4,18 @@
 
 use std::time::Duration;
 
+use loadgen::BurstConnect;
+
 /// How a group is loaded.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Load {
-    /// Seed 000: `requests` connections, one request each, all at once.
-    Burst { requests: usize },
+    /// Seed 000: `requests` connections, one request each, all at once; the
+    /// connections opened first, or each by its request as JMeter's threads
+    /// open theirs ([`BurstConnect`]).
+    Burst {
+        requests: usize,
+        connect: BurstConnect,
+    },
     /// JMeter threads / k6 VUs for a fixed time.
     Closed {
         connections: usize,
@@ -112,10 +119,16 @@ impl Load {
     /// About how long one column round of this load lasts, warm-up
     /// (`warm_up`) included, start and stop of its server not: what bench's
     /// estimate of the time left is made of. A burst or a counted load
-    /// lasts as long as the server takes: a second is the guess.
+    /// lasts as long as the server takes: a second is the guess, twice
+    /// with the whole load once as its warm-up (none for a burst with the
+    /// connect in the request).
     pub fn planned_round(&self, warm_up: Duration) -> Duration {
         let second = Duration::from_secs(1);
         match self {
+            Load::Burst {
+                connect: BurstConnect::InRequest,
+                ..
+            } => second,
             Load::Burst { .. } | Load::ClosedCount { .. } => second * 2,
             Load::Closed { duration, .. } => warm_up + *duration,
             Load::Stages(stages) => warm_up + stages.iter().map(|s| s.0).sum::<Duration>(),
@@ -127,7 +140,8 @@ impl Load {
 
     pub fn describe(&self) -> String {
         match self {
-            Load::Burst { requests } => format!("burst of {requests} requests at once, one per connection"),
+            Load::Burst { requests, connect: BurstConnect::First } => format!("burst of {requests} requests at once, one per connection, every connection opened first"),
+            Load::Burst { requests, connect: BurstConnect::InRequest } => format!("burst of {requests} requests at once, each opening its own connection (as JMeter's threads do: the connect inside its latency)"),
             Load::Closed { connections, duration } => format!("{connections} connections, closed loop, {} s", duration.as_secs_f64()),
             Load::ClosedCount { connections, requests } => format!("{connections} connections, closed loop, {requests} requests"),
             Load::Stages(st) => format!(
@@ -148,7 +162,10 @@ impl Load {
     }
 
     /// The unrecorded window before each measured one: the same load, with
-    /// timed loads cut to `length` (a ramp warms up at its peak). The mixed
+    /// timed loads cut to `length` (a ramp warms up at its peak). A burst
+    /// with the connect in the request has none: it is seed 000's burst as
+    /// JMeter sent it, on a cold server, and a second burst of CPU-bound
+    /// requests would double its group's time. The mixed
     /// group has no separate one: its background runs alone for `length`
     /// before the probe starts ([`super::LoadOptions::mixed_lead`]),
     /// which warms the server at the same load without a second window. A
@@ -156,6 +173,10 @@ impl Load {
     /// ([`crate::measure::load::run_warm_up`]).
     pub fn warm_up(&self, length: Duration) -> Option<Load> {
         match self {
+            Load::Burst {
+                connect: BurstConnect::InRequest,
+                ..
+            } => None,
             Load::Burst { .. } | Load::ClosedCount { .. } => Some(self.clone()),
             Load::Closed { connections, .. } => Some(Load::Closed {
                 connections: *connections,
@@ -188,6 +209,13 @@ impl Load {
             (Load::Idle(_), None) => {
                 "none of its own: the /health probe with no idle connection open runs first".into()
             }
+            (
+                Load::Burst {
+                    connect: BurstConnect::InRequest,
+                    ..
+                },
+                None,
+            ) => "none (cold start, as seed 000 measured with JMeter)".into(),
             (_, None) => "none (cold start)".into(),
         }
     }
@@ -223,8 +251,21 @@ mod tests {
                 duration: d
             })
         );
-        let burst = Load::Burst { requests: 10 };
+        let burst = Load::Burst {
+            requests: 10,
+            connect: BurstConnect::First,
+        };
         assert_eq!(burst.warm_up(d), Some(burst.clone()));
+        // Seed 000's burst as JMeter sent it, on a cold server.
+        let jmeter = Load::Burst {
+            requests: 10,
+            connect: BurstConnect::InRequest,
+        };
+        assert_eq!(jmeter.warm_up(d), None);
+        assert_eq!(
+            jmeter.describe_warm_up(None, d),
+            "none (cold start, as seed 000 measured with JMeter)"
+        );
         // The mixed group's warm-up is its background's lead, not a window.
         let mixed = Load::Mixed {
             background: 16,

@@ -5,6 +5,7 @@
 use super::calibration_groups::{
     calibration_health_group, calibration_posts_group, calibration_users_group,
 };
+use super::connect_groups::{cpu_connect_group, database_connect_group};
 use super::group::Group;
 use super::loom_groups::calibration_loom_group;
 use super::more_groups::{
@@ -17,7 +18,8 @@ use super::seed_groups::{
 };
 use bench_model::{ColumnId, GroupId};
 
-/// The matrix of seed 000, plus seeds 001-003, the mixed group, the stall
+/// The matrix of seed 000 (each group under its burst with the connections
+/// opened first, then again with the connect in each request), plus seeds 001-003, the mixed group, the stall
 /// detector's group, idle connections, the concurrency sweeps, the
 /// remote-database groups and the pool sweep, then the calibration groups
 /// (Tomcat and Netty beside our twins, and Tomcat on virtual threads on
@@ -27,7 +29,9 @@ use bench_model::{ColumnId, GroupId};
 pub fn groups() -> Vec<Group> {
     vec![
         cpu_group(),
+        cpu_connect_group(),
         database_group(),
+        database_connect_group(),
         cache_group(),
         slow_group(),
         baseline_group(),

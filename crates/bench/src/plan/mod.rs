@@ -11,6 +11,7 @@
 
 mod calibration_groups;
 mod column;
+mod connect_groups;
 mod equal_load;
 mod group;
 mod jvm_warm_up;
@@ -20,6 +21,8 @@ mod matrix;
 mod more_groups;
 mod pool_sweep;
 mod profiles;
+#[cfg(test)]
+mod profiles_tests;
 mod request;
 mod run_plan;
 #[cfg(test)]
@@ -33,6 +36,7 @@ pub use column::Column;
 pub use equal_load::{EqualLoadPlan, EQUAL_LOAD_GROUPS};
 pub use group::{Group, Needs, Network, REMOTE_DB_ROUND_TRIP, STALLS_ROUND_TRIP};
 pub use jvm_warm_up::JvmWarmUp;
+pub use loadgen::BurstConnect;
 pub use loads::{IdleLoad, Load, Sweep};
 pub use matrix::{group_of, groups};
 pub use profiles::{

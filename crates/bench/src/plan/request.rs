@@ -168,7 +168,7 @@ impl LoadOverrides {
         };
         let duration = |field: &mut Duration| *field = self.duration.unwrap_or(*field);
         match load {
-            Load::Burst { requests } => set(requests, self.requests.map(|r| r as usize)),
+            Load::Burst { requests, .. } => set(requests, self.requests.map(|r| r as usize)),
             Load::ClosedCount {
                 connections,
                 requests,

@@ -67,6 +67,12 @@ pub struct GroupPlan {
     /// Where the cores decide, its ranked columns again after its rounds,
     /// at one arrival rate ([`super::equal_load`]).
     pub equal_load: Option<EqualLoadPlan>,
+    /// Another group whose window is measured first on each column round's
+    /// fresh server, in place of this group's warm-up, and kept as that
+    /// group's round: seed 000's burst as JMeter sent it, before the burst
+    /// with every connection opened first
+    /// ([`super::connect_groups::measure_twins_first`]).
+    pub first_window: Option<Box<GroupPlan>>,
 }
 
 /// Everything about a run's loads that is not the column.
@@ -130,6 +136,7 @@ impl RunPlan {
             _ => None,
         });
         let mut skipped = drop_what_given_servers_cannot_run(&mut groups, &servers);
+        super::connect_groups::measure_twins_first(&mut groups);
         skipped.extend(not_in_profile);
         Ok(RunPlan {
             profile: profile.name,
@@ -192,6 +199,7 @@ impl Request {
             sweep_cap,
             group,
             load,
+            first_window: None,
         }
     }
 
@@ -324,13 +332,24 @@ impl GroupPlan {
     /// The unrecorded window before each measured one: the same load, cut
     /// to the warm-up ([`Load::warm_up`]); none with `--cold`, nor for the
     /// loads that warm up otherwise (the mixed group's lead, a sweep
-    /// step's lead, the idle group's probe with none open).
+    /// step's lead, the idle group's probe with none open, another group's
+    /// window measured first).
     pub fn warm_up_load(&self) -> Option<Load> {
+        if self.first_window.is_some() {
+            return None;
+        }
         self.warm_up.and_then(|length| self.load.warm_up(length))
     }
 
     /// How results.json and the report name what comes before each window.
     pub fn describe_warm_up(&self, options: &LoadOptions) -> String {
+        if let Some(first) = &self.first_window {
+            return format!(
+                "none of its own: on the same fresh server, the {} group's window first ({})",
+                first.group.id,
+                first.load.describe()
+            );
+        }
         self.load
             .describe_warm_up(self.warm_up_load().as_ref(), options.mixed_lead)
     }

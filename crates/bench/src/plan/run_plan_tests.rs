@@ -2,7 +2,8 @@
 //! what the progress line counts down at the start is what the profile
 //! promises.
 
-use super::{groups, GroupPlan, JavaServer, Request, RunPlan, Selection, Target};
+use super::{groups, BurstConnect, GroupId, GroupPlan, JavaServer, Load, Request, RunPlan};
+use super::{Selection, Target};
 
 /// The plan of every group `profile` runs by default, without a flag.
 fn plan_of(profile: &str) -> RunPlan {
@@ -48,7 +49,9 @@ fn minutes_without_equal_load(plan: &RunPlan) -> f64 {
 fn the_seed_profile_is_planned_within_its_budget() {
     let seed = plan_of("seed");
     let (groups, skipped) = (seed.groups.len(), seed.skipped.len());
-    assert_eq!((groups, skipped), (super::GroupId::ALL.len(), 0));
+    // Every group, the two of seed 000's burst as JMeter sent it inside
+    // their siblings' rounds.
+    assert_eq!((groups, skipped), (GroupId::ALL.len() - 2, 0));
     let equal_load = minutes(&seed.groups, &seed) - minutes_without_equal_load(&seed);
     let seed = minutes(&seed.groups, &seed);
     eprintln!("seed estimate: {seed:.1} min, of which equal-load windows {equal_load:.1}");
@@ -85,7 +88,7 @@ fn the_calibration_groups_add_minutes_not_tens_to_the_seed_profile() {
         added < 10.5,
         "the calibration groups add {added:.1} min to the seed profile"
     );
-    assert_eq!(ours.len() + calibration.len(), groups().len());
+    assert_eq!(ours.len() + calibration.len() + 2, groups().len());
     // Java 21's and 25's columns are among them.
     let on_a_runtime = calibration
         .iter()
@@ -106,4 +109,68 @@ fn the_settings_name_the_redis_client_the_blocking_server_runs() {
         plan.settings.blocking_redis_client.as_deref(),
         Some("shared")
     );
+}
+
+/// The load of a group's plan, or of the group whose window it measures first.
+fn burst_of(plan: &GroupPlan) -> Option<BurstConnect> {
+    match plan.load {
+        Load::Burst { connect, .. } => Some(connect),
+        _ => None,
+    }
+}
+
+/// The seed profile measures seed 000's two groups under both bursts: on
+/// each column round's fresh server, the burst as JMeter sent it (each
+/// request connecting, on the cold server, as seed 000 measured it) in
+/// place of the warm-up, then the burst with every connection opened
+/// first. With `--cold` each runs on servers of its own, every window cold.
+#[test]
+fn the_seed_profile_measures_seed_000_under_both_bursts() {
+    let seed = plan_of("seed");
+    for (id, twin) in [
+        (GroupId::Cpu, GroupId::CpuConnectInRequest),
+        (GroupId::Database, GroupId::DatabaseConnectInRequest),
+    ] {
+        let plan = seed.groups.iter().find(|g| g.group.id == id).unwrap();
+        assert_eq!(burst_of(plan), Some(BurstConnect::First), "{id}");
+        assert_eq!(
+            plan.warm_up_load(),
+            None,
+            "{id}: the first window warms it up"
+        );
+        let first = plan
+            .first_window
+            .as_deref()
+            .expect("the JMeter burst first");
+        assert_eq!(first.group.id, twin);
+        assert_eq!(burst_of(first), Some(BurstConnect::InRequest), "{twin}");
+        assert_eq!(
+            first.load,
+            Load::Burst {
+                requests: 10_000,
+                connect: BurstConnect::InRequest
+            }
+        );
+        assert_eq!(first.warm_up_load(), None, "{twin}: a cold server");
+        assert!(
+            !seed.groups.iter().any(|g| g.group.id == twin),
+            "{twin} once"
+        );
+    }
+    let cold = RunPlan::new(&Request {
+        selection: Selection::profile("seed"),
+        cold: true,
+        ..Request::default()
+    })
+    .unwrap();
+    let ids: Vec<GroupId> = cold.groups.iter().map(|g| g.group.id).collect();
+    assert_eq!(&ids[..4], &GroupId::ALL[..4], "apart with --cold");
+    assert!(cold.groups.iter().all(|g| g.first_window.is_none()));
+    // The quick profile runs no seed 000 burst, and so neither twin.
+    let quick = plan_of("quick");
+    assert!(!quick.groups.iter().any(|g| g.first_window.is_some()
+        || matches!(
+            g.group.id,
+            GroupId::CpuConnectInRequest | GroupId::DatabaseConnectInRequest
+        )));
 }

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use super::{doubling, profile, GroupId, Load, Profile, PROFILE_NAMES};
+use super::{doubling, profile, BurstConnect, GroupId, Load, Profile, PROFILE_NAMES};
 use bench_model::THRESHOLDS;
 
 fn all() -> Vec<Profile> {
@@ -39,7 +39,20 @@ fn time(d: Duration) -> String {
 /// One load in a table cell.
 fn brief(load: &Load) -> String {
     match load {
-        Load::Burst { requests } => format!("burst of {} requests at once", grouped(requests)),
+        Load::Burst {
+            requests,
+            connect: BurstConnect::First,
+        } => format!(
+            "burst of {} requests at once, connections opened first",
+            grouped(requests)
+        ),
+        Load::Burst {
+            requests,
+            connect: BurstConnect::InRequest,
+        } => format!(
+            "burst of {} requests at once, the connect in each request (as JMeter)",
+            grouped(requests)
+        ),
         Load::Closed {
             connections,
             duration,

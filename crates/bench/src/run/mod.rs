@@ -67,8 +67,9 @@ pub fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<RunResults> {
     };
     for (k, group) in prepared.groups.iter().enumerate() {
         progress.group_started(k);
-        let result = group::measure_group(group, &cx)?;
-        snapshot.finished(result);
+        for result in group::measure_group(group, &cx)? {
+            snapshot.finished(result);
+        }
     }
     drop(progress);
     drop(interrupt::take_guards());

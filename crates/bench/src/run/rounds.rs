@@ -46,6 +46,7 @@ rounds_of!(IdleServer, IdleRound);
 
 /// One column round to measure: the column's index and label, the round
 /// (1-based) of how many, and its position in the round's order.
+#[derive(Clone, Copy)]
 pub(super) struct ColumnRound<'a> {
     pub(super) column: usize,
     pub(super) label: &'a str,

@@ -27,8 +27,14 @@ impl Snapshot {
 
     /// The group in progress now stands as `current`.
     pub(super) fn keep(&self, current: GroupResult) {
+        self.keep_all(vec![current]);
+    }
+
+    /// The groups in progress (a group, and the one whose window each of
+    /// its column rounds measures first) now stand as `current`.
+    pub(super) fn keep_all(&self, current: Vec<GroupResult>) {
         let mut results = self.base.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        results.groups.push(current);
+        results.groups.extend(current);
         results.wall_seconds = self.started.elapsed().as_secs_f64();
         super::interrupt::keep_partial(&self.dir, results);
     }

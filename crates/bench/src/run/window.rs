@@ -108,15 +108,64 @@ pub(super) fn measure_round(
     (launch, server): (&Launch, &RoundServer),
     column: &Column,
     how: &RoundLoad<'_>,
-    (round, position): (u32, u32),
+    at: (u32, u32),
 ) -> Result<RoundResult, ColumnError> {
     let idle = Idle::read(server);
     let jvm_warm_up = (how.warm_up)(server.addr())?;
     if column.counts_pins() {
         jvm_readings::await_pins_handed_over(server.addr());
     }
+    measure_after(
+        &idle,
+        (launch, server),
+        (column, how.window),
+        (jvm_warm_up, at),
+    )
+}
+
+/// Two rounds on `server`, just started for them: `first` (a column of
+/// another group, on the same route) under `first_load`, in place of a
+/// warm-up, then `column` under `load`. Both take the server's idle
+/// figures from before the first window, where a round of its own takes
+/// them from before its warm-up.
+pub(super) fn measure_first_then(
+    (launch, server): (&Launch, &RoundServer),
+    options: &LoadOptions,
+    [(first, first_load), (column, load)]: [(&Column, &Load); 2],
+    at: (u32, u32),
+) -> Result<[RoundResult; 2], ColumnError> {
+    let idle = Idle::read(server);
+    let jvm_warm_up = warm_up_jvm(server.addr(), column, options)?;
+    let first_window =
+        |addr, starts: &mut dyn FnMut()| run_column(addr, first, first_load, options, starts);
+    let window = |addr, starts: &mut dyn FnMut()| run_column(addr, column, load, options, starts);
+    let r = measure_after(
+        &idle,
+        (launch, server),
+        (first, &first_window),
+        (jvm_warm_up.clone(), at),
+    )?;
+    Ok([
+        r,
+        measure_after(
+            &idle,
+            (launch, server),
+            (column, &window),
+            (jvm_warm_up, at),
+        )?,
+    ])
+}
+
+/// The window of `column` under `load` on `server`, whose idle figures
+/// were `idle`, after the JVM's own warm-up `jvm_warm_up` if it had one.
+fn measure_after(
+    idle: &Idle,
+    (launch, server): (&Launch, &RoundServer),
+    (column, load): (&Column, &WindowLoad<'_>),
+    (jvm_warm_up, (round, position)): (Option<JvmWarmUp>, (u32, u32)),
+) -> Result<RoundResult, ColumnError> {
     let remote = idle.remote.is_some();
-    let window = measure_window(launch, server, (column, how.window), remote)?;
+    let window = measure_window(launch, server, (column, load), remote)?;
     let detector = match (&window.metrics_before, &window.metrics_after) {
         (Some(before), Some(after)) => detector::window(before, after, &column.detector_routes()),
         _ => None,
@@ -155,7 +204,7 @@ pub(super) fn measure_round(
         jvm,
     };
     match (idle, window.peaks, window.remote_readings) {
-        (Idle { proc: Some(i), .. }, Some(p), _) => r.server_process = server_stats(&i, &p),
+        (Idle { proc: Some(i), .. }, Some(p), _) => r.server_process = server_stats(i, &p),
         (
             Idle {
                 remote: Some(i), ..
@@ -163,7 +212,7 @@ pub(super) fn measure_round(
             _,
             Some(readings),
         ) => {
-            r.server_process = remote_metrics::server_stats(&i, &readings);
+            r.server_process = remote_metrics::server_stats(i, &readings);
             r.server_counted_requests = remote_metrics::requests_in(&readings);
             r.machine_cpu_measured = false;
         }

@@ -96,7 +96,7 @@ fn the_seed_profile_measures_every_finding() {
         .map(|f| f.id.as_str())
         .collect();
     assert!(unmeasured.is_empty(), "not measured: {unmeasured:?}");
-    assert_eq!(findings.len(), 52);
+    assert_eq!(findings.len(), 58);
 }
 
 /// `g`'s ranked columns again, with the same rounds, at one rate.

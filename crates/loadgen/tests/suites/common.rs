@@ -1,7 +1,10 @@
 //! An in-process HTTP/1.1 test server for the load generator's tests: it
 //! counts requests and connections, answers `/fail` with 503, and can stall
 //! one chosen request for a known time, which is how the tests inject the
-//! server pause that coordinated-omission correction must expose.
+//! server pause that coordinated-omission correction must expose; it can
+//! also listen with a tiny backlog and accept nothing for a while, so that
+//! the kernel drops the SYNs of connections beyond the backlog and their
+//! clients' connects wait for a retransmit.
 
 use std::net::SocketAddr;
 use std::process::Command;
@@ -33,6 +36,11 @@ pub(crate) struct Behaviour {
     /// (at most 10 s), so a test can see them all open at once however slowly
     /// this server gets round to accepting them on a busy machine.
     pub(crate) hold_until_connections: u64,
+    /// The listen backlog, when not 128 (std's): with 1 the kernel queues two
+    /// connections for the server and drops the SYNs of any more.
+    pub(crate) listen_backlog: Option<u32>,
+    /// Accept nothing for this long after the server starts.
+    pub(crate) accept_after: Duration,
 }
 
 pub(crate) struct TestServer {
@@ -42,13 +50,9 @@ pub(crate) struct TestServer {
 
 impl TestServer {
     pub(crate) fn start(behaviour: Behaviour) -> TestServer {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind test server");
-        listener
-            .set_nonblocking(true)
-            .expect("non-blocking listener");
-        let addr = listener.local_addr().expect("test server address");
         let counters = Arc::new(Counters::default());
         let shared = Arc::clone(&counters);
+        let (addr_tx, addr_rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .worker_threads(1)
@@ -56,7 +60,11 @@ impl TestServer {
                 .build()
                 .expect("test server runtime");
             runtime.block_on(async move {
-                let listener = TcpListener::from_std(listener).expect("tokio listener");
+                let listener = listen(behaviour.listen_backlog.unwrap_or(128));
+                addr_tx
+                    .send(listener.local_addr().expect("test server address"))
+                    .expect("the test is waiting for the address");
+                tokio::time::sleep(behaviour.accept_after).await;
                 while let Ok((socket, _)) = listener.accept().await {
                     shared.connections.fetch_add(1, Ordering::SeqCst);
                     let open = shared.open_connections.fetch_add(1, Ordering::SeqCst) + 1;
@@ -71,6 +79,7 @@ impl TestServer {
                 }
             });
         });
+        let addr = addr_rx.recv().expect("test server address");
         TestServer { addr, counters }
     }
 
@@ -89,6 +98,15 @@ impl TestServer {
     pub(crate) fn peak_open_connections(&self) -> usize {
         self.counters.peak_open_connections.load(Ordering::SeqCst)
     }
+}
+
+/// A listener on a free port of 127.0.0.1 with `backlog`.
+fn listen(backlog: u32) -> TcpListener {
+    let socket = tokio::net::TcpSocket::new_v4().expect("test server socket");
+    socket
+        .bind("127.0.0.1:0".parse().expect("an address"))
+        .expect("bind test server");
+    socket.listen(backlog).expect("listen")
 }
 
 async fn serve(mut socket: TcpStream, counters: &Counters, behaviour: Behaviour) {

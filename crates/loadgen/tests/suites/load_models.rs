@@ -1,9 +1,10 @@
-//! Burst, stages and the error split, each against the in-process server.
+//! Burst (both ways of connecting), stages and the error split, each
+//! against the in-process server.
 
 use std::time::Duration;
 
 use crate::common::{Behaviour, TestServer};
-use loadgen::{parse_stages, LoadModel, Plan, StopAt};
+use loadgen::{parse_stages, BurstConnect, LoadModel, Plan, StopAt};
 
 #[test]
 fn a_burst_opens_every_connection_then_sends_one_request_on_each() {
@@ -14,7 +15,10 @@ fn a_burst_opens_every_connection_then_sends_one_request_on_each() {
         ..Behaviour::default()
     });
     let plan = Plan::builder(server.url("/health"))
-        .load(LoadModel::Burst { connections: 300 })
+        .load(LoadModel::Burst {
+            connections: 300,
+            connect: BurstConnect::First,
+        })
         .threads(2)
         .build()
         .expect("valid plan");
@@ -31,6 +35,67 @@ fn a_burst_opens_every_connection_then_sends_one_request_on_each() {
         server.peak_open_connections(),
         300,
         "all connections were open at once"
+    );
+}
+
+/// A burst of `connections` against a fresh server that listens with a
+/// backlog of 1 and accepts nothing for its first 300 ms.
+fn burst_against_a_late_acceptor(connections: usize, connect: BurstConnect) -> loadgen::Report {
+    let server = TestServer::start(Behaviour {
+        listen_backlog: Some(1),
+        accept_after: Duration::from_millis(300),
+        ..Behaviour::default()
+    });
+    let plan = Plan::builder(server.url("/health"))
+        .load(LoadModel::Burst {
+            connections,
+            connect,
+        })
+        .threads(1)
+        .build()
+        .expect("valid plan");
+    let report = loadgen::run_blocking(&plan).expect("run");
+    assert_eq!(report.requests.ok, connections as u64, "{report:?}");
+    assert_eq!(server.connections(), connections as u64);
+    report
+}
+
+#[test]
+fn a_burst_with_the_connect_in_the_request_times_the_connect_inside_each_latency() {
+    // Behind a backlog of 1 the kernel completes two handshakes and drops
+    // the other SYNs, which their clients send again after about a second:
+    // connecting takes far longer than the answers, and shows where it is
+    // counted. With the connect in the request it is inside each latency
+    // and inside the window, which starts at the release.
+    let report = burst_against_a_late_acceptor(6, BurstConnect::InRequest);
+    assert_eq!(report.load.burst_connect, Some(BurstConnect::InRequest));
+    let burst = report.burst.expect("burst details");
+    assert_eq!(burst.connect, BurstConnect::InRequest);
+    assert_eq!(burst.connected_before_release, 0);
+    assert!(burst.connect_phase_ms < 500.0, "{burst:?}");
+    let connects = burst.connect_ms.expect("each request's connect, timed");
+    assert_eq!(connects.count, 6);
+    assert!(connects.max >= 900.0, "a SYN sent again: {connects:?}");
+    assert!(
+        report.latency_ms.max >= connects.max,
+        "the connect is inside the latency: {:?} vs {connects:?}",
+        report.latency_ms
+    );
+    assert!(report.elapsed_ms >= connects.max, "{}", report.elapsed_ms);
+
+    // The same server with every connection opened first: the connects are
+    // all before the release, and the answers come at once after it.
+    let report = burst_against_a_late_acceptor(6, BurstConnect::First);
+    let burst = report.burst.expect("burst details");
+    assert_eq!(burst.connected_before_release, 6);
+    assert!(burst.connect_phase_ms >= 900.0, "{burst:?}");
+    let connects = burst.connect_ms.expect("the connects before the release");
+    assert_eq!(connects.count, 6);
+    assert!(
+        report.latency_ms.max < 500.0 && report.elapsed_ms < 500.0,
+        "the connects were before the release: {:?}, {} ms",
+        report.latency_ms,
+        report.elapsed_ms
     );
 }
 

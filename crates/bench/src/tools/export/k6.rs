@@ -38,7 +38,9 @@ pub fn scenarios(id: &str, load: &Load) -> Value {
             "executor": "shared-iterations", "exec": "measured",
             "vus": connections, "iterations": requests, "maxDuration": max_duration,
         }}),
-        Load::Burst { requests } => json!({ id: {
+        // Either burst: a VU opens its connection in its first request, as
+        // JMeter does; k6 cannot open them all first.
+        Load::Burst { requests, .. } => json!({ id: {
             "executor": "shared-iterations", "exec": "measured",
             "vus": requests, "iterations": requests, "maxDuration": max_duration,
         }}),

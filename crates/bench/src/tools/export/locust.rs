@@ -60,7 +60,11 @@ pub fn shape(load: &Load) -> Option<(Option<u64>, Vec<Stage>)> {
             Some((*requests / *connections as u64).max(1)),
             vec![(limit, *connections, at_once(*connections))],
         )),
-        Load::Burst { requests } => Some((Some(1), vec![(limit, *requests, at_once(*requests))])),
+        // Either burst: a user opens its connection in its first request,
+        // as JMeter does; Locust cannot open them all first.
+        Load::Burst { requests, .. } => {
+            Some((Some(1), vec![(limit, *requests, at_once(*requests))]))
+        }
         Load::Stages(stages) => {
             let mut prev = 0usize;
             let mut out = Vec::new();

@@ -170,6 +170,7 @@ fn stats(samples: &[Sample]) -> LoadStats {
         },
         timeline,
         client_cpu_seconds: 0.0,
+        connect_ms: None,
     }
 }
 

@@ -120,5 +120,6 @@ fn scenario_load(
         },
         timeline: Vec::new(),
         client_cpu_seconds: 0.0,
+        connect_ms: None,
     }
 }

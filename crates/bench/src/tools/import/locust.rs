@@ -170,6 +170,7 @@ pub fn read(stats: &Path) -> anyhow::Result<Vec<(ColumnId, LoadStats)>> {
                 timeline: timeline(&history, row.get("Name").map_or("", String::as_str)),
                 // Locust's own CPU is not in its output.
                 client_cpu_seconds: 0.0,
+                connect_ms: None,
             },
         ));
     }

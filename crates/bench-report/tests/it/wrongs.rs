@@ -1,0 +1,108 @@
+//! What goes wrong, from fixed results: saturated cores beside /health as
+//! a row per model (the thread pool, the event loop, virtual threads),
+//! each next to the same model's light neighbour and judged by that
+//! model's finding, beside the rows of the wrong variants.
+
+use bench_analysis::findings::check;
+use bench_model::fixtures::{column, group, results};
+use bench_model::{ColumnId, ColumnResult, RunResults, Verdict, THRESHOLDS};
+use bench_report::glance::{self, wrongs::WrongKind};
+
+/// /health on `id`'s server next to `background`, three rounds at `p99` ms.
+fn beside(id: &str, server: &str, background: &str, p99: f64) -> ColumnResult {
+    let mut c = column(id, server, &[(50.0, p99); 3], 20);
+    c.path = "/health".into();
+    c.background_path = Some(background.into());
+    c
+}
+
+/// The mixed and remote-mixed groups with the seed run's figures, rounded.
+fn mixed_run() -> RunResults {
+    let mixed = group(
+        "mixed",
+        vec![
+            beside("blocking-health-next-to-cpu", "blocking", "/cpu?n=5", 126.0),
+            beside("async-health-next-to-cpu", "async", "/cpu?n=5", 82.5),
+            beside(
+                "async-health-next-to-cpu-rayon",
+                "async",
+                "/cpu/rayon?n=5",
+                2.0,
+            ),
+            beside("blocking-health-next-to-posts", "blocking", "/posts/1", 0.5),
+            beside("async-health-next-to-posts", "async", "/posts/1", 0.6),
+            beside(
+                "virtual-health-next-to-cpu",
+                "virtual-pinning",
+                "/cpu?n=5",
+                200.0,
+            ),
+        ],
+    );
+    let remote = group(
+        "remote-mixed",
+        vec![beside(
+            "virtual-yielding-health-next-to-users-remote",
+            "virtual-yielding",
+            "/users/1",
+            0.7,
+        )],
+    );
+    results(vec![mixed, remote])
+}
+
+#[test]
+fn saturated_cores_are_a_row_per_model_next_to_its_light_neighbour() {
+    let run = mixed_run();
+    let findings = check(&run, &THRESHOLDS);
+    let g = glance::build(&run, &findings, &THRESHOLDS);
+    let rows: Vec<_> = g
+        .wrongs
+        .iter()
+        .filter(|w| w.kind == WrongKind::SaturatedCores)
+        .map(|w| {
+            let verdict = w.verdict.as_ref().map(|v| (v.finding.as_str(), v.verdict));
+            (w.column, w.what.as_str(), w.p99_ms, w.right, verdict)
+        })
+        .collect();
+    use ColumnId as C;
+    assert_eq!(
+        rows,
+        [
+            (
+                C::BlockingHealthNextToCpu,
+                "/cpu on the thread pool",
+                Some(126.0),
+                Some((C::BlockingHealthNextToPosts, 0.5)),
+                Some(("saturated-cores-hurt-thread-pool", Verdict::Held)),
+            ),
+            (
+                C::AsyncHealthNextToCpu,
+                "/cpu on the event loop",
+                Some(82.5),
+                Some((C::AsyncHealthNextToPosts, 0.6)),
+                Some(("saturated-cores-hurt-event-loop", Verdict::Held)),
+            ),
+            (
+                C::VirtualHealthNextToCpu,
+                "/cpu on virtual threads",
+                Some(200.0),
+                Some((C::VirtualYieldingHealthNextToUsersRemote, 0.7)),
+                Some(("saturated-cores-hurt-virtual-threads", Verdict::Held)),
+            ),
+        ]
+    );
+    // After the wrong variants, before a thread per connection; and in the
+    // Markdown matrix, a line each.
+    let kinds: Vec<WrongKind> = g.wrongs.iter().map(|w| w.kind).collect();
+    let first = kinds.iter().position(|k| *k == WrongKind::SaturatedCores);
+    assert!(
+        first
+            > kinds
+                .iter()
+                .position(|k| *k == WrongKind::BlockingTheEventLoop)
+    );
+    let md = glance::markdown::render(&g, None);
+    let line = "| Saturated cores, on every model | `blocking-health-next-to-cpu`: /cpu on the thread pool | /health p99 126 ms beside it, 0.50 ms beside blocking-health-next-to-posts | HELD `saturated-cores-hurt-thread-pool` |";
+    assert!(md.contains(line), "{md}");
+}
