@@ -96,7 +96,8 @@ fn the_seed_profile_measures_every_finding() {
         .map(|f| f.id.as_str())
         .collect();
     assert!(unmeasured.is_empty(), "not measured: {unmeasured:?}");
-    assert_eq!(findings.len(), 58);
+    // 49 before the Loom columns and the connect bursts, 3 Loom, 9 burst and neighbour.
+    assert_eq!(findings.len(), 61);
 }
 
 /// `g`'s ranked columns again, with the same rounds, at one rate.
