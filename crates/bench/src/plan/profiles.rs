@@ -345,7 +345,7 @@ pub fn quick() -> Profile {
 /// `seed`: the seeds' own load shapes, 3 rounds each, then the pool sweep
 /// and the calibration groups. Two changes keep it near an hour on 2 cores,
 /// both printed with the report:
-/// timed windows are 10 s instead of one 30 s run, and the CPU group's
+/// timed windows are 8 s instead of one 30 s run, and the CPU group's
 /// 10,000-request burst computes n = 1,000,000 square roots per request
 /// (seed 000's 10,000,000 took 164 s per burst here, 4.5 s on its 12 cores).
 #[allow(
@@ -395,19 +395,19 @@ pub fn seed() -> Profile {
             (G::CpuConnectInRequest, burst(10_000, InRequest)),
             (G::DatabaseConnectInRequest, burst(10_000, InRequest)),
             // Seed 001: JMeter with 200 threads.
-            (G::Cache, closed(200, secs(10))),
-            (G::Slow, closed(200, secs(10))),
-            (G::Baseline, closed(200, secs(10))),
+            (G::Cache, closed(200, secs(8))),
+            (G::Slow, closed(200, secs(8))),
+            (G::Baseline, closed(200, secs(8))),
             // Seed 003: k6 with 16 VUs.
-            (G::Json, closed(16, secs(10))),
-            // Seed 002: k6 stages, each stage a third as long.
+            (G::Json, closed(16, secs(8))),
+            // Seed 002: k6 stages, each stage a quarter as long.
             (
                 G::Ramp,
                 Load::Stages(vec![
-                    (secs(5), 50),
-                    (secs(10), 100),
-                    (secs(5), 150),
-                    (secs(10), 0),
+                    (ms(3750), 50),
+                    (ms(7500), 100),
+                    (ms(3750), 150),
+                    (ms(7500), 0),
                 ]),
             ),
             (
@@ -415,7 +415,7 @@ pub fn seed() -> Profile {
                 Load::Mixed {
                     background: 64,
                     probe_rps: 50.0,
-                    duration: secs(10),
+                    duration: secs(8),
                 },
             ),
             // Enough requests per window that a route blocking on every one
@@ -457,7 +457,7 @@ pub fn seed() -> Profile {
         ]
         .into_iter()
         // Seed 001's 200 threads, against a pool of 10 a round trip away.
-        .chain(remote_db(200, (64, 50.0), secs(10)))
+        .chain(remote_db(200, (64, 50.0), secs(8)))
         // 64 connections, more than the largest pool (40): each pooled
         // driver keeps its pool full. 2-s windows: 23 columns.
         .chain([(G::PoolSweep, closed(64, secs(2)))])

@@ -40,9 +40,10 @@ fn minutes_without_equal_load(plan: &RunPlan) -> f64 {
 }
 
 /// The seed profile's budget is 75 minutes on 2 cores. A seed run has
-/// taken about a tenth longer than its plan (65 minutes against 59.9:
-/// bursts, the idle group's opening and the servers' starts outlast their
-/// guesses), so the plan stays under 66 (72 minutes at that ratio), the
+/// taken up to 1.18 times its plan (76.7 minutes against 64.9 on
+/// 2026-12-06: bursts, the idle group's opening, the servers' starts and
+/// the sweeps' settling outlast their guesses; 65 against 59.9 on
+/// 2026-12-04), so the plan stays under 61 (72 minutes at 1.18), the
 /// equal-load windows (5.3 minutes), Tomcat's virtual-thread columns (on Java
 /// 21 and 25) and the JVMs' warm-ups at their bound included.
 #[test]
@@ -55,7 +56,7 @@ fn the_seed_profile_is_planned_within_its_budget() {
     let equal_load = minutes(&seed.groups, &seed) - minutes_without_equal_load(&seed);
     let seed = minutes(&seed.groups, &seed);
     eprintln!("seed estimate: {seed:.1} min, of which equal-load windows {equal_load:.1}");
-    assert!(seed < 66.0, "the seed profile is planned at {seed:.1} min");
+    assert!(seed < 61.0, "the seed profile is planned at {seed:.1} min");
     assert!(
         equal_load < 6.0,
         "the equal-load windows add {equal_load:.1} min to the seed profile"
