@@ -69,6 +69,14 @@ impl Server {
     /// connection), for the suites that check every client answers alike.
     pub const OTHER_BLOCKING_REDIS_CLIENTS: [Server; 1] = [Server::BlockingRedisPool];
 
+    /// Every server mode ([`Server::ALL`]) and the blocking server's other
+    /// Redis clients: the servers a test of the cache runs against.
+    pub fn with_every_redis_client() -> impl Iterator<Item = Server> {
+        Server::ALL
+            .into_iter()
+            .chain(Server::OTHER_BLOCKING_REDIS_CLIENTS)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Server::Blocking => "blocking",
@@ -292,36 +300,19 @@ fn server_args(server: Server, services: &[&str], extra: &[String]) -> Vec<Strin
         "--drain-timeout-s",
         "10",
     ];
-    let threads: &[&str] = match server {
-        Server::Blocking => &["--handler-threads", "32"],
-        Server::BlockingTinyHttp => &["--handler-threads", "32", "--connector", "tiny-http"],
-        Server::BlockingRedisPool => &["--handler-threads", "32", "--redis-client", "pool"],
-        Server::Virtual => &["--threads", "virtual", "--carriers", "2"],
-        Server::VirtualYielding => &[
-            "--threads",
-            "virtual",
-            "--carriers",
-            "2",
-            "--driver",
-            "yielding",
-        ],
-        Server::Async => &["--worker-threads", "2", "--blocking-threads", "8"],
-        Server::AsyncDeadpool => &[
-            "--worker-threads",
-            "2",
-            "--blocking-threads",
-            "8",
-            "--postgres-driver",
-            "deadpool",
-        ],
-        Server::AsyncPipelined => &[
-            "--worker-threads",
-            "2",
-            "--blocking-threads",
-            "8",
-            "--postgres-driver",
-            "pipelined",
-        ],
+    // Each server's threads, then the flags of its variant.
+    const BLOCKING: &[&str] = &["--handler-threads", "32"];
+    const VIRTUAL: &[&str] = &["--threads", "virtual", "--carriers", "2"];
+    const ASYNC: &[&str] = &["--worker-threads", "2", "--blocking-threads", "8"];
+    let (threads, variant): (&[&str], &[&str]) = match server {
+        Server::Blocking => (BLOCKING, &[]),
+        Server::BlockingTinyHttp => (BLOCKING, &["--connector", "tiny-http"]),
+        Server::BlockingRedisPool => (BLOCKING, &["--redis-client", "pool"]),
+        Server::Virtual => (VIRTUAL, &[]),
+        Server::VirtualYielding => (VIRTUAL, &["--driver", "yielding"]),
+        Server::Async => (ASYNC, &[]),
+        Server::AsyncDeadpool => (ASYNC, &["--postgres-driver", "deadpool"]),
+        Server::AsyncPipelined => (ASYNC, &["--postgres-driver", "pipelined"]),
     };
     let overridden: Vec<&str> = extra
         .iter()
@@ -334,6 +325,7 @@ fn server_args(server: Server, services: &[&str], extra: &[String]) -> Vec<Strin
         .chunks(2)
         .chain(sizes.chunks(2))
         .chain(threads.chunks(2))
+        .chain(variant.chunks(2))
     {
         if !overridden.contains(&pair[0]) {
             args.extend(pair.iter().map(|a| (*a).to_owned()));

@@ -74,6 +74,7 @@ pub mod log_capture;
 pub mod own_process;
 pub mod process;
 pub mod prometheus;
+mod route_samples;
 pub mod test_cases;
 
 pub use app::{fresh_data, spawn_app, spawn_app_with, AppData, AppOptions, Server, TestApp};
@@ -82,6 +83,7 @@ pub use cpu_work::cpu_n_taking;
 pub use http::{Conn, Response};
 pub use load_gate::{exclusive, quiet, LoadGate};
 pub use log_capture::{capture_logs, CapturedLogs};
+pub use route_samples::split_by_design;
 
 /// Whether to run the reliability tests at their full size
 /// (`RELIABILITY_FULL=1`, docs/reliability.md) instead of the one that

@@ -86,6 +86,26 @@ impl CapturedLogs {
             std::thread::sleep(Duration::from_millis(100));
         }
     }
+
+    /// [`Self::wait_for`], which must find the line: panics, saying there is
+    /// no `what` and showing every line captured, when none came in time.
+    pub fn expect_line(&self, needles: &[&str], limit: Duration, what: &str) -> String {
+        self.wait_for(needles, limit)
+            .unwrap_or_else(|| panic!("no {what} in:\n{}", self.lines().join("\n")))
+    }
+
+    /// The warning naming `route` (`route="..."`) with every one of
+    /// `words`, waited for up to 10 s; panics, saying there is no `what`
+    /// naming the route, when none came.
+    pub fn expect_route_warning(&self, route: &str, words: &[&str], what: &str) -> String {
+        let named = format!("route=\"{route}\"");
+        let needles: Vec<&str> = ["WARN", named.as_str()]
+            .into_iter()
+            .chain(words.iter().copied())
+            .collect();
+        let what = format!("{what} naming {route}");
+        self.expect_line(&needles, Duration::from_secs(10), &what)
+    }
 }
 
 /// One event's formatted line, appended to the capture (and echoed).

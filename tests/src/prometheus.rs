@@ -65,18 +65,29 @@ impl Prometheus {
     }
 
     fn wait_ready(&self, limit: Duration) -> anyhow::Result<()> {
+        let every = Duration::from_millis(100);
+        self.poll_until((limit, every), "prometheus not ready", || {
+            Ok(http::send(self.addr, "GET", "/-/ready", &[], b"").is_ok_and(|r| r.status == 200))
+        })
+    }
+
+    /// Asks `done` every `every` until it says yes, for at most `limit`;
+    /// after that an error saying `not_yet`, with Prometheus's log.
+    fn poll_until(
+        &self,
+        (limit, every): (Duration, Duration),
+        not_yet: &str,
+        mut done: impl FnMut() -> anyhow::Result<bool>,
+    ) -> anyhow::Result<()> {
         let deadline = Instant::now() + limit;
         loop {
-            if http::send(self.addr, "GET", "/-/ready", &[], b"").is_ok_and(|r| r.status == 200) {
+            if done()? {
                 return Ok(());
             }
             if Instant::now() > deadline {
-                bail!(
-                    "prometheus not ready within {limit:?}; log:\n{}",
-                    self.log()
-                );
+                bail!("{not_yet} within {limit:?}; log:\n{}", self.log());
             }
-            std::thread::sleep(Duration::from_millis(100));
+            std::thread::sleep(every);
         }
     }
 
@@ -114,19 +125,11 @@ impl Prometheus {
 
     /// Waits until `count` targets are up (at most `limit`).
     pub fn wait_for_targets(&self, count: usize, limit: Duration) -> anyhow::Result<()> {
-        let deadline = Instant::now() + limit;
-        loop {
-            if self.scalar("count(up == 1)")? == Some(count as f64) {
-                return Ok(());
-            }
-            if Instant::now() > deadline {
-                bail!(
-                    "{count} targets not up within {limit:?}; log:\n{}",
-                    self.log()
-                );
-            }
-            std::thread::sleep(Duration::from_millis(200));
-        }
+        let every = Duration::from_millis(200);
+        let not_yet = format!("{count} targets not up");
+        self.poll_until((limit, every), &not_yet, || {
+            Ok(self.scalar("count(up == 1)")? == Some(count as f64))
+        })
     }
 }
 

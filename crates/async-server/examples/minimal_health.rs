@@ -26,10 +26,7 @@ async fn health() -> impl IntoResponse {
 fn main() -> std::io::Result<()> {
     let mut args = std::env::args().skip(1);
     let bind = args.next().unwrap_or_else(|| "127.0.0.1:18091".to_owned());
-    let workers = args
-        .next()
-        .and_then(|w| w.parse().ok())
-        .unwrap_or_else(server_settings::cores);
+    let workers = server_settings::threads_or_cores(args.next());
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(workers)
         .enable_all()

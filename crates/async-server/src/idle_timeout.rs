@@ -196,16 +196,22 @@ mod tests {
         poll_fn(|cx| Poll::Ready(idle.as_mut().poll(cx).is_ready())).await
     }
 
+    /// Advances the clock to 1 ms short of `after` from now, then 1 ms past
+    /// it: fails unless `idle` fires in between, and not before.
+    async fn assert_fires_at(idle: &mut Pin<Box<impl Future<Output = ()>>>, after: Duration) {
+        tokio::time::advance(after - Duration::from_millis(1)).await;
+        assert!(!fired(idle).await, "fired 1 ms before {after:?}");
+        tokio::time::advance(Duration::from_millis(2)).await;
+        assert!(fired(idle).await, "not idle 1 ms after {after:?}");
+    }
+
     const TIMEOUT: Duration = Duration::from_secs(10);
 
     #[tokio::test(start_paused = true)]
     async fn a_connection_that_never_asks_is_idle_one_timeout_after_it_began() {
         let activity = Activity::new();
         let mut idle = Box::pin(activity.idle_for(TIMEOUT));
-        tokio::time::advance(TIMEOUT - Duration::from_millis(1)).await;
-        assert!(!fired(&mut idle).await, "fired early");
-        tokio::time::advance(Duration::from_millis(2)).await;
-        assert!(fired(&mut idle).await, "not idle after the timeout");
+        assert_fires_at(&mut idle, TIMEOUT).await;
     }
 
     #[tokio::test(start_paused = true)]
@@ -218,10 +224,8 @@ mod tests {
         // The first deadline passes: the watch wakes and sleeps again.
         tokio::time::advance(Duration::from_secs(6)).await;
         assert!(!fired(&mut idle).await, "fired at the first deadline");
-        tokio::time::advance(Duration::from_millis(3_999)).await;
-        assert!(!fired(&mut idle).await, "fired 1 ms early");
-        tokio::time::advance(Duration::from_millis(2)).await;
-        assert!(fired(&mut idle).await, "not idle 10 s after the answer");
+        // 10 s after the answer.
+        assert_fires_at(&mut idle, Duration::from_secs(4)).await;
     }
 
     #[tokio::test(start_paused = true)]
@@ -234,15 +238,6 @@ mod tests {
         activity.finished();
         // Whenever the watch next wakes, it waits for a full timeout after
         // the answer, and no longer.
-        tokio::time::advance(TIMEOUT - Duration::from_millis(1)).await;
-        assert!(
-            !fired(&mut idle).await,
-            "fired before a timeout after the answer"
-        );
-        tokio::time::advance(Duration::from_millis(2)).await;
-        assert!(
-            fired(&mut idle).await,
-            "not idle a timeout after the answer"
-        );
+        assert_fires_at(&mut idle, TIMEOUT).await;
     }
 }

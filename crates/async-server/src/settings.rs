@@ -140,10 +140,11 @@ impl Settings {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use server_settings::FromLine as _;
 
     #[test]
     fn thread_sizes_default_to_the_webflux_columns() {
-        let s = Settings::try_parse_from(["async-server"]).unwrap();
+        let s = Settings::from_line("").unwrap();
         assert_eq!(s.worker_threads(), cores());
         assert_eq!(s.blocking_threads(), 10 * cores());
         assert_eq!(s.rayon_threads(), cores());
@@ -158,33 +159,22 @@ mod tests {
 
     #[test]
     fn the_stall_detector_can_be_tuned_or_turned_off() {
-        let s = Settings::try_parse_from(["async-server", "--slow-poll-ms", "50"]).unwrap();
+        let s = Settings::from_line("--slow-poll-ms 50").unwrap();
         assert_eq!(
             s.slow_poll_threshold(),
             Some(std::time::Duration::from_millis(50))
         );
-        let s = Settings::try_parse_from(["async-server", "--stall-detector", "off"]).unwrap();
+        let s = Settings::from_line("--stall-detector off").unwrap();
         assert_eq!(s.slow_poll_threshold(), None);
-        assert!(Settings::try_parse_from(["async-server", "--slow-poll-ms", "0"]).is_err());
+        assert!(Settings::from_line("--slow-poll-ms 0").is_err());
     }
 
     #[test]
     fn flags_override_the_defaults() {
-        let s = Settings::try_parse_from([
-            "async-server",
-            "--bind",
-            "127.0.0.1:0",
-            "--worker-threads",
-            "1",
-            "--blocking-threads",
-            "3",
-            "--rayon-threads",
-            "2",
-            "--postgres-driver",
-            "pipelined",
-            "--postgres-pipeline-depth",
-            "8",
-        ])
+        let s = Settings::from_line(
+            "--bind 127.0.0.1:0 --worker-threads 1 --blocking-threads 3 --rayon-threads 2 \
+             --postgres-driver pipelined --postgres-pipeline-depth 8",
+        )
         .unwrap();
         assert_eq!(s.bind.port(), 0);
         assert_eq!(s.postgres_driver, PostgresDriver::Pipelined);
@@ -194,24 +184,16 @@ mod tests {
         assert_eq!(s.worker_threads(), 1);
         assert_eq!(s.blocking_threads(), 3);
         assert_eq!(s.rayon_threads(), 2);
-        assert!(Settings::try_parse_from(["async-server", "--worker-threads", "0"]).is_err());
-        assert!(Settings::try_parse_from(["async-server", "--postgres-clients", "0"]).is_err());
-        assert!(Settings::try_parse_from(["async-server", "--postgres-driver", "jdbc"]).is_err());
+        assert!(Settings::from_line("--worker-threads 0").is_err());
+        assert!(Settings::from_line("--postgres-clients 0").is_err());
+        assert!(Settings::from_line("--postgres-driver jdbc").is_err());
     }
 
     #[test]
     fn a_later_flag_overrides_an_earlier_one() {
-        let s = Settings::try_parse_from([
-            "async-server",
-            "--worker-threads",
-            "1",
-            "--worker-threads",
-            "3",
-            "--db-pool-size",
-            "4",
-            "--db-pool-size",
-            "5",
-        ])
+        let s = Settings::from_line(
+            "--worker-threads 1 --worker-threads 3 --db-pool-size 4 --db-pool-size 5",
+        )
         .unwrap();
         assert_eq!(s.worker_threads(), 3);
         assert_eq!(s.common.db_pool_size, 5);

@@ -258,28 +258,30 @@ mod tests {
     #[test]
     fn why_rounds_decide_nothing_is_said_in_words() {
         use Call::*;
-        assert_eq!(undecided(&[Clears, Clears]), None);
-        assert_eq!(undecided(&[Misses]), None);
-        assert_eq!(undecided(&[]), None);
-        assert_eq!(
-            undecided(&[Clears, Unclear, Clears]).as_deref(),
-            Some("rounds disagree: 2 clear the line and 1 within its margin")
-        );
-        assert_eq!(
-            undecided(&[Clears, Misses, Unclear]).as_deref(),
-            Some("rounds disagree: 1 clears the line, 1 misses it and 1 within its margin")
-        );
-        assert_eq!(
-            undecided(&[Clears, NoFigure, Clears]).as_deref(),
-            Some("no figure in round 2")
-        );
-        assert_eq!(
-            undecided(&[NoFigure, Clears, NoFigure]).as_deref(),
-            Some("no figure in rounds 1 and 3")
-        );
-        assert_eq!(
-            undecided(&[Unclear, Unclear]).as_deref(),
-            Some("every round within the margin of the line")
-        );
+        let cases: [(&[Call], Option<&str>); 8] = [
+            (&[Clears, Clears], None),
+            (&[Misses], None),
+            (&[], None),
+            (
+                &[Clears, Unclear, Clears],
+                Some("rounds disagree: 2 clear the line and 1 within its margin"),
+            ),
+            (
+                &[Clears, Misses, Unclear],
+                Some("rounds disagree: 1 clears the line, 1 misses it and 1 within its margin"),
+            ),
+            (&[Clears, NoFigure, Clears], Some("no figure in round 2")),
+            (
+                &[NoFigure, Clears, NoFigure],
+                Some("no figure in rounds 1 and 3"),
+            ),
+            (
+                &[Unclear, Unclear],
+                Some("every round within the margin of the line"),
+            ),
+        ];
+        for (calls, words) in cases {
+            assert_eq!(undecided(calls).as_deref(), words, "{calls:?}");
+        }
     }
 }

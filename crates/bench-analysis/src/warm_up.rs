@@ -162,33 +162,50 @@ mod tests {
         (all.len(), WarmUpVerdict::KeepGoing)
     }
 
-    #[test]
-    fn a_jvm_that_climbs_then_holds_settles_on_its_third_steady_window() {
-        let rule = WarmUpRule::default();
-        let climb = windows(&[900.0, 1800.0, 2600.0, 3000.0, 3050.0, 2990.0, 3020.0]);
-        let (n, verdict) = run(&rule, &climb);
-        assert_eq!(n, 6);
+    /// The default rule, giving up after `max_windows` windows.
+    fn at_most(max_windows: usize) -> WarmUpRule {
+        WarmUpRule {
+            max_windows,
+            ..WarmUpRule::default()
+        }
+    }
+
+    /// The windows and the note of a verdict that gave up; fails on any other.
+    #[track_caller]
+    fn gave_up(verdict: WarmUpVerdict) -> (usize, String) {
+        let WarmUpVerdict::GaveUp { windows, note } = verdict else {
+            panic!("{verdict:?}");
+        };
+        (windows, note)
+    }
+
+    /// Fails unless the default rule settles on windows of `rates` after
+    /// `after` of them, at `throughput_rps`.
+    #[track_caller]
+    fn assert_settles(rates: &[f64], after: usize, throughput_rps: f64) {
+        let (n, verdict) = run(&WarmUpRule::default(), &windows(rates));
+        assert_eq!(n, after);
         assert_eq!(
             verdict,
             WarmUpVerdict::Settled {
-                windows: 6,
-                throughput_rps: 3000.0
+                windows: after,
+                throughput_rps
             }
         );
     }
 
     #[test]
+    fn a_jvm_that_climbs_then_holds_settles_on_its_third_steady_window() {
+        let climb = [900.0, 1800.0, 2600.0, 3000.0, 3050.0, 2990.0, 3020.0];
+        assert_settles(&climb, 6, 3000.0);
+    }
+
+    #[test]
     fn a_jvm_that_never_settles_gives_up_at_the_bound_with_a_note() {
-        let rule = WarmUpRule {
-            max_windows: 6,
-            ..WarmUpRule::default()
-        };
         let zigzag = windows(&[1000.0, 2000.0, 1000.0, 2000.0, 1000.0, 2000.0, 1000.0]);
-        let (n, verdict) = run(&rule, &zigzag);
+        let (n, verdict) = run(&at_most(6), &zigzag);
         assert_eq!(n, 6);
-        let WarmUpVerdict::GaveUp { windows, note } = verdict else {
-            panic!("{verdict:?}");
-        };
+        let (windows, note) = gave_up(verdict);
         assert_eq!(windows, 6);
         assert_eq!(
             note,
@@ -210,36 +227,22 @@ mod tests {
 
     #[test]
     fn noise_then_steady_windows_settle_once_three_agree() {
-        let rule = WarmUpRule::default();
         // A busy neighbour: two windows agree by chance, then noise, then steady.
-        let noisy = windows(&[
+        let noisy = [
             2000.0, 2010.0, 1400.0, 2500.0, 1900.0, 2450.0, 2470.0, 2440.0,
-        ]);
-        let (n, verdict) = run(&rule, &noisy);
-        assert_eq!(n, 8);
-        assert_eq!(
-            verdict,
-            WarmUpVerdict::Settled {
-                windows: 8,
-                throughput_rps: 2450.0
-            }
-        );
+        ];
+        assert_settles(&noisy, 8, 2450.0);
     }
 
     #[test]
     fn steady_throughput_with_the_jit_still_compiling_is_not_settled() {
-        let rule = WarmUpRule {
-            max_windows: 4,
-            ..WarmUpRule::default()
-        };
+        let rule = at_most(4);
         let mut steady = windows(&[3000.0, 3000.0, 3000.0, 3000.0]);
         for w in &mut steady {
             w.jit_seconds = Some(0.3);
         }
         let (_, verdict) = run(&rule, &steady);
-        let WarmUpVerdict::GaveUp { note, .. } = verdict else {
-            panic!("{verdict:?}");
-        };
+        let (_, note) = gave_up(verdict);
         assert!(
             note.ends_with("the JIT still compiling (0.30 s in a 1.0-s window, over 5%)"),
             "{note}"

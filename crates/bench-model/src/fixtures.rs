@@ -6,11 +6,15 @@
 //!
 //! Ids are given as results.json spells them ("async-users", "async"), or
 //! typed ([`column_of`], [`group_of`]); a name that is no id panics, as a
-//! test's mistake should.
+//! test's mistake should. The runs saved under docs/results are here too,
+//! read as bench reads them ([`saved_run`], [`saved_runs`]).
+
+mod saved;
 
 use std::collections::BTreeMap;
 
 use crate::*;
+pub use saved::{read_run, saved_run, saved_runs, saved_runs_dir};
 
 /// One round: throughput (every request a success), p99, peak threads;
 /// everything else derived from them.
@@ -364,4 +368,68 @@ pub fn health_at_equal_load(blocking_us: [f64; 3], async_us: [f64; 3]) -> GroupR
         ],
     ));
     g
+}
+
+/// The mixed and remote-mixed groups: /health next to the background its
+/// column's id names (/cpu, /cpu on rayon, /posts/1, or in remote-mixed the
+/// remote database's /users/1), a column per (id, server, its /health p99
+/// in ms in each of three rounds), at 50 req/s.
+pub fn mixed_groups(columns: &[(&str, &str, [f64; 3])]) -> RunResults {
+    let of = |group_id: &str| {
+        let columns = columns
+            .iter()
+            .filter(|(id, ..)| id.ends_with("users-remote") == (group_id == "remote-mixed"))
+            .map(|(id, server, p99s)| {
+                let mut c = column(id, server, &p99s.map(|p99| (50.0, p99)), 20);
+                c.path = "/health".into();
+                c.background_path = Some(background_of(id).into());
+                c
+            })
+            .collect();
+        group(group_id, columns)
+    };
+    results(vec![of("mixed"), of("remote-mixed")])
+}
+
+/// The route a mixed column's id says /health is next to.
+fn background_of(id: &str) -> &'static str {
+    match id.split("-next-to-").nth(1).unwrap_or_default() {
+        "cpu" => "/cpu?n=5",
+        "cpu-rayon" => "/cpu/rayon?n=5",
+        "posts" => "/posts/1",
+        "users-remote" => "/users/1",
+        _ => panic!("{id} names no background this fixture knows"),
+    }
+}
+
+/// Every round of every column of `run`, to set a figure in all of them.
+pub fn rounds_mut(run: &mut RunResults) -> impl Iterator<Item = &mut RoundResult> {
+    run.groups
+        .iter_mut()
+        .flat_map(|g| &mut g.columns)
+        .flat_map(|c| &mut c.rounds)
+}
+
+/// Column `id` of `run`; panics when the run has none.
+pub fn column_in(run: &RunResults, id: ColumnId) -> &ColumnResult {
+    run.groups
+        .iter()
+        .flat_map(|g| &g.columns)
+        .find(|c| c.id == id)
+        .unwrap_or_else(|| panic!("no column {id} in the run"))
+}
+
+/// Column `id` of `run`, to change; panics when the run has none.
+pub fn column_in_mut(run: &mut RunResults, id: ColumnId) -> &mut ColumnResult {
+    run.groups
+        .iter_mut()
+        .flat_map(|g| &mut g.columns)
+        .find(|c| c.id == id)
+        .unwrap_or_else(|| panic!("no column {id} in the run"))
+}
+
+/// `run` with its group `id` made of `columns`, in place of its own.
+pub fn replace_group(run: &mut RunResults, id: GroupId, columns: Vec<ColumnResult>) {
+    run.groups.retain(|g| g.id != id);
+    run.groups.push(group_of(id, columns));
 }

@@ -36,10 +36,7 @@ impl HttpService for MinimalHealth {
 fn main() -> io::Result<()> {
     let mut args = std::env::args().skip(1);
     let bind = args.next().unwrap_or_else(|| "127.0.0.1:18094".to_owned());
-    let carriers = args
-        .next()
-        .and_then(|w| w.parse().ok())
-        .unwrap_or_else(server_settings::cores);
+    let carriers = server_settings::threads_or_cores(args.next());
     may::config().set_workers(carriers).set_worker_pin(false);
     let server = HttpServer(MinimalHealth {
         body: to_json(&Health::ok()),

@@ -235,10 +235,11 @@ pub enum Connector {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use server_settings::FromLine as _;
 
     #[test]
     fn defaults_are_tomcats() {
-        let s = Settings::try_parse_from(["blocking-server"]).unwrap();
+        let s = Settings::from_line("").unwrap();
         assert_eq!(s.handler_threads, 200);
         assert_eq!(s.bind.port(), 8080);
         assert_eq!(s.connector, Connector::Nio);
@@ -247,104 +248,58 @@ mod tests {
 
     #[test]
     fn the_card_connector_is_chosen_by_name() {
-        let s = Settings::try_parse_from(["blocking-server", "--connector", "tiny-http"]).unwrap();
+        let s = Settings::from_line("--connector tiny-http").unwrap();
         assert_eq!(s.connector, Connector::TinyHttp);
-        assert!(Settings::try_parse_from(["blocking-server", "--connector", "tomcat"]).is_err());
+        assert!(Settings::from_line("--connector tomcat").is_err());
     }
 
     #[test]
     fn a_later_flag_overrides_an_earlier_one() {
-        let s = Settings::try_parse_from([
-            "blocking-server",
-            "--handler-threads",
-            "32",
-            "--handler-threads",
-            "48",
-        ])
-        .unwrap();
+        let s = Settings::from_line("--handler-threads 32 --handler-threads 48").unwrap();
         // Neither is the default (200), so the last one is what was read.
         assert_eq!(s.handler_threads, 48);
     }
 
     #[test]
     fn virtual_threads_are_one_flag_and_the_driver_another() {
-        let s = Settings::try_parse_from(["blocking-server", "--threads", "virtual"]).unwrap();
+        let s = Settings::from_line("--threads virtual").unwrap();
         assert_eq!(s.threads, Threads::Virtual);
         assert_eq!(s.driver, DriverKind::Pinning);
         assert_eq!(s.check(), Ok(()));
-        let s = Settings::try_parse_from([
-            "blocking-server",
-            "--threads",
-            "virtual",
-            "--driver",
-            "yielding",
-            "--carriers",
-            "1",
-        ])
-        .unwrap();
+        let s = Settings::from_line("--threads virtual --driver yielding --carriers 1").unwrap();
         assert_eq!((s.driver, s.carrier_count()), (DriverKind::Yielding, 1));
         assert_eq!(s.check(), Ok(()));
     }
 
     #[test]
     fn the_redis_client_is_shared_unless_told_or_the_driver_yields() {
-        let client = |args: &[&str]| {
-            let s = Settings::try_parse_from(args).unwrap();
-            s.redis_client()
-        };
-        assert_eq!(client(&["blocking-server"]), RedisClient::Shared);
+        let client = |flags: &str| Settings::from_line(flags).unwrap().redis_client();
+        assert_eq!(client(""), RedisClient::Shared);
+        assert_eq!(client("--redis-client pool"), RedisClient::Pool);
+        assert_eq!(client("--threads virtual"), RedisClient::Shared);
         assert_eq!(
-            client(&["blocking-server", "--redis-client", "pool"]),
-            RedisClient::Pool
-        );
-        assert_eq!(
-            client(&["blocking-server", "--threads", "virtual"]),
-            RedisClient::Shared
-        );
-        assert_eq!(
-            client(&[
-                "blocking-server",
-                "--threads",
-                "virtual",
-                "--driver",
-                "yielding"
-            ]),
+            client("--threads virtual --driver yielding"),
             RedisClient::Pool
         );
     }
 
     #[test]
     fn combinations_that_cannot_run_are_refused_in_one_line() {
-        for args in [
-            &["blocking-server", "--driver", "yielding"][..],
-            &[
-                "blocking-server",
-                "--threads",
-                "virtual",
-                "--driver",
-                "yielding",
-                "--redis-client",
-                "shared",
-            ][..],
-            &[
-                "blocking-server",
-                "--threads",
-                "virtual",
-                "--connector",
-                "tiny-http",
-            ][..],
+        for flags in [
+            "--driver yielding",
+            "--threads virtual --driver yielding --redis-client shared",
+            "--threads virtual --connector tiny-http",
         ] {
-            let s = Settings::try_parse_from(args).unwrap();
-            let error = s.check().unwrap_err();
+            let error = Settings::from_line(flags).unwrap().check().unwrap_err();
             assert!(
                 !error.contains('\n') && error.starts_with("--"),
-                "{args:?}: {error}"
+                "{flags}: {error}"
             );
         }
     }
 
     #[test]
     fn zero_threads_is_refused() {
-        assert!(Settings::try_parse_from(["blocking-server", "--handler-threads", "0"]).is_err());
+        assert!(Settings::from_line("--handler-threads 0").is_err());
     }
 }

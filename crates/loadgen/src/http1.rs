@@ -262,40 +262,32 @@ mod tests {
         addr
     }
 
+    /// A connection to a server that answers with `script`, a GET sent on it.
+    async fn asking(script: &'static [u8]) -> Connection {
+        let addr = serve_raw(script).await;
+        let mut conn = Connection::connect(addr).await.expect("connect");
+        conn.send(b"GET / HTTP/1.1\r\n\r\n").await.expect("send");
+        conn
+    }
+
+    /// The answer `conn` reads next: its status and whether the connection
+    /// is reusable after it.
+    async fn next_answer(conn: &mut Connection, what: &str) -> (u16, bool) {
+        let info = conn.read_response(false).await.expect(what);
+        (info.status, info.reusable)
+    }
+
     #[tokio::test]
     async fn reads_back_to_back_responses_of_each_framing() {
-        let addr = serve_raw(
+        let mut conn = asking(
             b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello\
 HTTP/1.1 404 Not Found\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n\
 HTTP/1.1 500 Oops\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
         )
         .await;
-        let mut conn = Connection::connect(addr).await.expect("connect");
-        conn.send(b"GET / HTTP/1.1\r\n\r\n").await.expect("send");
-        let first = conn.read_response(false).await.expect("first");
-        assert_eq!(
-            first,
-            ResponseInfo {
-                status: 200,
-                reusable: true
-            }
-        );
-        let second = conn.read_response(false).await.expect("second");
-        assert_eq!(
-            second,
-            ResponseInfo {
-                status: 404,
-                reusable: true
-            }
-        );
-        let third = conn.read_response(false).await.expect("third");
-        assert_eq!(
-            third,
-            ResponseInfo {
-                status: 500,
-                reusable: false
-            }
-        );
+        assert_eq!(next_answer(&mut conn, "first").await, (200, true));
+        assert_eq!(next_answer(&mut conn, "second").await, (404, true));
+        assert_eq!(next_answer(&mut conn, "third").await, (500, false));
         assert!(matches!(
             conn.read_response(false).await,
             Err(ReadError::ClosedBeforeResponse)
@@ -308,32 +300,19 @@ HTTP/1.1 500 Oops\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
 
     #[tokio::test]
     async fn a_body_without_length_runs_until_close() {
-        let addr = serve_raw(b"HTTP/1.0 200 OK\r\n\r\nall of this is body").await;
-        let mut conn = Connection::connect(addr).await.expect("connect");
-        conn.send(b"GET / HTTP/1.1\r\n\r\n").await.expect("send");
-        let info = conn.read_response(false).await.expect("response");
-        assert_eq!(
-            info,
-            ResponseInfo {
-                status: 200,
-                reusable: false
-            }
-        );
+        let mut conn = asking(b"HTTP/1.0 200 OK\r\n\r\nall of this is body").await;
+        assert_eq!(next_answer(&mut conn, "response").await, (200, false));
     }
 
     #[tokio::test]
     async fn garbage_is_malformed_and_truncation_is_an_io_error() {
-        let addr = serve_raw(b"SMTP ready\r\n\r\n").await;
-        let mut conn = Connection::connect(addr).await.expect("connect");
-        conn.send(b"GET / HTTP/1.1\r\n\r\n").await.expect("send");
+        let mut conn = asking(b"SMTP ready\r\n\r\n").await;
         assert!(matches!(
             conn.read_response(false).await,
             Err(ReadError::Malformed)
         ));
 
-        let addr = serve_raw(b"HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\nshort").await;
-        let mut conn = Connection::connect(addr).await.expect("connect");
-        conn.send(b"GET / HTTP/1.1\r\n\r\n").await.expect("send");
+        let mut conn = asking(b"HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\nshort").await;
         assert!(matches!(
             conn.read_response(false).await,
             Err(ReadError::Io(_))

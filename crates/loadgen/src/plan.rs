@@ -110,6 +110,20 @@ pub struct Plan {
 #[error("{0}")]
 pub struct PlanError(pub String);
 
+/// The builder's plain setters: `field(value)` sets `field` to `value`
+/// (the doc comments given with each are its own).
+macro_rules! setters {
+    ($($(#[$doc:meta])* $field:ident: $ty:ty,)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $field(mut self, $field: $ty) -> Self {
+                self.$field = $field;
+                self
+            }
+        )*
+    };
+}
+
 /// Builds a [`Plan`] step by step; `build` validates it.
 #[derive(Debug, Clone)]
 pub struct PlanBuilder {
@@ -168,31 +182,15 @@ impl PlanBuilder {
         self.body = body.into();
         self
     }
-    pub fn keep_alive(mut self, keep_alive: bool) -> Self {
-        self.keep_alive = keep_alive;
-        self
-    }
-    pub fn load(mut self, load: LoadModel) -> Self {
-        self.load = load;
-        self
-    }
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = timeout;
-        self
-    }
-    pub fn threads(mut self, threads: usize) -> Self {
-        self.threads = threads;
-        self
-    }
-    /// See [`Plan::abandon_in_flight`]; only for a closed loop stopped by duration.
-    pub fn abandon_in_flight(mut self, abandon: bool) -> Self {
-        self.abandon_in_flight = abandon;
-        self
-    }
-    /// See [`Plan::unrecorded_lead`]; needs `abandon_in_flight`.
-    pub fn unrecorded_lead(mut self, lead: Duration) -> Self {
-        self.unrecorded_lead = lead;
-        self
+    setters! {
+        keep_alive: bool,
+        load: LoadModel,
+        timeout: Duration,
+        threads: usize,
+        /// See [`Plan::abandon_in_flight`]; only for a closed loop stopped by duration.
+        abandon_in_flight: bool,
+        /// See [`Plan::unrecorded_lead`]; needs `abandon_in_flight`.
+        unrecorded_lead: Duration,
     }
     /// Adds a threshold written like `p95<200ms`.
     pub fn threshold(mut self, threshold: impl Into<String>) -> Self {

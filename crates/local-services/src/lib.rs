@@ -35,7 +35,7 @@ mod throwaway_postgres;
 mod throwaway_redis;
 mod unprivileged_user;
 
-pub use postgres_service::{postgres, Postgres, TestDatabase};
+pub use postgres_service::{migrated_database, postgres, Postgres, TestDatabase};
 pub use redis_service::{redis, Redis, RedisPrefix};
 
 /// Stops every throwaway server this process started (Postgres with a fast

@@ -27,8 +27,6 @@ const SERVICE: ServiceSpec = ServiceSpec {
     package: "postgresql",
 };
 
-/// How long a running server gets to answer before we start our own.
-const PROBE_TIMEOUT: Duration = Duration::from_secs(1);
 /// Connect timeout for admin work on a server already known to answer.
 const ADMIN_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -50,6 +48,12 @@ pub struct Postgres {
 /// later calls return the same answer at once.
 pub fn postgres() -> anyhow::Result<&'static Postgres> {
     POSTGRES.get_or_find(find_or_start)
+}
+
+/// A migrated database ([`Postgres::migrated_database`]) on the
+/// process-wide Postgres ([`postgres`]): what a driver's test reads.
+pub fn migrated_database() -> anyhow::Result<TestDatabase> {
+    postgres()?.migrated_database()
 }
 
 impl Postgres {
@@ -140,8 +144,7 @@ fn probe(url: &str, timeout: Duration) -> anyhow::Result<()> {
 }
 
 fn find_or_start() -> anyhow::Result<Postgres> {
-    let answers = |url: &str| probe(url, PROBE_TIMEOUT);
-    let found = find_running_or_start(&SERVICE, answers, || throwaway_postgres::start(&answers))?;
+    let found = find_running_or_start(&SERVICE, probe, throwaway_postgres::start)?;
     Ok(Postgres {
         admin_url: found.url,
         started_here: found.started_here,

@@ -23,8 +23,6 @@ const SERVICE: ServiceSpec = ServiceSpec {
     package: "redis-server",
 };
 
-/// How long a running server gets to answer before we start our own.
-const PROBE_TIMEOUT: Duration = Duration::from_secs(1);
 /// Connect and read timeout for the clean-up of a prefix.
 const CLEANUP_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -105,8 +103,7 @@ fn probe(url: &str, timeout: Duration) -> anyhow::Result<()> {
 }
 
 fn find_or_start() -> anyhow::Result<Redis> {
-    let answers = |url: &str| probe(url, PROBE_TIMEOUT);
-    let found = find_running_or_start(&SERVICE, answers, || throwaway_redis::start(&answers))?;
+    let found = find_running_or_start(&SERVICE, probe, throwaway_redis::start)?;
     Ok(Redis {
         url: found.url,
         started_here: found.started_here,

@@ -2,8 +2,13 @@
 //! if it answers, else a throwaway one started from installed binaries, with
 //! messages that say why each step was passed over.
 
+use std::time::Duration;
+
 use anyhow::{bail, Context as _};
 use contract::settings::redact_url;
+
+/// How long a running server gets to answer before we start our own.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// What differs between Postgres and Redis in the lookup.
 pub(crate) struct ServiceSpec {
@@ -18,6 +23,11 @@ pub(crate) struct ServiceSpec {
     pub(crate) package: &'static str,
 }
 
+/// Starts a throwaway service, trying the check it is given on it until it
+/// passes: its URL, or `None` when the binaries are not installed.
+pub(crate) type StartThrowaway =
+    fn(&dyn Fn(&str) -> anyhow::Result<()>) -> anyhow::Result<Option<String>>;
+
 /// Where the service is: its URL, and whether this process started it.
 pub(crate) struct Found {
     pub(crate) url: String,
@@ -25,14 +35,16 @@ pub(crate) struct Found {
 }
 
 /// Probes the configured URL (unless `LOCAL_SERVICES_FORCE_THROWAWAY` is
-/// set), then starts a throwaway service with `start` (unless
-/// `LOCAL_SERVICES_NO_THROWAWAY` forbids it). `start` gives `Ok(None)` when
-/// the binaries are not installed.
+/// set), giving it [`PROBE_TIMEOUT`] to answer, then starts a throwaway
+/// service with `start` (unless `LOCAL_SERVICES_NO_THROWAWAY` forbids it),
+/// which tries the same probe on it until it answers. `start` gives
+/// `Ok(None)` when the binaries are not installed.
 pub(crate) fn find_running_or_start(
     spec: &ServiceSpec,
-    probe: impl FnOnce(&str) -> anyhow::Result<()>,
-    start: impl FnOnce() -> anyhow::Result<Option<String>>,
+    probe: fn(&str, Duration) -> anyhow::Result<()>,
+    start: StartThrowaway,
 ) -> anyhow::Result<Found> {
+    let answers = |url: &str| probe(url, PROBE_TIMEOUT);
     let ServiceSpec {
         name,
         url_var,
@@ -47,7 +59,7 @@ pub(crate) fn find_running_or_start(
     let why_not_running = if crate::throwaway_forced() {
         "LOCAL_SERVICES_FORCE_THROWAWAY is set".to_owned()
     } else {
-        match probe(&url) {
+        match answers(&url) {
             Ok(()) => {
                 return Ok(Found {
                     url,
@@ -60,7 +72,7 @@ pub(crate) fn find_running_or_start(
     if crate::throwaway_forbidden() {
         bail!("{why_not_running} and LOCAL_SERVICES_NO_THROWAWAY forbids a throwaway one; install {package} or set {url_var}");
     }
-    match start()
+    match start(&answers)
         .with_context(|| format!("{why_not_running}, and starting a throwaway {name} failed"))?
     {
         Some(url) => Ok(Found {

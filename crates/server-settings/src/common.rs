@@ -139,6 +139,12 @@ pub fn cores() -> usize {
         .unwrap_or(1)
 }
 
+/// A thread count as a command line gives it (`arg`), or [`cores`] when it
+/// gives none, or no number: the minimal examples' workers and carriers.
+pub fn threads_or_cores(arg: Option<String>) -> usize {
+    arg.and_then(|n| n.parse().ok()).unwrap_or_else(cores)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -49,24 +49,15 @@ use crate::LogPoolErrors;
 pub type PgPool = r2d2::Pool<PgManager>;
 
 /// Why a database call failed, which decides between 503 and 500.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum DbError {
     /// Postgres did not answer in time, refused, or the connection broke: 503.
+    #[error("database unavailable: {0}")]
     Unavailable(String),
     /// Postgres answered with something our code did not expect: 500.
+    #[error("database error: {0}")]
     Internal(String),
 }
-
-impl std::fmt::Display for DbError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            DbError::Unavailable(cause) => write!(f, "database unavailable: {cause}"),
-            DbError::Internal(cause) => write!(f, "database error: {cause}"),
-        }
-    }
-}
-
-impl std::error::Error for DbError {}
 
 impl From<tokio_postgres::Error> for DbError {
     fn from(e: tokio_postgres::Error) -> Self {

@@ -13,9 +13,7 @@ const UNUSED_REDIS: &str = "redis://127.0.0.1:9";
 
 #[test]
 fn a_stalled_database_is_unavailable_by_the_deadline_and_the_connection_dropped() {
-    let db = local_services::postgres()
-        .and_then(|pg| pg.migrated_database())
-        .expect("a migrated test database");
+    let db = local_services::migrated_database().expect("a migrated test database");
 
     let proxy = FaultProxy::start(url_addr(db.url()).expect("database address")).expect("a proxy");
     let url = url_with_addr(db.url(), proxy.addr());

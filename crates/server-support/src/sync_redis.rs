@@ -80,26 +80,17 @@ pub fn pool(settings: &CommonSettings) -> anyhow::Result<RedisPool> {
 
 /// Why a Redis call failed, which decides the answer: the twin of
 /// [`crate::sync_postgres::DbError`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CacheError {
     /// No connection or no answer in time, or the connection broke: 503.
+    #[error("cache unavailable: {0}")]
     Unavailable(String),
     /// Redis answered with a value our code cannot read
     /// ([`is_unreadable_value`]): the contract's
     /// `ApiError::unreadable_answer`, a 500.
+    #[error("unreadable cached value: {0}")]
     Unreadable(String),
 }
-
-impl std::fmt::Display for CacheError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            CacheError::Unavailable(cause) => write!(f, "cache unavailable: {cause}"),
-            CacheError::Unreadable(cause) => write!(f, "unreadable cached value: {cause}"),
-        }
-    }
-}
-
-impl std::error::Error for CacheError {}
 
 impl From<redis::RedisError> for CacheError {
     fn from(e: redis::RedisError) -> Self {

@@ -18,7 +18,7 @@
 use std::thread;
 use std::time::Duration;
 
-use contract::routes::{self, NonBlocking};
+use contract::routes::NonBlocking;
 use harness::{capture_logs, spawn_app_with, AppOptions, Server, TestApp};
 
 const REQUESTS: usize = 3;
@@ -61,15 +61,7 @@ fn blocking_calls_are_counted_for_their_route() {
     let logs = capture_logs();
     let app = spawn_app_with(Server::Async, one_worker(&[]));
     // Which of them block by design is the contract's route table's to say.
-    let (blocking, awaiting): (Vec<_>, Vec<_>) = SAMPLES
-        .iter()
-        .partition(|(route, _)| routes::blocks(route, NonBlocking::EventLoop));
-    for route in routes::blocks_by_design(NonBlocking::EventLoop) {
-        assert!(
-            blocking.iter().any(|(r, _)| *r == route),
-            "{route} blocks the event loop by design but has no request here"
-        );
-    }
+    let (blocking, awaiting) = harness::split_by_design(SAMPLES, NonBlocking::EventLoop);
 
     // Act
     for (_, path) in SAMPLES {
@@ -87,22 +79,8 @@ fn blocking_calls_are_counted_for_their_route() {
             counted >= REQUESTS as f64,
             "{route}: {counted} blocking calls counted for {REQUESTS} requests that each made one"
         );
-        let warning = logs
-            .wait_for(
-                &[
-                    "WARN",
-                    &format!("route=\"{route}\""),
-                    "blocking_calls=",
-                    "Move it to spawn_blocking",
-                ],
-                Duration::from_secs(10),
-            )
-            .unwrap_or_else(|| {
-                panic!(
-                    "no blocking-call warning naming {route} in:\n{}",
-                    logs.lines().join("\n")
-                )
-            });
+        let words = ["blocking_calls=", "Move it to spawn_blocking"];
+        let warning = logs.expect_route_warning(route, &words, "blocking-call warning");
         eprintln!("{warning}");
     }
     // The others: polled, no blocking call counted, never named. (The

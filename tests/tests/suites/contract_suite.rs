@@ -207,10 +207,7 @@ fn the_async_only_variants_answer_like_their_plain_routes() {
 #[test]
 fn a_cache_miss_reads_the_database_and_heals_the_cache() {
     use redis::Commands;
-    let servers = Server::ALL
-        .into_iter()
-        .chain(Server::OTHER_BLOCKING_REDIS_CLIENTS);
-    harness::each_server_at_once(servers, |server| {
+    harness::each_server_at_once(Server::with_every_redis_client(), |server| {
         let app = spawn_app(server);
         let mut redis = app.redis();
         let name_key = contract::cache::name_key(app.redis_prefix(), 42);

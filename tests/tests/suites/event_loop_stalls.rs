@@ -155,20 +155,8 @@ fn stall_detector_names_the_blocking_routes() {
             counted >= sent,
             "{route}: {counted} new slow polls for {sent} requests that each blocked the worker"
         );
-        let warning = logs.wait_for(
-            &[
-                "WARN",
-                &format!("route=\"{route}\""),
-                "spawn_blocking or rayon",
-            ],
-            Duration::from_secs(10),
-        );
-        let warning = warning.unwrap_or_else(|| {
-            panic!(
-                "no slow-poll warning naming {route} in:\n{}",
-                logs.lines().join("\n")
-            )
-        });
+        let words = ["spawn_blocking or rayon"];
+        let warning = logs.expect_route_warning(route, &words, "slow-poll warning");
         eprintln!("{warning}");
         assert!(
             warning.contains(" ms"),

@@ -83,12 +83,11 @@ fn queue_wait_rises_past_the_threads() {
         wait > 0.25,
         "p99 queue wait {wait} s with 8 requests on 4 threads"
     );
-    let warning = logs
-        .wait_for(
-            &["WARN", WARNING, "requests are queueing"],
-            Duration::from_secs(5),
-        )
-        .unwrap_or_else(|| panic!("no all-busy warning in:\n{}", logs.lines().join("\n")));
+    let warning = logs.expect_line(
+        &["WARN", WARNING, "requests are queueing"],
+        Duration::from_secs(5),
+        "all-busy warning",
+    );
     eprintln!("{warning}");
     let text = app.get("/metrics").text();
     let pool_lines: Vec<&str> = text.lines().filter(|l| l.starts_with("handler_")).collect();

@@ -17,7 +17,7 @@
 use std::thread;
 use std::time::Duration;
 
-use contract::routes::{self, NonBlocking};
+use contract::routes::NonBlocking;
 use harness::{capture_logs, spawn_app_with, AppOptions, CapturedLogs, Server, TestApp};
 use server_metrics::blocking_calls::SLOW_DEFAULT;
 
@@ -63,22 +63,8 @@ fn assert_flagged(app: &TestApp, logs: &CapturedLogs, route: &str) {
         stalls >= REQUESTS as f64,
         "{route}: {stalls} carrier stalls timed for {REQUESTS} requests that each held their carrier"
     );
-    let warning = logs
-        .wait_for(
-            &[
-                "WARN",
-                &format!("route=\"{route}\""),
-                "blocking_calls=",
-                "carrier",
-            ],
-            Duration::from_secs(10),
-        )
-        .unwrap_or_else(|| {
-            panic!(
-                "no pinning warning naming {route} in:\n{}",
-                logs.lines().join("\n")
-            )
-        });
+    let words = ["blocking_calls=", "carrier"];
+    let warning = logs.expect_route_warning(route, &words, "pinning warning");
     let fix = if route == "/cpu" {
         "move CPU-heavy work off the carriers"
     } else {
@@ -101,15 +87,7 @@ fn pinning_routes_are_flagged() {
         ("/posts/{id}", "/posts/1".into()),
         ("/health", "/health".into()),
     ];
-    let (pinning, parking): (Vec<_>, Vec<_>) = samples
-        .iter()
-        .partition(|(route, _)| routes::blocks(route, NonBlocking::CarrierPinningDriver));
-    for route in routes::blocks_by_design(NonBlocking::CarrierPinningDriver) {
-        assert!(
-            pinning.iter().any(|(r, _)| *r == route),
-            "{route} pins a carrier by design but has no request here"
-        );
-    }
+    let (pinning, parking) = harness::split_by_design(&samples, NonBlocking::CarrierPinningDriver);
 
     // Act
     for (_, path) in &samples {

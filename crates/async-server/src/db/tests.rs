@@ -24,9 +24,7 @@ pub(super) const DRIVERS: [PostgresDriver; 3] = [
 /// A fresh database with the users table and its 10,000 rows, dropped at
 /// the end of the test.
 pub(super) fn fresh_database() -> local_services::TestDatabase {
-    local_services::postgres()
-        .and_then(|pg| pg.migrated_database())
-        .expect("a migrated test database")
+    local_services::migrated_database().expect("a migrated test database")
 }
 
 /// The server's settings for `driver` on `url`, with `extra` flags after
@@ -79,6 +77,18 @@ pub(super) async fn side_connection(url: &str) -> tokio_postgres::Client {
         .expect("a side connection");
     tokio::spawn(connection);
     client
+}
+
+/// Runs `sql` on `side`, a connection beside the driver's.
+async fn on_the_side(side: &tokio_postgres::Client, sql: &str) {
+    side.batch_execute(sql)
+        .await
+        .unwrap_or_else(|e| panic!("{sql}: {e}"));
+}
+
+/// User 1 from `db`, a query that must fail (`why` it fails): its error.
+async fn user_one_refused(db: &AsyncDb, why: &str) -> AppError {
+    db.find_user(1).await.expect_err(why)
 }
 
 /// The status an error answers with.
@@ -142,34 +152,19 @@ fn postgres_errors_answer_by_their_sqlstate_on_each_driver() {
             let side = side_connection(&url).await;
             assert!(pg.find_user(1).await.expect("a first query").is_some());
 
-            side.batch_execute("ALTER TABLE users RENAME TO users_away")
-                .await
-                .expect("renaming the table");
-            let refused = pg
-                .find_user(1)
-                .await
-                .expect_err("a query on a missing table");
+            on_the_side(&side, "ALTER TABLE users RENAME TO users_away").await;
+            let refused = user_one_refused(&pg, "a query on a missing table").await;
             assert_eq!(status(&refused), 500, "{driver:?}: {refused:?}");
             assert_eq!(refused.error.kind, ErrorKind::Internal, "{driver:?}");
-            side.batch_execute("ALTER TABLE users_away RENAME TO users")
-                .await
-                .expect("renaming the table back");
+            on_the_side(&side, "ALTER TABLE users_away RENAME TO users").await;
             assert!(pg.find_user(1).await.is_ok(), "{driver:?} after the rename");
 
             // New sessions only: the driver's open connections keep no timeout.
-            side.batch_execute(&format!(
-                "ALTER DATABASE \"{name}\" SET statement_timeout = '300ms'"
-            ))
-            .await
-            .expect("setting a statement timeout");
+            let timeout = format!("ALTER DATABASE \"{name}\" SET statement_timeout = '300ms'");
+            on_the_side(&side, &timeout).await;
             let fresh = AsyncDb::new(&settings(&url, driver, &[])).expect("a second driver");
-            side.batch_execute("BEGIN; LOCK TABLE users IN ACCESS EXCLUSIVE MODE")
-                .await
-                .expect("locking the table");
-            let cancelled = fresh
-                .find_user(1)
-                .await
-                .expect_err("a query on a locked table");
+            on_the_side(&side, "BEGIN; LOCK TABLE users IN ACCESS EXCLUSIVE MODE").await;
+            let cancelled = user_one_refused(&fresh, "a query on a locked table").await;
             assert_eq!(status(&cancelled), 503, "{driver:?}: {cancelled:?}");
             assert!(
                 cancelled
@@ -179,9 +174,7 @@ fn postgres_errors_answer_by_their_sqlstate_on_each_driver() {
                     .contains("statement timeout"),
                 "{driver:?}: {cancelled:?}"
             );
-            side.batch_execute("COMMIT")
-                .await
-                .expect("unlocking the table");
+            on_the_side(&side, "COMMIT").await;
             assert!(
                 fresh.find_user(1).await.is_ok(),
                 "{driver:?} after the lock"

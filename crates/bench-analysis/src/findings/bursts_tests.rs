@@ -1,8 +1,9 @@
 //! Seed 000's findings under its two bursts, on runs built from fixed
 //! figures: each judges its own group's columns and names its burst.
 
+use super::test_runs::judged;
 use bench_model::fixtures::{group, results, steady};
-use bench_model::{Verdict, THRESHOLDS};
+use bench_model::Verdict;
 
 #[test]
 fn each_burst_is_judged_on_its_own_group_and_named_in_the_claim() {
@@ -24,14 +25,8 @@ fn each_burst_is_judged_on_its_own_group_and_named_in_the_claim() {
             ],
         ),
     ]);
-    let findings = super::check(&run, &THRESHOLDS);
-    let of = |id: &str| findings.iter().find(|f| f.id == id).unwrap();
-    let (first, connect) = (
-        of("cpu-inline-hurts-async"),
-        of("cpu-inline-hurts-async-connect"),
-    );
-    assert_eq!(first.verdict, Verdict::NotHeld, "{}", first.evidence);
-    assert_eq!(connect.verdict, Verdict::Held, "{}", connect.evidence);
+    let first = judged(&run, "cpu-inline-hurts-async", Verdict::NotHeld);
+    let connect = judged(&run, "cpu-inline-hurts-async-connect", Verdict::Held);
     assert!(
         first.claim.contains("every connection opened first"),
         "{}",
@@ -51,8 +46,5 @@ fn each_burst_is_judged_on_its_own_group_and_named_in_the_claim() {
         ["blocking-cpu-connect", "async-cpu-connect"]
     );
     // The database's twins need their own group's columns.
-    assert_eq!(
-        of("db-inline-driver-worst-connect").verdict,
-        Verdict::NotMeasured
-    );
+    judged(&run, "db-inline-driver-worst-connect", Verdict::NotMeasured);
 }

@@ -236,6 +236,11 @@ pub(super) enum Needs {
 }
 
 impl Needs {
+    /// The two columns of `pair`.
+    pub(super) fn both((a, b): (ColumnId, ColumnId)) -> Needs {
+        Needs::Columns(vec![a, b])
+    }
+
     pub(super) fn of(&self, results: &RunResults) -> Vec<ColumnId> {
         match self {
             Needs::Columns(c) => c.clone(),
@@ -310,6 +315,48 @@ pub(super) fn compare_columns(
     (per_round, evidence)
 }
 
+/// `a`'s `figure` over `b`'s, round by round, judged on `side` of `at`
+/// (beyond the margin); `words` as [`compare_columns`] takes them.
+fn judge_ratio(
+    (cx, t): (&Ctx<'_>, &Thresholds),
+    (a, b): (ColumnId, ColumnId),
+    figure: Compared,
+    words: (&str, &str),
+    (side, at): (Side, f64),
+) -> Option<Outcome> {
+    let (per_round, evidence) = compare_columns(
+        (cx.col(a)?, cx.col(b)?),
+        figure,
+        words,
+        Line {
+            at,
+            margin: t.margin,
+        },
+    );
+    Some(Outcome::compared(&per_round, (side, at), t, evidence))
+}
+
+/// The check of [`judge_ratio`] on the columns `pair`, on `side` of
+/// `line(t)`.
+pub(super) fn ratio_check(
+    pair: (ColumnId, ColumnId),
+    figure: Compared,
+    words: (&'static str, &'static str),
+    (side, line): (Side, fn(&Thresholds) -> f64),
+) -> Check {
+    Box::new(move |cx, t| judge_ratio((cx, t), pair, figure, words, (side, line(t))))
+}
+
+/// "`a`'s `figure` is at least `line(t)` times `b`'s", judged on the
+/// ratio taken round by round.
+fn ratio_above(a: ColumnId, b: ColumnId, figure: Compared, line: fn(&Thresholds) -> f64) -> Check {
+    Box::new(move |cx, t| {
+        let names = format!("{a} / {b}");
+        let words = ("column medians", names.as_str());
+        judge_ratio((cx, t), (a, b), figure, words, (Side::Above, line(t)))
+    })
+}
+
 /// "`a` serves at least `line(t)` times `b`'s requests per second", judged
 /// on the ratio taken round by round.
 pub(super) fn throughput_ratio_above(
@@ -317,23 +364,7 @@ pub(super) fn throughput_ratio_above(
     b: ColumnId,
     line: fn(&Thresholds) -> f64,
 ) -> Check {
-    Box::new(move |cx, t| {
-        let (per_round, evidence) = compare_columns(
-            (cx.col(a)?, cx.col(b)?),
-            Compared::Throughput,
-            ("column medians", &format!("{a} / {b}")),
-            Line {
-                at: line(t),
-                margin: t.margin,
-            },
-        );
-        Some(Outcome::compared(
-            &per_round,
-            (Side::Above, line(t)),
-            t,
-            evidence,
-        ))
-    })
+    ratio_above(a, b, Compared::Throughput, line)
 }
 
 /// "`a` beats `b`": a ratio above 1.
@@ -371,23 +402,7 @@ pub(super) fn beats_showing_cpu(a: ColumnId, b: ColumnId) -> Check {
 
 /// "`a` spends more server CPU per request than `b`": a ratio above 1.
 pub(super) fn spends_more_cpu_per_request(a: ColumnId, b: ColumnId) -> Check {
-    Box::new(move |cx, t| {
-        let (per_round, evidence) = compare_columns(
-            (cx.col(a)?, cx.col(b)?),
-            Compared::CpuPerRequest,
-            ("column medians", &format!("{a} / {b}")),
-            Line {
-                at: 1.0,
-                margin: t.margin,
-            },
-        );
-        Some(Outcome::compared(
-            &per_round,
-            (Side::Above, 1.0),
-            t,
-            evidence,
-        ))
-    })
+    ratio_above(a, b, Compared::CpuPerRequest, |_| 1.0)
 }
 
 /// Where the machine's cores went in one window of `server`'s column, for

@@ -3,8 +3,8 @@
 //! no proxy reading), with the columns each case needs added from one of
 //! its rounds, each figure set to what the case tests.
 
-use super::test_runs::{assert_evidence_has, finding, saved_run};
-use bench_model::fixtures::{column_of, group_of};
+use super::test_runs::{assert_evidence_has, finding, judged, saved_run};
+use bench_model::fixtures::{column_of, replace_group, rounds_mut};
 use bench_model::{ColumnId, ColumnResult, Driver, GroupId, Target};
 use bench_model::{ProxyWindow, RoundResult, RunResults, Verdict};
 
@@ -75,10 +75,10 @@ fn column(id: ColumnId, rates: &[f64], proxy: Option<(f64, f64)>) -> ColumnResul
     column_of(id, target_of(id), "/users/1", rounds)
 }
 
-/// `run` with group `id` made of `columns` (in place of its own).
-fn with_group(mut run: RunResults, id: GroupId, columns: Vec<ColumnResult>) -> RunResults {
-    run.groups.retain(|g| g.id != id);
-    run.groups.push(group_of(id, columns));
+/// The saved run ([`saved`]) with group `id` made of `columns`.
+fn with_group(id: GroupId, columns: Vec<ColumnResult>) -> RunResults {
+    let mut run = saved();
+    replace_group(&mut run, id, columns);
     run
 }
 
@@ -91,7 +91,7 @@ fn remote(columns: &[(ColumnId, f64, f64, f64)]) -> RunResults {
             column(id, &[rps, rps * 1.01, rps * 0.99], Some((per_request, ms)))
         })
         .collect();
-    with_group(saved(), GroupId::RemoteDb, columns)
+    with_group(GroupId::RemoteDb, columns)
 }
 
 use ColumnId as C;
@@ -120,66 +120,62 @@ fn changed(
     columns
 }
 
+/// The remote-database group at [`at_their_bounds`] but column `id`, at
+/// `rps` successful requests per second.
+fn at_bounds_but(id: ColumnId, rps: f64) -> RunResults {
+    remote(&changed(at_their_bounds(), id, |c| c.1 = rps))
+}
+
 #[test]
 fn round_trips_per_request_are_two_on_sqlx_and_one_on_the_others() {
-    let f = finding(
-        &remote(&at_their_bounds()),
-        "remote-db-round-trips-per-request",
-    );
-    assert_eq!(f.verdict, Verdict::Held, "{}", f.evidence);
+    let run = remote(&at_their_bounds());
+    let f = judged(&run, "remote-db-round-trips-per-request", Verdict::Held);
     assert_evidence_has(&f, "blocking 1.00, sqlx 2.02, deadpool 1.00");
     assert_evidence_has(&f, "pipelined 0.10 (not judged)");
     // sqlx counted at one round trip per request: not its design.
     let one = changed(at_their_bounds(), C::AsyncUsersRemote, |c| c.2 = 1.0);
-    let f = finding(&remote(&one), "remote-db-round-trips-per-request");
-    assert_eq!(f.verdict, Verdict::NotHeld, "{}", f.evidence);
+    judged(
+        &remote(&one),
+        "remote-db-round-trips-per-request",
+        Verdict::NotHeld,
+    );
     // A run that did not read the proxy, or lacks a driver, cannot say.
     let mut unread = remote(&at_their_bounds());
-    for r in unread
-        .groups
-        .iter_mut()
-        .flat_map(|g| &mut g.columns)
-        .flat_map(|c| &mut c.rounds)
-    {
-        r.postgres_proxy = None;
-    }
-    let f = finding(&unread, "remote-db-round-trips-per-request");
-    assert_eq!(f.verdict, Verdict::NotMeasured, "{}", f.evidence);
+    rounds_mut(&mut unread).for_each(|r| r.postgres_proxy = None);
+    judged(
+        &unread,
+        "remote-db-round-trips-per-request",
+        Verdict::NotMeasured,
+    );
     let mut without = at_their_bounds();
     without.retain(|c| c.0 != C::AsyncUsersDeadpoolRemote);
-    let f = finding(&remote(&without), "remote-db-round-trips-per-request");
-    assert_eq!(f.verdict, Verdict::NotMeasured, "{}", f.evidence);
+    judged(
+        &remote(&without),
+        "remote-db-round-trips-per-request",
+        Verdict::NotMeasured,
+    );
 }
 
 #[test]
 fn each_pooled_driver_serves_its_pool_over_its_round_trips() {
-    let f = finding(&remote(&at_their_bounds()), "remote-db-pool-is-the-queue");
-    assert_eq!(f.verdict, Verdict::Held, "{}", f.evidence);
+    let run = remote(&at_their_bounds());
+    let f = judged(&run, "remote-db-pool-is-the-queue", Verdict::Held);
     assert_evidence_has(&f, "sqlx 1950 vs 1980 req/s");
     // deadpool far below its bound: its pool is not what limits it.
-    let slow = changed(at_their_bounds(), C::AsyncUsersDeadpoolRemote, |c| {
-        c.1 = 2500.0;
-    });
-    let f = finding(&remote(&slow), "remote-db-pool-is-the-queue");
-    assert_eq!(f.verdict, Verdict::NotHeld, "{}", f.evidence);
+    let slow = at_bounds_but(C::AsyncUsersDeadpoolRemote, 2500.0);
+    judged(&slow, "remote-db-pool-is-the-queue", Verdict::NotHeld);
 }
 
 #[test]
 fn the_pipelined_driver_passes_twice_the_blocking_server_or_not() {
-    let f = finding(
-        &remote(&at_their_bounds()),
-        "remote-db-pipelined-over-blocking",
-    );
-    assert_eq!(f.verdict, Verdict::Held, "{}", f.evidence);
+    let run = remote(&at_their_bounds());
+    let f = judged(&run, "remote-db-pipelined-over-blocking", Verdict::Held);
     assert_evidence_has(
         &f,
         "round trips per request 0.10, delivered round trip 2.60 ms",
     );
-    let slow = changed(at_their_bounds(), C::AsyncUsersPipelinedRemote, |c| {
-        c.1 = 5000.0;
-    });
-    let f = finding(&remote(&slow), "remote-db-pipelined-over-blocking");
-    assert_eq!(f.verdict, Verdict::NotHeld, "{}", f.evidence);
+    let slow = at_bounds_but(C::AsyncUsersPipelinedRemote, 5000.0);
+    judged(&slow, "remote-db-pipelined-over-blocking", Verdict::NotHeld);
 }
 
 #[test]
@@ -220,7 +216,7 @@ fn local(ids: &[(ColumnId, f64)]) -> RunResults {
         .iter()
         .map(|&(id, rps)| column(id, &[rps; 3], None))
         .collect();
-    with_group(saved(), GroupId::Database, columns)
+    with_group(GroupId::Database, columns)
 }
 
 #[test]
@@ -230,24 +226,19 @@ fn the_yielding_drivers_bound_uses_the_delivered_round_trip() {
     let columns = changed(at_their_bounds(), C::VirtualYieldingUsersRemote, |c| {
         c.1 = 3500.0;
     });
-    let f = finding(&remote(&columns), "remote-db-yielding-reaches-pool");
-    assert_eq!(f.verdict, Verdict::Held, "{}", f.evidence);
+    let f = judged(
+        &remote(&columns),
+        "remote-db-yielding-reaches-pool",
+        Verdict::Held,
+    );
     assert_evidence_has(
         &f,
         "pool 10 / 2.50 ms delivered (median of rounds; the setting 2.0 ms) = 4000 req/s",
     );
     // A run saved before bench read the proxy is judged on the setting.
     let mut old = remote(&columns);
-    for r in old
-        .groups
-        .iter_mut()
-        .flat_map(|g| &mut g.columns)
-        .flat_map(|c| &mut c.rounds)
-    {
-        r.postgres_proxy = None;
-    }
-    let f = finding(&old, "remote-db-yielding-reaches-pool");
-    assert_eq!(f.verdict, Verdict::NotHeld, "{}", f.evidence);
+    rounds_mut(&mut old).for_each(|r| r.postgres_proxy = None);
+    let f = judged(&old, "remote-db-yielding-reaches-pool", Verdict::NotHeld);
     assert_evidence_has(&f, "pool 10 / 2.0 ms = 5000 req/s");
 }
 
@@ -299,7 +290,7 @@ fn sweep(pooled: impl Fn(f64) -> f64, pipelined: [f64; 3]) -> RunResults {
     {
         columns.push(column(id, &[rps; 3], None));
     }
-    with_group(saved(), GroupId::PoolSweep, columns)
+    with_group(GroupId::PoolSweep, columns)
 }
 
 #[test]
@@ -307,18 +298,23 @@ fn in_the_pool_sweep_the_pool_is_the_queue_and_two_clients_suffice() {
     let id = "pool-sweep-pipelined-needs-no-pool";
     // Each pooled driver rises with its pool, 200 req/s per connection.
     let rising = |size: f64| 200.0 * size;
-    let f = finding(&sweep(rising, [8000.0, 9500.0, 9600.0]), id);
-    assert_eq!(f.verdict, Verdict::Held, "{}", f.evidence);
+    let f = judged(&sweep(rising, [8000.0, 9500.0, 9600.0]), id, Verdict::Held);
     assert_evidence_has(
         &f,
         "blocking at pool 2 5.0%, 5.0%, 5.0% per round of its best (pool 40, 8000 req/s)",
     );
     // Two clients well short of the best: not free of a pool.
-    let f = finding(&sweep(rising, [3000.0, 5000.0, 9600.0]), id);
-    assert_eq!(f.verdict, Verdict::NotHeld, "{}", f.evidence);
+    judged(
+        &sweep(rising, [3000.0, 5000.0, 9600.0]),
+        id,
+        Verdict::NotHeld,
+    );
     // Pools that give nothing: pool 2 is their best already.
-    let f = finding(&sweep(|_| 3000.0, [8000.0, 9500.0, 9600.0]), id);
-    assert_eq!(f.verdict, Verdict::NotHeld, "{}", f.evidence);
+    judged(
+        &sweep(|_| 3000.0, [8000.0, 9500.0, 9600.0]),
+        id,
+        Verdict::NotHeld,
+    );
     // A run without the sweep cannot say.
     assert_eq!(finding(&saved(), id).verdict, Verdict::NotMeasured);
 }

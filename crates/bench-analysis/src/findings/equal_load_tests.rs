@@ -2,7 +2,7 @@
 //! runs built from fixed figures: by server CPU per request at one rate,
 //! never by the closed loop's throughput, which the load generator shares.
 
-use super::test_runs::{assert_evidence_has, finding};
+use super::test_runs::{assert_evidence_has, finding, judged};
 use bench_model::fixtures::{equal_load, group, health_at_equal_load, results, steady};
 use bench_model::{RunResults, Verdict};
 
@@ -19,11 +19,11 @@ fn baseline(async_us: [f64; 3], windows: bool) -> RunResults {
 
 #[test]
 fn a_server_that_spends_less_cpu_per_request_at_equal_load_holds_whatever_the_closed_loop_says() {
-    let f = finding(
+    let f = judged(
         &baseline([8.0, 8.5, 7.5], true),
         "baseline-async-cheaper-at-equal-load",
+        Verdict::Held,
     );
-    assert_eq!(f.verdict, Verdict::Held, "{}", f.evidence);
     assert_evidence_has(
         &f,
         "at 600 req/s (0.5 x async-health's 1200 req/s, the lowest): server CPU 8.00 vs 10.00 us per request",
@@ -94,8 +94,11 @@ fn the_database_lesson_names_the_cheapest_driver_at_equal_load() {
         ("async-users-deadpool", 45.0),
         ("async-users-pipelined", 30.0),
     ]);
-    let f = finding(&run, "db-async-driver-cheaper-at-equal-load");
-    assert_eq!(f.verdict, Verdict::NotHeld, "{}", f.evidence);
+    let f = judged(
+        &run,
+        "db-async-driver-cheaper-at-equal-load",
+        Verdict::NotHeld,
+    );
     assert_evidence_has(
         &f,
         "sqlx 1.20x, deadpool 0.90x, pipelined 0.60x; the one that makes the difference: pipelined",

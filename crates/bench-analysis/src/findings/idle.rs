@@ -1,7 +1,7 @@
 //! The idle-connection findings: threads per idle keep-alive connection on
 //! tiny_http and on the other two, and memory per idle connection.
 
-use super::checks::{across, Kind, Needs, Outcome, Spec};
+use super::checks::{across, Ctx, Kind, Needs, Outcome, Spec};
 use super::Thresholds;
 use crate::stats::{ratio_words, Line};
 use crate::verdict::Side;
@@ -26,6 +26,37 @@ fn idle_steps(server: &IdleServer, size: usize) -> Vec<(&IdleRound, &IdleStep)> 
     }
 }
 
+/// Each round's step at one size: the round, and what it measured.
+type Steps<'a> = Vec<(&'a IdleRound, &'a IdleStep)>;
+
+/// The largest size idle server `id` opened in full, and each round's
+/// step at it; `None` when it opened none.
+pub(super) fn at_largest<'a>(cx: &'a Ctx<'_>, id: ColumnId) -> Option<(usize, Steps<'a>)> {
+    let (server, sizes) = cx.idle(id)?;
+    let size = server.largest_measured(sizes)?;
+    Some((size, idle_steps(server, size)))
+}
+
+/// At the largest size idle server `id` opened: its threads above idle,
+/// round by round, and in words ("with 5000 open: threads above idle per
+/// round +0, +1, +0").
+pub(super) fn threads_above_at_largest(
+    cx: &Ctx<'_>,
+    id: ColumnId,
+) -> Option<(Vec<(u32, f64)>, String)> {
+    let (size, steps) = at_largest(cx, id)?;
+    let above: Vec<(u32, f64)> = steps
+        .iter()
+        .map(|(r, s)| (r.round, s.threads_above(&r.idle) as f64))
+        .collect();
+    let each: Vec<String> = above.iter().map(|(_, n)| format!("{n:+.0}")).collect();
+    let words = format!(
+        "with {size} open: threads above idle per round {}",
+        each.join(", ")
+    );
+    Some((above, words))
+}
+
 /// tiny_http holds a thread per idle connection.
 pub(super) fn tiny_http_thread_per_connection(t: &Thresholds) -> Spec {
     use ColumnId as C;
@@ -39,9 +70,7 @@ pub(super) fn tiny_http_thread_per_connection(t: &Thresholds) -> Spec {
             ),
             needs: Needs::Columns(vec![C::BlockingIdleTinyHttp]),
             check: Box::new(|cx, t| {
-                let (tiny, sizes) = cx.idle(C::BlockingIdleTinyHttp)?;
-                let size = tiny.largest_measured(sizes)?;
-                let steps = idle_steps(tiny, size);
+                let (size, steps) = at_largest(cx, C::BlockingIdleTinyHttp)?;
                 let per: Vec<f64> = steps.iter().filter_map(|(r, s)| s.threads_per_connection(&r.idle)).collect();
                 let each: Vec<String> = per.iter().map(|x| format!("{x:.3}")).collect();
                 let evidence = format!("with {size} open: threads per connection per round {}", each.join(", "));
@@ -66,14 +95,8 @@ pub(super) fn nio_and_async_no_threads(t: &Thresholds) -> Spec {
                 let mut per_server = Vec::new();
                 let mut text = Vec::new();
                 for (id, name) in [(C::BlockingIdle, "nio"), (C::AsyncIdle, "async")] {
-                    let (server, sizes) = cx.idle(id)?;
-                    let size = server.largest_measured(sizes)?;
-                    let above: Vec<(u32, f64)> = idle_steps(server, size)
-                        .iter()
-                        .map(|(r, s)| (r.round, s.threads_above(&r.idle) as f64))
-                        .collect();
-                    let each: Vec<String> = above.iter().map(|(_, n)| format!("{n:+.0}")).collect();
-                    text.push(format!("{name} with {size} open: threads above idle per round {}", each.join(", ")));
+                    let (above, words) = threads_above_at_largest(cx, id)?;
+                    text.push(format!("{name} {words}"));
                     per_server.push(above);
                 }
                 // Per round number, the worse of the two: the claim is about both.

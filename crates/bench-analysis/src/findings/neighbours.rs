@@ -5,7 +5,7 @@
 //! The seeds blame the event loop alone; a thread pool's threads are
 //! preempted, but the cores are as busy, and `/health` waits for one too.
 
-use super::checks::{compare_columns, median, Compared};
+use super::checks::{compare_columns, median, ratio_check, Compared};
 use super::checks::{Kind, Needs, Outcome, Spec};
 use super::Thresholds;
 use crate::stats::Line;
@@ -117,24 +117,21 @@ fn light_words(light: ColumnId) -> &'static str {
 /// The thread pool against the event loop with the work inline, beside
 /// the same /cpu: do preempted threads keep /health faster?
 fn thread_pool_no_shield() -> Spec {
-    use ColumnId as C;
+    let pair = (
+        ColumnId::BlockingHealthNextToCpu,
+        ColumnId::AsyncHealthNextToCpu,
+    );
     Spec {
         id: "saturated-cores-thread-pool-no-shield",
         seed: "beyond the seeds: does a thread pool shield the requests beside saturated cores better than an event loop?",
         kind: NEXT_TO_TWO,
         claim: "next to /cpu saturating the cores, the thread pool keeps /health no faster than the event loop with the work inline: its /health p99 is at least the event loop's".into(),
-        needs: Needs::Columns(vec![C::BlockingHealthNextToCpu, C::AsyncHealthNextToCpu]),
-        check: Box::new(|cx, t| {
-            let (ratio, evidence) = compare_columns(
-                (cx.col(C::BlockingHealthNextToCpu)?, cx.col(C::AsyncHealthNextToCpu)?),
-                Compared::HealthP99,
-                ("thread pool vs event loop, column medians", "thread pool / event loop"),
-                Line {
-                    at: 1.0,
-                    margin: t.margin,
-                },
-            );
-            Some(Outcome::compared(&ratio, (Side::Above, 1.0), t, evidence))
-        }),
+        needs: Needs::both(pair),
+        check: ratio_check(
+            pair,
+            Compared::HealthP99,
+            ("thread pool vs event loop, column medians", "thread pool / event loop"),
+            (Side::Above, |_| 1.0),
+        ),
     }
 }

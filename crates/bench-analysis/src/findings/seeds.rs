@@ -4,7 +4,7 @@
 
 use super::bursts::Burst;
 use super::checks::{across, beats, comes_close, median, paired, paired_rounds, pct};
-use super::checks::{compare_columns, Compared};
+use super::checks::{ratio_check, Compared};
 use super::checks::{Kind, Needs, Outcome, Spec};
 use super::Thresholds;
 use crate::stats::{ratio_words, Line};
@@ -328,30 +328,19 @@ fn async_far_fewer_threads(t: &Thresholds) -> Spec {
 
 /// Seed 001, by CPU: async spends less server CPU per /health request.
 fn baseline_cpu_per_request(_t: &Thresholds) -> Spec {
-    use ColumnId as C;
+    let pair = (ColumnId::AsyncHealth, ColumnId::BlockingHealth);
     Spec {
         id: "baseline-cpu-per-request",
         seed: "seed 001 (by server CPU per request, which shared cores disturb least)",
         kind: COMPARISON,
         claim: "the async server spends less CPU per /health request than the blocking server"
             .into(),
-        needs: Needs::Columns(vec![C::AsyncHealth, C::BlockingHealth]),
-        check: Box::new(|cx, t| {
-            let (per_round, evidence) = compare_columns(
-                (cx.col(C::AsyncHealth)?, cx.col(C::BlockingHealth)?),
-                Compared::CpuPerRequest,
-                ("column medians", "async / blocking"),
-                Line {
-                    at: 1.0,
-                    margin: t.margin,
-                },
-            );
-            Some(Outcome::compared(
-                &per_round,
-                (Side::Below, 1.0),
-                t,
-                evidence,
-            ))
-        }),
+        needs: Needs::both(pair),
+        check: ratio_check(
+            pair,
+            Compared::CpuPerRequest,
+            ("column medians", "async / blocking"),
+            (Side::Below, |_| 1.0),
+        ),
     }
 }

@@ -3,11 +3,11 @@
 //! virtual columns added from its own rounds, each figure set to what the
 //! case tests.
 
-use super::test_runs::{assert_evidence_has, finding, saved_run};
-use bench_model::fixtures::{column_of as column, group_of};
+use super::test_runs::{assert_evidence_has, finding, judged, saved_run};
+use bench_model::fixtures::{column_in, column_in_mut, column_of as column, replace_group};
 use bench_model::Verdict;
 use bench_model::{ColumnId, Driver, GroupId, Target};
-use bench_model::{ColumnResult, DetectorWindow, PoolWindow, RoundResult, RouteWindow, RunResults};
+use bench_model::{DetectorWindow, PoolWindow, RoundResult, RouteWindow, RunResults};
 
 /// The saved seed run, with two carriers and the database 2 ms away
 /// behind a pool of 10.
@@ -19,29 +19,16 @@ fn saved() -> RunResults {
     run
 }
 
-fn column_of(run: &RunResults, id: ColumnId) -> &ColumnResult {
-    run.groups
-        .iter()
-        .flat_map(|g| &g.columns)
-        .find(|c| c.id == id)
-        .unwrap()
-}
-
 /// A round of the saved run, its load answering `rps` successfully per
 /// second with a p99 of `p99_ms`, and `detector` as the server's reading.
 fn round(n: u32, rps: f64, p99_ms: f64, detector: Option<DetectorWindow>) -> RoundResult {
-    let mut r = column_of(&saved(), ColumnId::BlockingUsers).rounds[0].clone();
+    let mut r = column_in(&saved(), ColumnId::BlockingUsers).rounds[0].clone();
     r.round = n;
     r.load.successful_throughput_rps = rps;
     r.load.throughput_rps = rps;
     r.load.latency_ms.p99 = p99_ms;
     r.detector = detector;
     r
-}
-
-fn add_group(run: &mut RunResults, id: GroupId, columns: Vec<ColumnResult>) {
-    run.groups.retain(|g| g.id != id);
-    run.groups.push(group_of(id, columns));
 }
 
 /// A virtual server's reading of `route`: `calls` blocking calls and
@@ -82,7 +69,7 @@ fn remote(run: &mut RunResults, pinning: &[f64], yielding: &[f64], query_ms: Opt
             })
             .collect()
     };
-    add_group(
+    replace_group(
         run,
         GroupId::RemoteDb,
         vec![
@@ -107,17 +94,7 @@ fn remote(run: &mut RunResults, pinning: &[f64], yielding: &[f64], query_ms: Opt
         rounds(&[50.0; 3], query_ms),
     );
     mixed.background_path = Some("/users/1".into());
-    add_group(run, GroupId::RemoteMixed, vec![mixed]);
-}
-
-/// The rounds of column `id`, to change.
-fn rounds_of(run: &mut RunResults, id: ColumnId) -> &mut Vec<RoundResult> {
-    let column = run
-        .groups
-        .iter_mut()
-        .flat_map(|g| &mut g.columns)
-        .find(|c| c.id == id);
-    &mut column.unwrap().rounds
+    replace_group(run, GroupId::RemoteMixed, vec![mixed]);
 }
 
 #[test]
@@ -125,16 +102,14 @@ fn the_yielding_driver_reaches_the_pool_and_reports_its_wait() {
     let mut run = saved();
     // Pool 10 / 2 ms = 5000 req/s; 0.8x that is 4000.
     remote(&mut run, &[900.0; 3], &[4500.0, 4400.0, 4600.0], Some(2.1));
-    let f = finding(&run, "remote-db-yielding-reaches-pool");
-    assert_eq!(f.verdict, Verdict::Held, "{}", f.evidence);
+    let f = judged(&run, "remote-db-yielding-reaches-pool", Verdict::Held);
     assert_evidence_has(&f, "= 5000 req/s");
     assert_evidence_has(&f, "0.50 ms per checkout, 1.00 s over the window");
     assert!(!f.evidence.contains("median round"), "{}", f.evidence);
     remote(&mut run, &[900.0; 3], &[3000.0; 3], Some(2.1));
-    let f = finding(&run, "remote-db-yielding-reaches-pool");
-    assert_eq!(f.verdict, Verdict::NotHeld, "{}", f.evidence);
+    judged(&run, "remote-db-yielding-reaches-pool", Verdict::NotHeld);
     // A prediction that fails says what held it back: here, the cores.
-    for r in rounds_of(&mut run, ColumnId::VirtualYieldingUsersRemote) {
+    for r in &mut column_in_mut(&mut run, ColumnId::VirtualYieldingUsersRemote).rounds {
         r.cpu = bench_model::CpuUse {
             window_seconds: 10.0,
             server_seconds: 6.0,
@@ -151,7 +126,7 @@ fn the_yielding_driver_reaches_the_pool_and_reports_its_wait() {
         "{}",
         f.evidence
     );
-    for r in rounds_of(&mut run, ColumnId::VirtualYieldingUsersRemote) {
+    for r in &mut column_in_mut(&mut run, ColumnId::VirtualYieldingUsersRemote).rounds {
         r.cpu.stolen_seconds = 0.0;
         r.cpu.postgres_seconds = 1.0;
     }
@@ -196,7 +171,7 @@ fn health_next_to_the_pinning_driver_waits_for_a_carrier() {
         column(id, Target::Virtual(driver), "/health", rounds)
     };
     let mixed = |run: &mut RunResults, pinning_p99| {
-        add_group(
+        replace_group(
             run,
             GroupId::RemoteMixed,
             vec![
@@ -214,18 +189,16 @@ fn health_next_to_the_pinning_driver_waits_for_a_carrier() {
         );
     };
     mixed(&mut run, 40.0);
-    let f = finding(&run, "remote-mixed-pinning-delays-health");
-    assert_eq!(f.verdict, Verdict::Held, "{}", f.evidence);
+    judged(&run, "remote-mixed-pinning-delays-health", Verdict::Held);
     mixed(&mut run, 4.0);
-    let f = finding(&run, "remote-mixed-pinning-delays-health");
-    assert_eq!(f.verdict, Verdict::NotHeld, "{}", f.evidence);
+    judged(&run, "remote-mixed-pinning-delays-health", Verdict::NotHeld);
 }
 
 /// The saved run's /posts/1 sweep with a virtual column: the async
 /// server's steps, their successful rates times `scale`.
 fn with_virtual_sweep(scale: f64) -> RunResults {
     let mut run = saved();
-    let mut v = column_of(&run, ColumnId::AsyncPostsSweep).clone();
+    let mut v = column_in(&run, ColumnId::AsyncPostsSweep).clone();
     v.id = ColumnId::VirtualPostsSweep;
     v.server = Target::Virtual(Driver::Pinning);
     for r in &mut v.rounds {
@@ -243,11 +216,17 @@ fn with_virtual_sweep(scale: f64) -> RunResults {
 #[test]
 fn virtual_threads_pass_the_thread_cap_by_five_times_or_not() {
     // The saved async plateau is 7716 req/s, 11.6x the cap of 667.
-    let f = finding(&with_virtual_sweep(1.0), "sweep-virtual-past-cap");
-    assert_eq!(f.verdict, Verdict::Held, "{}", f.evidence);
+    let f = judged(
+        &with_virtual_sweep(1.0),
+        "sweep-virtual-past-cap",
+        Verdict::Held,
+    );
     assert_evidence_has(&f, "/ cap 667 req/s");
-    let f = finding(&with_virtual_sweep(0.3), "sweep-virtual-past-cap");
-    assert_eq!(f.verdict, Verdict::NotHeld, "{}", f.evidence);
+    judged(
+        &with_virtual_sweep(0.3),
+        "sweep-virtual-past-cap",
+        Verdict::NotHeld,
+    );
 }
 
 /// The saved run's idle group with a virtual server: a copy of `like`'s.
@@ -262,20 +241,20 @@ fn with_virtual_idle(like: ColumnId) -> RunResults {
 
 #[test]
 fn idle_connections_cost_virtual_threads_no_threads_with_memory_beside_the_others() {
-    let f = finding(
+    let f = judged(
         &with_virtual_idle(ColumnId::BlockingIdle),
         "idle-virtual-no-threads",
+        Verdict::Held,
     );
-    assert_eq!(f.verdict, Verdict::Held, "{}", f.evidence);
     for name in ["virtual threads", "event loop", "tiny_http"] {
         assert_evidence_has(&f, &format!("{name} "));
     }
     assert_evidence_has(&f, "KiB (at 10000 open)");
-    let f = finding(
+    judged(
         &with_virtual_idle(ColumnId::BlockingIdleTinyHttp),
         "idle-virtual-no-threads",
+        Verdict::NotHeld,
     );
-    assert_eq!(f.verdict, Verdict::NotHeld, "{}", f.evidence);
 }
 
 /// The stall detectors' group on virtual threads: per column, the route,
@@ -299,7 +278,7 @@ fn stalls(figures: &[(ColumnId, &str, Driver, u64, u64)]) -> RunResults {
             column(id, Target::Virtual(driver), &path, rounds)
         })
         .collect();
-    add_group(&mut run, GroupId::Stalls, columns);
+    replace_group(&mut run, GroupId::Stalls, columns);
     run
 }
 

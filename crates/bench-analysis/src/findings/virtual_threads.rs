@@ -5,8 +5,9 @@
 //! window's query time), at most half the yielding driver's throughput,
 //! and delays /health beside it; and no OS thread per idle connection.
 
-use super::checks::{compare_columns, median, pct, where_the_cores_went, Compared};
+use super::checks::{median, pct, ratio_check, where_the_cores_went, Compared};
 use super::checks::{Ctx, Kind, Needs, Outcome, Spec};
+use super::idle::{at_largest, threads_above_at_largest};
 use super::Thresholds;
 use crate::stats::{ratio_words, share_words, Line};
 use crate::sweep as sw;
@@ -14,7 +15,7 @@ use crate::verdict::{Call, Side};
 use bench_model::figures::{delivered_round_trip_ms, successful_rps};
 use bench_model::Spread;
 use bench_model::{ColumnId, GroupId};
-use bench_model::{ColumnResult, IdleCell, IdleRound, IdleStep, RoundResult};
+use bench_model::{ColumnResult, RoundResult};
 
 /// Every finding of this family, in report order.
 pub(super) fn specs(t: &Thresholds) -> Vec<Spec> {
@@ -213,7 +214,10 @@ fn carrier_cap_outcome(cx: &Ctx<'_>, t: &Thresholds) -> Option<Outcome> {
 
 /// 3b. Pinning serves at most half of yielding's throughput.
 fn pinning_half_of_yielding(t: &Thresholds) -> Spec {
-    use ColumnId as C;
+    let pair = (
+        ColumnId::VirtualPinningUsersRemote,
+        ColumnId::VirtualYieldingUsersRemote,
+    );
     Spec {
         id: "remote-db-pinning-half-of-yielding",
         seed: "beyond the seeds: the pinning trap",
@@ -222,27 +226,22 @@ fn pinning_half_of_yielding(t: &Thresholds) -> Spec {
             "in the remote-database group the pinning driver serves at most {}x the yielding driver's successful requests per second",
             t.pinning_share_of_yielding
         ),
-        needs: Needs::Columns(vec![C::VirtualPinningUsersRemote, C::VirtualYieldingUsersRemote]),
-        check: Box::new(|cx, t| {
-            let (ratio, evidence) = compare_columns(
-                (cx.col(C::VirtualPinningUsersRemote)?, cx.col(C::VirtualYieldingUsersRemote)?),
-                Compared::Throughput,
-                PINNING_VS_YIELDING,
-                Line { at: t.pinning_share_of_yielding, margin: t.margin },
-            );
-            Some(Outcome::compared(
-                &ratio,
-                (Side::Below, t.pinning_share_of_yielding),
-                t,
-                evidence,
-            ))
-        }),
+        needs: Needs::both(pair),
+        check: ratio_check(
+            pair,
+            Compared::Throughput,
+            PINNING_VS_YIELDING,
+            (Side::Below, |t| t.pinning_share_of_yielding),
+        ),
     }
 }
 
 /// 3c. /health next to the pinning driver waits for a carrier.
 fn pinning_delays_health(t: &Thresholds) -> Spec {
-    use ColumnId as C;
+    let pair = (
+        ColumnId::VirtualPinningHealthNextToUsersRemote,
+        ColumnId::VirtualYieldingHealthNextToUsersRemote,
+    );
     Spec {
         id: "remote-mixed-pinning-delays-health",
         seed: "beyond the seeds: a pinned carrier delays every request on it",
@@ -251,47 +250,21 @@ fn pinning_delays_health(t: &Thresholds) -> Spec {
             "a pinning driver delays unrelated requests: with the database a round trip away, /health p99 next to /users/1 on the pinning driver is at least {}x its p99 next to the yielding driver",
             t.mixed_p99_factor
         ),
-        needs: Needs::Columns(vec![
-            C::VirtualPinningHealthNextToUsersRemote,
-            C::VirtualYieldingHealthNextToUsersRemote,
-        ]),
-        check: Box::new(|cx, t| {
-            let (factor, evidence) = compare_columns(
-                (
-                    cx.col(C::VirtualPinningHealthNextToUsersRemote)?,
-                    cx.col(C::VirtualYieldingHealthNextToUsersRemote)?,
-                ),
-                Compared::HealthP99,
-                PINNING_VS_YIELDING,
-                Line { at: t.mixed_p99_factor, margin: t.margin },
-            );
-            Some(Outcome::compared(
-                &factor,
-                (Side::Above, t.mixed_p99_factor),
-                t,
-                evidence,
-            ))
-        }),
-    }
-}
-
-/// The rounds of an idle server that opened all of `size` connections.
-fn steps_at(cx: &Ctx<'_>, id: ColumnId, size: usize) -> Vec<(IdleRound, IdleStep)> {
-    match cx.idle(id).map(|(s, _)| s.cell(size)) {
-        Some(IdleCell::Measured(steps)) => steps
-            .into_iter()
-            .map(|(r, s)| (r.clone(), s.clone()))
-            .collect(),
-        _ => Vec::new(),
+        needs: Needs::both(pair),
+        check: ratio_check(
+            pair,
+            Compared::HealthP99,
+            PINNING_VS_YIELDING,
+            (Side::Above, |t| t.mixed_p99_factor),
+        ),
     }
 }
 
 /// KiB above idle per connection at `server`'s largest size, in words.
 fn kib_words(cx: &Ctx<'_>, id: ColumnId, name: &str) -> Option<String> {
-    let (server, sizes) = cx.idle(id)?;
-    let size = server.largest_measured(sizes)?;
+    let (size, steps) = at_largest(cx, id)?;
     let kib = Spread::of(
-        steps_at(cx, id, size)
+        steps
             .iter()
             .filter_map(|(r, s)| s.kib_per_connection(&r.idle)),
     )?;
@@ -311,10 +284,8 @@ fn idle_no_threads(t: &Thresholds) -> Spec {
         ),
         needs: Needs::Columns(vec![C::VirtualIdle]),
         check: Box::new(|cx, t| {
-            let (server, sizes) = cx.idle(C::VirtualIdle)?;
-            let size = server.largest_measured(sizes)?;
-            let steps = steps_at(cx, C::VirtualIdle, size);
-            let above: Vec<f64> = steps.iter().map(|(r, s)| s.threads_above(&r.idle) as f64).collect();
+            let (above, short) = threads_above_at_largest(cx, C::VirtualIdle)?;
+            let above: Vec<f64> = above.into_iter().map(|(_, n)| n).collect();
             let kib: Vec<String> = [
                 (C::VirtualIdle, "virtual threads"),
                 (C::AsyncIdle, "event loop"),
@@ -323,8 +294,6 @@ fn idle_no_threads(t: &Thresholds) -> Spec {
             .into_iter()
             .filter_map(|(id, name)| kib_words(cx, id, name))
             .collect();
-            let each: Vec<String> = above.iter().map(|n| format!("{n:+.0}")).collect();
-            let short = format!("with {size} open: threads above idle per round {}", each.join(", "));
             let evidence = format!("{short}; per idle connection (medians): {}", kib.join(", "));
             Some(
                 Outcome::judged(&above, (Side::Below, t.idle_threads_allowance), t, evidence)

@@ -7,20 +7,14 @@
 //! The rounds are the saved seed run's (docs/results/seed-2026-12-03),
 //! their figures set to what each case tests.
 
-use std::path::Path;
-
 use bench_analysis::findings::check;
 use bench_analysis::sweep::{crossover, crossover_call};
 use bench_analysis::verdict::{judge, Call};
+use bench_model::fixtures::{column_in_mut, saved_run};
 use bench_model::{ColumnId, ErrorKind, Finding, RunResults, Verdict, THRESHOLDS};
 
 fn saved() -> RunResults {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../docs/results/seed-2026-12-03/results.json");
-    let text = std::fs::read_to_string(path).unwrap();
-    bench_model::SavedRun::from_json(&text, "seed-2026-12-03")
-        .unwrap()
-        .results
+    saved_run("seed-2026-12-03").results
 }
 
 /// Fails, showing the whole evidence, unless `f`'s evidence holds `part`.
@@ -39,12 +33,7 @@ fn finding(run: &RunResults, id: &str) -> Finding {
 /// Sets column `id`'s successful requests per second, round by round; a
 /// round at 0 had every one of its 1000 requests refused.
 fn set_rps(run: &mut RunResults, id: ColumnId, rps: &[f64]) {
-    let column = run
-        .groups
-        .iter_mut()
-        .flat_map(|g| &mut g.columns)
-        .find(|c| c.id == id)
-        .unwrap();
+    let column = column_in_mut(run, id);
     column.rounds.truncate(rps.len());
     for (r, &x) in column.rounds.iter_mut().zip(rps) {
         r.load.successful_throughput_rps = x;
@@ -236,10 +225,7 @@ fn a_tie_on_crafted_rounds_is_same_and_a_disagreement_says_which() {
 
 #[test]
 fn the_seed_runs_three_ties_are_same_when_judged_again() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../docs/results/seed-drivers-java-2026-12-04/results.json");
-    let text = std::fs::read_to_string(path).unwrap();
-    let saved = bench_model::SavedRun::from_json(&text, "seed-drivers-java").unwrap();
+    let saved = saved_run("seed-drivers-java-2026-12-04");
     let again = check(&saved.results, &saved.thresholds);
     for id in [
         "cpu-inline-hurts-async",

@@ -290,9 +290,8 @@ mod tests {
 
     #[test]
     fn axis_maxima_are_nice() {
-        assert_eq!(nice_max(0.0), 1.0);
-        assert_eq!(nice_max(7.0), 10.0);
-        assert_eq!(nice_max(1234.0), 2000.0);
-        assert_eq!(nice_max(0.03), 0.05);
+        for (max, nice) in [(0.0, 1.0), (7.0, 10.0), (1234.0, 2000.0), (0.03, 0.05)] {
+            assert_eq!(nice_max(max), nice, "{max}");
+        }
     }
 }

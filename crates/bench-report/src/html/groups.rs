@@ -77,20 +77,22 @@ fn tables(g: &GroupResult, t: &Thresholds) -> String {
         ));
     }
     if let Some(e) = &g.equal_load {
-        let _ = writeln!(
-            out,
-            "<h3>At an equal load</h3>\n<p class=\"load\">{}</p>",
-            escape(&equal_load_line(e))
-        );
-        out.push_str(&scrolled(table(&equal_load_table(g, e), "equal-load")));
+        let rows = table(&equal_load_table(g, e), "equal-load");
+        out.push_str(&titled("At an equal load", &equal_load_line(e), rows));
     }
     if let Some(probe) = &g.cold_start {
-        let _ = writeln!(
-            out,
-            "<h3>Cold-start probe</h3>\n<p class=\"load\">{}</p>",
-            escape(&cold_start_line(probe))
-        );
-        out.push_str(&scrolled(table(&cold_start_table(probe, t), "cold-start")));
+        let rows = table(&cold_start_table(probe, t), "cold-start");
+        out.push_str(&titled("Cold-start probe", &cold_start_line(probe), rows));
     }
     out
+}
+
+/// A part of a group's section with a title of its own: the title, the
+/// line that says what was run, and its table (`rows`, as HTML).
+fn titled(title: &str, line: &str, rows: String) -> String {
+    format!(
+        "<h3>{title}</h3>\n<p class=\"load\">{}</p>\n{}",
+        escape(line),
+        scrolled(rows)
+    )
 }

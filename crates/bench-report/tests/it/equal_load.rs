@@ -4,6 +4,7 @@
 //! generator shares; a run saved without them ranked by throughput as
 //! before; and the windows' table in every printer.
 
+use super::assert_lines;
 use bench_analysis::findings::check;
 use bench_model::fixtures::*;
 use bench_model::*;
@@ -72,26 +73,27 @@ fn the_windows_table_gives_the_rate_the_cost_and_the_client_beside_it() {
     let text = render_table(&equal_load_table(g, g.equal_load.as_ref().unwrap()));
     // The fixture's rounds: 6000 requests in 10 s, every one a success,
     // the load generator 1 s of CPU and Postgres 0.5 s per window.
-    let expected = [
-        "                                                     blocking-health  async-health",
-        "----------------------------------------------------------------------------------",
-        "Rounds                                                             3             3",
-        "Target rate (req/s)                                              600           600",
-        "Achieved (req/s)                                        600 (100.0%)  600 (100.0%)",
-        "Server CPU per request (us)                               10.00 ±10%      8.00 ±5%",
-        "Relative, cheapest = 1.00                                       0.80          1.00",
-        "Req/s per core of a dedicated server                     100000 ±11%    125000 ±5%",
-        "p50 (ms)                                                    0.50 ±0%      0.50 ±0%",
-        "p99 (ms)                                                    1.00 ±0%      1.00 ±0%",
-        "p99.9 (ms)                                                  1.50 ±0%      1.50 ±0%",
-        "Errors                                                             0             0",
-        "Load generator CPU per request (us)                       166.67 ±0%    166.67 ±0%",
-        "Postgres CPU per request (us)                              83.33 ±0%     83.33 ±0%",
-        "Closed loop, shared with the load generator (req/s)         1500 ±0%      1200 ±0%",
-        "",
-    ]
-    .join("\n");
-    assert_eq!(text, expected, "got:\n{text}");
+    assert_lines(
+        &text,
+        &[
+            "                                                     blocking-health  async-health",
+            "----------------------------------------------------------------------------------",
+            "Rounds                                                             3             3",
+            "Target rate (req/s)                                              600           600",
+            "Achieved (req/s)                                        600 (100.0%)  600 (100.0%)",
+            "Server CPU per request (us)                               10.00 ±10%      8.00 ±5%",
+            "Relative, cheapest = 1.00                                       0.80          1.00",
+            "Req/s per core of a dedicated server                     100000 ±11%    125000 ±5%",
+            "p50 (ms)                                                    0.50 ±0%      0.50 ±0%",
+            "p99 (ms)                                                    1.00 ±0%      1.00 ±0%",
+            "p99.9 (ms)                                                  1.50 ±0%      1.50 ±0%",
+            "Errors                                                             0             0",
+            "Load generator CPU per request (us)                       166.67 ±0%    166.67 ±0%",
+            "Postgres CPU per request (us)                              83.33 ±0%     83.33 ±0%",
+            "Closed loop, shared with the load generator (req/s)         1500 ±0%      1200 ±0%",
+            "",
+        ],
+    );
     let findings = check(&run, &THRESHOLDS);
     let md = bench_report::markdown::render(&run, &findings, &THRESHOLDS);
     assert!(

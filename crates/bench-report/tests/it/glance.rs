@@ -298,15 +298,17 @@ fn the_event_loop_cell_is_its_spring_default_and_pipelining_is_beyond_it() {
         other => panic!("not ranked: {other:?}"),
     };
     let judged_by = |g: &Glance| g.rows[0].verdict.as_ref().unwrap().finding.clone();
+    // The cell is deadpool at 1.00, the pipelined driver beside it at `relative`.
+    let deadpool_then_pipelined = |g: &Glance, relative: f64| {
+        let cell = (ColumnId::AsyncUsersDeadpool, "deadpool".to_owned(), 1.0);
+        assert_eq!(event_loop(g), cell);
+        let beyond = g.rows[0].beyond_of(Model::EventLoop).unwrap();
+        assert_eq!(beyond.pick.column, ColumnId::AsyncUsersPipelined);
+        assert!((beyond.relative.unwrap().median - relative).abs() < 1e-9);
+    };
     let g = glance_of(&run);
     // The row's best is the best default: deadpool's 1100 is 1.00.
-    assert_eq!(
-        event_loop(&g),
-        (ColumnId::AsyncUsersDeadpool, "deadpool".to_owned(), 1.0)
-    );
-    let beyond = g.rows[0].beyond_of(Model::EventLoop).unwrap();
-    assert_eq!(beyond.pick.column, ColumnId::AsyncUsersPipelined);
-    assert!((beyond.relative.unwrap().median - 2500.0 / 1100.0).abs() < 1e-12);
+    deadpool_then_pipelined(&g, 2500.0 / 1100.0);
     assert_eq!(g.rows[0].beyond_of(Model::ThreadPool), None);
     // No equal-load windows: the row shows the first finding of its list,
     // not measured (the throughput claims are retired where the cores decide).
@@ -352,13 +354,7 @@ fn the_event_loop_cell_is_its_spring_default_and_pipelining_is_beyond_it() {
         c.path = "/users/1".into();
     }
     let g = glance_of(&run);
-    assert_eq!(
-        event_loop(&g),
-        (ColumnId::AsyncUsersDeadpool, "deadpool".to_owned(), 1.0)
-    );
-    let beyond = g.rows[0].beyond_of(Model::EventLoop).unwrap();
-    assert_eq!(beyond.pick.column, ColumnId::AsyncUsersPipelined);
-    assert!((beyond.relative.unwrap().median - 30.0 / 25.0).abs() < 1e-9);
+    deadpool_then_pipelined(&g, 30.0 / 25.0);
     assert_eq!(judged_by(&g), "db-async-deadpool-cheaper-at-equal-load");
 }
 

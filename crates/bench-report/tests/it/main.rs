@@ -28,7 +28,9 @@ mod wrongs;
 
 use std::path::{Path, PathBuf};
 
-use bench_model::SavedRun;
+use bench_analysis::findings::check;
+use bench_model::fixtures::{read_run, saved_run, saved_runs};
+use bench_model::{Finding, RunResults, Verdict, THRESHOLDS};
 
 /// The workspace's root.
 fn workspace() -> PathBuf {
@@ -38,30 +40,23 @@ fn workspace() -> PathBuf {
         .unwrap()
 }
 
-/// The results.json at `path`, read and parsed.
-fn read_run(path: &Path) -> SavedRun {
-    let text = std::fs::read_to_string(path).unwrap();
-    SavedRun::from_json(&text, &path.display().to_string()).unwrap()
+/// The finding `id` of `run`, as this build judges it.
+fn finding(run: &RunResults, id: &str) -> Finding {
+    let findings = check(run, &THRESHOLDS);
+    findings.into_iter().find(|f| f.id == id).unwrap()
 }
 
-/// The run saved in docs/results/`name`.
-fn saved_run(name: &str) -> SavedRun {
-    read_run(
-        &workspace()
-            .join("docs/results")
-            .join(name)
-            .join("results.json"),
-    )
+/// [`finding`], failing with its evidence unless judged `expected`.
+#[track_caller]
+fn judged(run: &RunResults, id: &str, expected: Verdict) -> Finding {
+    let f = finding(run, id);
+    assert_eq!(f.verdict, expected, "{id}: {}", f.evidence);
+    f
 }
 
-/// Every results.json saved under docs/results, sorted.
-fn saved_runs() -> Vec<PathBuf> {
-    let mut runs: Vec<PathBuf> = std::fs::read_dir(workspace().join("docs/results"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path().join("results.json"))
-        .filter(|p| p.is_file())
-        .collect();
-    runs.sort();
-    runs
+/// Fails, showing what was rendered, unless `text` is `lines` joined by
+/// newlines.
+#[track_caller]
+fn assert_lines(text: &str, lines: &[&str]) {
+    assert_eq!(text, lines.join("\n"), "got:\n{text}");
 }

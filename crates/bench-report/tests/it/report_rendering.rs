@@ -1,6 +1,7 @@
 //! The report from fixed inputs: round aggregation, tables, spreads, the
 //! three-way verdicts and the quiet-machine warning, checked exactly.
 
+use super::{assert_lines, finding, judged};
 use bench_analysis::findings::check;
 
 use bench_model::Verdict;
@@ -32,38 +33,39 @@ fn group_table_shows_medians_spreads_idle_to_peak_and_ratios() {
         ],
     );
     let text = render_table(&group_table(&g));
-    let expected = [
-        "                                  blocking-cpu          async-cpu",
-        "-----------------------------------------------------------------",
-        "Rounds                                       3                  3",
-        "Total Requests                            2000       1000 (0.50x)",
-        "Average (ms)                              20.0       60.0 (3.00x)",
-        "Min (ms)                                  1.00       1.00 (1.00x)",
-        "Max (ms)                                  80.0        240 (3.00x)",
-        "Std. Dev. (ms)                            3.00       3.00 (1.00x)",
-        "Error Rate                               0.00%              0.00%",
-        "Throughput (req/s)                   200.0 ±5%  100.0 ±4% (0.50x)",
-        "Successful (req/s)                   200.0 ±5%  100.0 ±4% (0.50x)",
-        "Threads idle -> peak                  3 -> 210             3 -> 5",
-        "p50 (ms)                             20.0 ±10%   60.0 ±5% (3.00x)",
-        "p95 (ms)                             36.0 ±10%    108 ±5% (3.00x)",
-        "p99 (ms)                             40.0 ±10%    120 ±5% (3.00x)",
-        "RSS idle -> peak (MiB)             8.0 -> 64.0        8.0 -> 64.0",
-        "Server CPU (s)                            0.04       0.02 (0.50x)",
-        "Server CPU per request (us)           20.0 ±0%   20.0 ±0% (1.00x)",
-        "CPU: load generator (s)                   1.00       1.00 (1.00x)",
-        "CPU: Postgres (s)                         0.50       0.50 (1.00x)",
-        "CPU: Redis (s)                            0.00               0.00",
-        "CPU: kernel softirqs (s)                  0.20       0.20 (1.00x)",
-        "CPU: everything else (s)                  0.10       0.10 (1.00x)",
-        "Slow polls (share of polls)                  -                  -",
-        "Blocking calls on the event loop             -                  -",
-        "Event-loop lag p99 (ms)                      -                  -",
-        "Queue wait p99 (ms)                          -                  -",
-        "",
-    ]
-    .join("\n");
-    assert_eq!(text, expected, "got:\n{text}");
+    assert_lines(
+        &text,
+        &[
+            "                                  blocking-cpu          async-cpu",
+            "-----------------------------------------------------------------",
+            "Rounds                                       3                  3",
+            "Total Requests                            2000       1000 (0.50x)",
+            "Average (ms)                              20.0       60.0 (3.00x)",
+            "Min (ms)                                  1.00       1.00 (1.00x)",
+            "Max (ms)                                  80.0        240 (3.00x)",
+            "Std. Dev. (ms)                            3.00       3.00 (1.00x)",
+            "Error Rate                               0.00%              0.00%",
+            "Throughput (req/s)                   200.0 ±5%  100.0 ±4% (0.50x)",
+            "Successful (req/s)                   200.0 ±5%  100.0 ±4% (0.50x)",
+            "Threads idle -> peak                  3 -> 210             3 -> 5",
+            "p50 (ms)                             20.0 ±10%   60.0 ±5% (3.00x)",
+            "p95 (ms)                             36.0 ±10%    108 ±5% (3.00x)",
+            "p99 (ms)                             40.0 ±10%    120 ±5% (3.00x)",
+            "RSS idle -> peak (MiB)             8.0 -> 64.0        8.0 -> 64.0",
+            "Server CPU (s)                            0.04       0.02 (0.50x)",
+            "Server CPU per request (us)           20.0 ±0%   20.0 ±0% (1.00x)",
+            "CPU: load generator (s)                   1.00       1.00 (1.00x)",
+            "CPU: Postgres (s)                         0.50       0.50 (1.00x)",
+            "CPU: Redis (s)                            0.00               0.00",
+            "CPU: kernel softirqs (s)                  0.20       0.20 (1.00x)",
+            "CPU: everything else (s)                  0.10       0.10 (1.00x)",
+            "Slow polls (share of polls)                  -                  -",
+            "Blocking calls on the event loop             -                  -",
+            "Event-loop lag p99 (ms)                      -                  -",
+            "Queue wait p99 (ms)                          -                  -",
+            "",
+        ],
+    );
 }
 
 #[test]
@@ -383,16 +385,12 @@ fn sweep_findings_judge_the_plateau_against_the_cap_and_name_the_crossover() {
             &cols[2..],
         ),
     ]);
-    let f = check(&r, &THRESHOLDS);
-    let by_id = |id: &str| f.iter().find(|x| x.id == id).unwrap();
-    let plateau = by_id("sweep-blocking-plateau-at-cap");
-    assert_eq!(plateau.verdict, Verdict::Held);
+    let plateau = judged(&r, "sweep-blocking-plateau-at-cap", Verdict::Held);
     assert_eq!(
         plateau.evidence,
         "plateau (at 400 and 800 connections) per round 640, 650, 660 req/s (each the median at those steps) vs cap 667 req/s (200 threads / 300 ms): off by 4.0%, 2.5%, 1.0% per round"
     );
-    let past = by_id("sweep-async-past-cap");
-    assert_eq!(past.verdict, Verdict::Held);
+    let past = judged(&r, "sweep-async-past-cap", Verdict::Held);
     // Async doubles from 400 to 800 connections: no plateau, and its
     // evidence does not call it one.
     assert!(
@@ -415,12 +413,11 @@ fn sweep_findings_judge_the_plateau_against_the_cap_and_name_the_crossover() {
         "detector-marks-blocking-calls",
         "detector-timing-flags-blocking-routes",
     ] {
-        assert_eq!(by_id(id).verdict, Verdict::NotMeasured, "{id}");
+        judged(&r, id, Verdict::NotMeasured);
     }
     // Ahead at the top step in one round, level below it: no round has a
     // crossover, and none is behind by more than the margin either.
-    let users = by_id("sweep-users-async-crossover");
-    assert_eq!(users.verdict, Verdict::Inconclusive);
+    let users = judged(&r, "sweep-users-async-crossover", Verdict::Inconclusive);
     assert!(
         users.evidence.starts_with(
             "crossover (async ahead by more than 5% from that step to the highest, over 2 steps or more) per round: none, none, none ("
@@ -540,18 +537,12 @@ fn redis_client_findings_compare_throughput_and_show_cpu_per_request() {
             steady("async-cache-pool", "async", 103.0, 1.0, 5),
         ],
     )]);
-    let f = check(&r, &THRESHOLDS);
-    let by_id = |id: &str| f.iter().find(|x| x.id == id).unwrap().clone();
-    let shared = by_id("cache-shared-connection-beats-pool");
-    assert_eq!(shared.verdict, Verdict::Held);
+    let shared = judged(&r, "cache-shared-connection-beats-pool", Verdict::Held);
     assert_eq!(
         shared.evidence,
         "150 vs 103 req/s (column medians); async-cache / async-cache-pool: per round 1.46x, 1.46x, 1.46x (median 1.46x); server CPU 20.0 vs 20.0 us per request (column medians)"
     );
-    assert_eq!(
-        by_id("cache-checkout-round-trip-costs").verdict,
-        Verdict::Same
-    );
+    judged(&r, "cache-checkout-round-trip-costs", Verdict::Same);
 }
 
 #[test]
@@ -573,18 +564,12 @@ fn redis_client_cpu_findings_compare_server_cpu_per_request() {
             pool,
         ],
     )]);
-    let f = check(&r, &THRESHOLDS);
-    let by_id = |id: &str| f.iter().find(|x| x.id == id).unwrap().clone();
-    let round_trip = by_id("cache-checkout-round-trip-costs-cpu");
-    assert_eq!(round_trip.verdict, Verdict::Held);
+    let round_trip = judged(&r, "cache-checkout-round-trip-costs-cpu", Verdict::Held);
     assert_eq!(
         round_trip.evidence,
         "30.0 vs 24.0 us of server CPU per request (column medians); async-cache-deadpool-redis / async-cache-pool: per round 1.25x, 1.25x, 1.25x (median 1.25x)"
     );
-    assert_eq!(
-        by_id("cache-exclusive-checkout-costs-cpu").verdict,
-        Verdict::Held
-    );
+    judged(&r, "cache-exclusive-checkout-costs-cpu", Verdict::Held);
 }
 
 /// The baseline group with the cold-start probe of tiny_http and nio.
@@ -616,29 +601,26 @@ fn cold_start_probe_renders_its_table_and_its_finding() {
     );
     let probe = r.groups[0].cold_start.as_ref().unwrap();
     let text = render_table(&cold_start_table(probe, &THRESHOLDS));
-    let expected = [
-        "                                            blocking-health-tiny-http  blocking-health",
-        "--------------------------------------------------------------------------------------",
-        "Cold starts                                                         3                3",
-        "Unanswered over 1000 ms, each start (of 3)                    0, 2, 0          0, 0, 0",
-        "Starts with any unanswered                                     1 of 3           0 of 3",
-        "Slowest first answer (ms)                        never (1 connection)              999",
-        "",
-    ]
-    .join("\n");
-    assert_eq!(text, expected, "got:\n{text}");
+    assert_lines(
+        &text,
+        &[
+            "                                            blocking-health-tiny-http  blocking-health",
+            "--------------------------------------------------------------------------------------",
+            "Cold starts                                                         3                3",
+            "Unanswered over 1000 ms, each start (of 3)                    0, 2, 0          0, 0, 0",
+            "Starts with any unanswered                                     1 of 3           0 of 3",
+            "Slowest first answer (ms)                        never (1 connection)              999",
+            "",
+        ],
+    );
 
-    let f = check(&r, &THRESHOLDS);
-    let unfair = f
-        .iter()
-        .find(|x| x.id == "tiny-http-cold-start-unfair")
-        .unwrap();
-    assert_eq!(unfair.verdict, Verdict::Held);
+    let unfair = judged(&r, "tiny-http-cold-start-unfair", Verdict::Held);
     assert_eq!(
         unfair.evidence,
         "connections unanswered for over 1000 ms: tiny_http 0, 2, 0 of 3 (on 1 of 3 cold starts); nio 0, 0, 0 of 3 (on 0 of 3 cold starts)"
     );
     // The terminal and Markdown reports both carry the table.
+    let f = check(&r, &THRESHOLDS);
     let md = bench_report::markdown::render(&r, &f, &THRESHOLDS);
     assert!(
         md.contains("| Starts with any unanswered | 1 of 3 | 0 of 3 |"),
@@ -652,13 +634,7 @@ fn cold_start_probe_renders_its_table_and_its_finding() {
 
     // nio starving one connection once is a NOT HELD; no starved start at
     // all in three is too few to tell.
-    let verdict_of = |r: &RunResults| {
-        check(r, &THRESHOLDS)
-            .into_iter()
-            .find(|x| x.id == "tiny-http-cold-start-unfair")
-            .unwrap()
-            .verdict
-    };
+    let verdict_of = |r: &RunResults| finding(r, "tiny-http-cold-start-unfair").verdict;
     let nio_starves = probed_baseline(
         &[&[None, None, None]],
         &[&[Some(1.0), Some(1001.0), Some(2.0)]],
@@ -696,14 +672,8 @@ fn tiny_http_threads_are_compared_with_nio_in_three_groups() {
         ),
         pair("slow", "blocking-posts", "blocking-posts-tiny-http", 231),
     ]);
-    let finding = |r: &RunResults| {
-        check(r, &THRESHOLDS)
-            .into_iter()
-            .find(|x| x.id == "tiny-http-thread-per-connection")
-            .unwrap()
-    };
-    let f = finding(&r);
-    assert_eq!(f.verdict, Verdict::Held);
+    let id = "tiny-http-thread-per-connection";
+    let f = judged(&r, id, Verdict::Held);
     assert_eq!(
         f.evidence,
         "240 vs 210 threads at peak (baseline, column medians), 250 vs 210 threads at peak (database, column medians), 231 vs 210 threads at peak (slow, column medians); tiny_http / nio, the smallest of the three: per round 1.10x, 1.10x, 1.10x (median 1.10x)"
@@ -713,7 +683,7 @@ fn tiny_http_threads_are_compared_with_nio_in_three_groups() {
     for round in &mut r.groups[2].columns[1].rounds {
         round.server_process.peak_threads = 214;
     }
-    assert_eq!(finding(&r).verdict, Verdict::Same);
+    judged(&r, id, Verdict::Same);
 }
 
 /// A route's detector figures: its name, (polls, slow polls, blocking calls
@@ -847,11 +817,7 @@ fn the_blocking_call_finding_names_the_background_route_it_missed() {
             )],
         ),
     ]);
-    let f = check(&r, &THRESHOLDS)
-        .into_iter()
-        .find(|f| f.id == "detector-marks-blocking-calls")
-        .unwrap();
-    assert_eq!(f.verdict, Verdict::NotHeld);
+    let f = judged(&r, "detector-marks-blocking-calls", Verdict::NotHeld);
     assert!(
         f.evidence.starts_with(
             "flagged (blocking calls on an event-loop worker per poll >= 0.01, in some round): none; should be flagged but is not: /cpu in async-cpu (0, 0, 0); /users/{id}/blocking in async-health-next-to-users-blocking (0, 0, 0)"

@@ -4,51 +4,25 @@
 //! model's finding, beside the rows of the wrong variants.
 
 use bench_analysis::findings::check;
-use bench_model::fixtures::{column, group, results};
-use bench_model::{ColumnId, ColumnResult, RunResults, Verdict, THRESHOLDS};
+use bench_model::fixtures::mixed_groups;
+use bench_model::{ColumnId, RunResults, Verdict, THRESHOLDS};
 use bench_report::glance::{self, wrongs::WrongKind};
-
-/// /health on `id`'s server next to `background`, three rounds at `p99` ms.
-fn beside(id: &str, server: &str, background: &str, p99: f64) -> ColumnResult {
-    let mut c = column(id, server, &[(50.0, p99); 3], 20);
-    c.path = "/health".into();
-    c.background_path = Some(background.into());
-    c
-}
 
 /// The mixed and remote-mixed groups with the seed run's figures, rounded.
 fn mixed_run() -> RunResults {
-    let mixed = group(
-        "mixed",
-        vec![
-            beside("blocking-health-next-to-cpu", "blocking", "/cpu?n=5", 126.0),
-            beside("async-health-next-to-cpu", "async", "/cpu?n=5", 82.5),
-            beside(
-                "async-health-next-to-cpu-rayon",
-                "async",
-                "/cpu/rayon?n=5",
-                2.0,
-            ),
-            beside("blocking-health-next-to-posts", "blocking", "/posts/1", 0.5),
-            beside("async-health-next-to-posts", "async", "/posts/1", 0.6),
-            beside(
-                "virtual-health-next-to-cpu",
-                "virtual-pinning",
-                "/cpu?n=5",
-                200.0,
-            ),
-        ],
-    );
-    let remote = group(
-        "remote-mixed",
-        vec![beside(
+    mixed_groups(&[
+        ("blocking-health-next-to-cpu", "blocking", [126.0; 3]),
+        ("async-health-next-to-cpu", "async", [82.5; 3]),
+        ("async-health-next-to-cpu-rayon", "async", [2.0; 3]),
+        ("blocking-health-next-to-posts", "blocking", [0.5; 3]),
+        ("async-health-next-to-posts", "async", [0.6; 3]),
+        ("virtual-health-next-to-cpu", "virtual-pinning", [200.0; 3]),
+        (
             "virtual-yielding-health-next-to-users-remote",
             "virtual-yielding",
-            "/users/1",
-            0.7,
-        )],
-    );
-    results(vec![mixed, remote])
+            [0.7; 3],
+        ),
+    ])
 }
 
 #[test]

@@ -14,11 +14,26 @@ use crate::output::Echo;
 use crate::plan::{ColumnId, JavaServer, RunPlan};
 use crate::tools::export::{self, Targets, Tool};
 use bench_analysis::findings::check;
-use bench_model::THRESHOLDS;
+use bench_model::{RunResults, THRESHOLDS};
 
 fn fail(command: &str, message: impl std::fmt::Display) -> ExitCode {
     eprintln!("bench {command}: {message}");
     ExitCode::from(2)
+}
+
+/// Judges `results` and writes the run's files into `dir`, saying where;
+/// when they cannot be written, the error on stderr after `command`'s
+/// name, and the exit code.
+fn write_run(command: &str, dir: &Path, results: &RunResults) -> Result<(), ExitCode> {
+    if let Err(e) = crate::output::judge_and_write(dir, results, Echo::Print) {
+        eprintln!("{command}: {e:#}");
+        return Err(ExitCode::FAILURE);
+    }
+    println!(
+        "\nReport, results.json and charts written to {}",
+        dir.display()
+    );
+    Ok(())
 }
 
 /// The main job: the plan of every selected group carried out, then the
@@ -46,14 +61,9 @@ pub fn run_matrix(flags: &RunFlags) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    if let Err(e) = crate::output::judge_and_write(&dir, &results, Echo::Print) {
-        eprintln!("bench: {e:#}");
-        return ExitCode::FAILURE;
+    if let Err(code) = write_run("bench", &dir, &results) {
+        return code;
     }
-    println!(
-        "\nReport, results.json and charts written to {}",
-        dir.display()
-    );
     if flags.strict {
         let unexpected = bench_analysis::errors::unexpected_errors(&results);
         if !unexpected.is_empty() {
@@ -299,15 +309,10 @@ pub fn import(args: &ImportArgs) -> ExitCode {
         Ok(r) => r,
         Err(e) => return fail("import", format!("{e:#}")),
     };
-    if let Err(e) = crate::output::judge_and_write(&out, &results, Echo::Print) {
-        eprintln!("bench import: {e:#}");
-        return ExitCode::FAILURE;
+    match write_run("bench import", &out, &results) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(code) => code,
     }
-    println!(
-        "\nReport, results.json and charts written to {}",
-        out.display()
-    );
-    ExitCode::SUCCESS
 }
 
 /// `bench watch --column ID --blocking-url U --async-url U --out DIR -- CMD...`:

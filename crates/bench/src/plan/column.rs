@@ -47,19 +47,9 @@ pub(super) const PIPELINED: &[&str] = &["--postgres-driver", "pipelined"];
 /// tiny_http has no idle timeout and ignores it.
 pub(super) const LONG_IDLE_TIMEOUT: &[&str] = &["--header-read-timeout-ms", "600000"];
 
-/// `GET path` on `target`, with no flags of its own.
+/// [`Column::get`], short for the groups' tables.
 pub(super) fn col(id: ColumnId, target: Target, path: &'static str) -> Column {
-    Column {
-        id,
-        target,
-        method: "GET",
-        path,
-        body: None,
-        background: None,
-        server_args: &[],
-        variant: None,
-        java: None,
-    }
+    Column::get(id, target, path)
 }
 
 /// `column` on the pinned runtime of `release` (a Java column).
@@ -155,6 +145,21 @@ pub(super) fn mixed(id: ColumnId, target: Target, background: &'static str) -> C
 }
 
 impl Column {
+    /// `GET path` on `target`, with no flags of its own.
+    pub fn get(id: ColumnId, target: Target, path: &'static str) -> Column {
+        Column {
+            id,
+            target,
+            method: "GET",
+            path,
+            body: None,
+            background: None,
+            server_args: &[],
+            variant: None,
+            java: None,
+        }
+    }
+
     /// Its result with no rounds yet.
     pub fn empty_result(&self, paths: PathValues) -> ColumnResult {
         let with_n = |p: &str| paths.fill(p);

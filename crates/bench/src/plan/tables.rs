@@ -228,11 +228,12 @@ mod tests {
 
     #[test]
     fn numbers_and_times_read_as_the_docs_write_them() {
-        assert_eq!(grouped(10_000), "10,000");
-        assert_eq!(grouped(200), "200");
-        assert_eq!(grouped(1_000_000), "1,000,000");
-        assert_eq!(time(Duration::from_millis(500)), "500 ms");
-        assert_eq!(time(Duration::from_millis(2100)), "2.1 s");
+        for (n, words) in [(10_000, "10,000"), (200, "200"), (1_000_000, "1,000,000")] {
+            assert_eq!(grouped(n), words);
+        }
+        for (ms, words) in [(500, "500 ms"), (2100, "2.1 s")] {
+            assert_eq!(time(Duration::from_millis(ms)), words);
+        }
     }
 
     #[test]

@@ -94,6 +94,15 @@ pub(crate) fn bench<S: AsRef<OsStr>>(args: impl IntoIterator<Item = S>) -> Outpu
         .expect("run bench")
 }
 
+/// `cmd` run to its end: its output; fails, showing `what` and the
+/// command's stderr, unless it succeeded.
+pub(crate) fn succeeded(cmd: &mut Command, what: &str) -> Output {
+    let o = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{what}: {stderr}");
+    o
+}
+
 /// What one finished bench run left: its stdout, stderr, run folder and results.json.
 pub(crate) struct Run {
     pub(crate) stdout: String,
@@ -103,14 +112,30 @@ pub(crate) struct Run {
     pub(crate) _out: tempfile::TempDir,
 }
 
+/// bench's flags for `rounds` rounds of `profile`'s `groups`, then `more`.
+pub(crate) fn run_flags<'a>(
+    profile: &'a str,
+    groups: &'a str,
+    rounds: &'a str,
+    more: &[&'a str],
+) -> Vec<&'a str> {
+    let mut flags = vec!["--profile", profile, "--groups", groups, "--rounds", rounds];
+    flags.extend_from_slice(more);
+    flags
+}
+
+/// The bench binary with `args`, writing its run under `out`, to start.
+pub(crate) fn bench_into(out: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_bench"));
+    command.args(args).arg("--out").arg(out);
+    command
+}
+
 /// Runs the bench binary with `args` (and `--out` a temporary folder) and the
 /// extra environment `env`; panics with its output unless it succeeded.
 pub(crate) fn run_bench(args: &[&str], env: &[(&str, &str)]) -> Run {
     let out_dir = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_bench"))
-        .args(args)
-        .arg("--out")
-        .arg(out_dir.path())
+    let out = bench_into(out_dir.path(), args)
         .envs(env.iter().copied())
         .output()
         .expect("run bench");
@@ -130,15 +155,32 @@ pub(crate) fn run_bench(args: &[&str], env: &[(&str, &str)]) -> Run {
     }
 }
 
+/// Where column `id` is in a results.json: its group's index and its own.
+fn column_at(json: &serde_json::Value, id: &str) -> (usize, usize) {
+    let groups = json["groups"].as_array().unwrap();
+    groups
+        .iter()
+        .enumerate()
+        .find_map(|(g, group)| {
+            let columns = group["columns"].as_array().unwrap();
+            columns.iter().position(|c| c["id"] == id).map(|c| (g, c))
+        })
+        .unwrap_or_else(|| panic!("no column {id}"))
+}
+
 /// A column of results.json by id.
 pub(crate) fn column<'a>(json: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
-    json["groups"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|g| g["columns"].as_array().unwrap())
-        .find(|c| c["id"] == id)
-        .unwrap_or_else(|| panic!("no column {id}"))
+    let (g, c) = column_at(json, id);
+    &json["groups"][g]["columns"][c]
+}
+
+/// A column of results.json by id, to change.
+pub(crate) fn column_mut<'a>(
+    json: &'a mut serde_json::Value,
+    id: &str,
+) -> &'a mut serde_json::Value {
+    let (g, c) = column_at(json, id);
+    &mut json["groups"][g]["columns"][c]
 }
 
 /// `bench export --tool TOOL [--groups GROUPS] --out <a fresh folder>`,
@@ -156,13 +198,11 @@ pub(crate) fn export(tool: &str, groups: Option<&str>) -> tempfile::TempDir {
 /// `bench import --tool TOOL --out OUT FILES...`, which must succeed: the
 /// results.json it wrote in OUT.
 pub(crate) fn import(tool: &str, out: &Path, files: &[PathBuf]) -> serde_json::Value {
-    let o = Command::new(env!("CARGO_BIN_EXE_bench"))
-        .args(["import", "--tool", tool, "--out"])
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_bench"));
+    cmd.args(["import", "--tool", tool, "--out"])
         .arg(out)
-        .args(files)
-        .output()
-        .expect("run bench");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        .args(files);
+    succeeded(&mut cmd, "bench import");
     serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap()
 }
 

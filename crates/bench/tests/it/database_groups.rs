@@ -5,12 +5,22 @@
 //! near its setting), and a small pool sweep runs every column of its
 //! group and is judged.
 
-/// Runs bench with `args` into a temporary folder; its stdout and
-/// results.json, once it succeeded.
-/// A run that must succeed: its stdout and results.json.
-fn run_bench(args: &[&str]) -> (String, serde_json::Value) {
-    let run = crate::common::run_bench(args, &[]);
-    (run.stdout, run.json)
+use crate::common::run_flags;
+
+/// bench on `group` of `profile`, one round per column of `window` after
+/// `warm_up`, with `more` flags and the machine to itself (it loads it):
+/// its stdout, results.json and the group's columns.
+fn one_round(
+    (profile, group): (&str, &str),
+    (window, warm_up): (&str, &str),
+    more: &[&str],
+) -> (String, serde_json::Value, Vec<serde_json::Value>) {
+    let _machine = harness::exclusive();
+    let timing = ["--duration", window, "--warm-up", warm_up];
+    let args = run_flags(profile, group, "1", &[&timing[..], more].concat());
+    let run = crate::common::run_bench(&args, &[]);
+    let columns = columns(&run.json, group).clone();
+    (run.stdout, run.json, columns)
 }
 
 fn columns<'a>(json: &'a serde_json::Value, id: &str) -> &'a Vec<serde_json::Value> {
@@ -39,31 +49,17 @@ fn proxy_figures(r: &serde_json::Value) -> (f64, f64, f64) {
 /// one; delivered within a few ms of the setting (the median window).
 #[test]
 fn the_proxy_in_front_of_postgres_counts_each_drivers_round_trips() {
-    let _machine = harness::exclusive();
-    let (stdout, json) = run_bench(&[
-        "--profile",
-        "tiny",
-        "--groups",
-        "remote-db",
-        "--rounds",
-        "1",
-        "--duration",
-        "500ms",
-        // Every pool's connections open before the window: their start-up
-        // exchanges (and Postgres' fork) are not the requests'.
-        "--warm-up",
-        "1s",
-        "--db-latency",
-        "5ms",
-    ]);
-    let cols = columns(&json, "remote-db");
+    // Every pool's connections open before the window: their start-up
+    // exchanges (and Postgres' fork) are not the requests'.
+    let more = ["--db-latency", "5ms"];
+    let (stdout, _, cols) = one_round(("tiny", "remote-db"), ("500ms", "1s"), &more);
     assert_eq!(cols.len(), 6);
     let figures: Vec<String> = cols
         .iter()
         .map(|c| format!("{}: {:?}", c["id"], proxy_figures(&c["rounds"][0])))
         .collect();
     eprintln!("{}", figures.join("\n"));
-    for c in cols {
+    for c in &cols {
         let id = c["id"].as_str().unwrap();
         assert!(c["failure"].is_null(), "{id}: {}", c["failure"]);
         let (per_request, delivered, setting) = proxy_figures(&c["rounds"][0]);
@@ -113,24 +109,10 @@ fn the_proxy_in_front_of_postgres_counts_each_drivers_round_trips() {
 /// server behind the proxy, and the sweep's finding judged, not missing.
 #[test]
 fn a_small_pool_sweep_runs_every_column_and_is_judged() {
-    let _machine = harness::exclusive();
-    let (_, json) = run_bench(&[
-        "--profile",
-        "seed",
-        "--groups",
-        "pool-sweep",
-        "--rounds",
-        "1",
-        "--duration",
-        "200ms",
-        "--warm-up",
-        "50ms",
-        "--connections",
-        "16",
-    ]);
-    let cols = columns(&json, "pool-sweep");
+    let more = ["--connections", "16"];
+    let (_, json, cols) = one_round(("seed", "pool-sweep"), ("200ms", "50ms"), &more);
     assert_eq!(cols.len(), 23);
-    for c in cols {
+    for c in &cols {
         let id = c["id"].as_str().unwrap();
         assert!(c["failure"].is_null(), "{id}: {}", c["failure"]);
         let r = &c["rounds"][0];

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::common::workspace_root;
+use crate::common::{column_mut, finding_mut, workspace_root};
 
 #[test]
 fn the_tables_in_readme_and_docs_are_their_runs() {
@@ -64,12 +64,7 @@ fn a_summary_that_no_longer_matches_its_run_fails_the_check() {
     };
     // The run's verdict changed: cache-async-wins did not hold.
     edit(&|json| {
-        let findings = json["findings"].as_array_mut().unwrap();
-        let f = findings
-            .iter_mut()
-            .find(|f| f["id"] == "cache-async-wins")
-            .unwrap();
-        f["verdict"] = "NOT HELD".into();
+        finding_mut(json, |f| f["id"] == "cache-async-wins")["verdict"] = "NOT HELD".into();
     });
     let (fresh, stderr) = doc_tables_in(&dir, true);
     assert!(!fresh, "a changed verdict passed the check");
@@ -80,18 +75,7 @@ fn a_summary_that_no_longer_matches_its_run_fails_the_check() {
     // A figure changed: the thread pool's /health in round 1 as fast as
     // virtual threads', so they no longer lead in every round.
     edit(&|json| {
-        let health = json["groups"]
-            .as_array_mut()
-            .unwrap()
-            .iter_mut()
-            .find(|g| g["id"] == "baseline")
-            .unwrap();
-        let column = health["columns"]
-            .as_array_mut()
-            .unwrap()
-            .iter_mut()
-            .find(|c| c["id"] == "blocking-health")
-            .unwrap();
+        let column = column_mut(json, "blocking-health");
         column["rounds"][0]["load"]["successful_throughput_rps"] = 250_000.0.into();
     });
     assert!(

@@ -18,7 +18,7 @@ use bench_model::figures::{
 use bench_model::{ColumnResult, GroupResult, RunResults, SavedRun, THRESHOLDS};
 use bench_report::glance::{self, Cell, Figure, Model};
 
-use crate::common::{run_bench, start_server};
+use crate::common::{run_bench, run_flags, start_server};
 
 /// The windows of `g`, checked: a column per ranked column, each round
 /// at the rate, the rate half the lowest ranked median.
@@ -66,29 +66,21 @@ fn check_windows(g: &GroupResult) {
 fn every_ranked_column_is_loaded_at_the_rows_rate_and_reaches_it() {
     // It loads the machine: no other such test, and none that times, beside it.
     let _machine = harness::exclusive();
-    let run = run_bench(
-        &[
-            "--profile",
-            "tiny",
-            "--groups",
-            "baseline",
-            "--rounds",
-            "1",
-            // One connection: a rate a debug build's load generator keeps
-            // on a busy machine.
-            "--connections",
-            "1",
-            // Long enough that the last requests' latency, which the rate
-            // is divided by too, is well under 2% of it.
-            "--duration",
-            "1500ms",
-            "--warm-up",
-            "100ms",
-            "--cold-starts",
-            "0",
-        ],
-        &[],
-    );
+    let more = [
+        // One connection: a rate a debug build's load generator keeps
+        // on a busy machine.
+        "--connections",
+        "1",
+        // Long enough that the last requests' latency, which the rate
+        // is divided by too, is well under 2% of it.
+        "--duration",
+        "1500ms",
+        "--warm-up",
+        "100ms",
+        "--cold-starts",
+        "0",
+    ];
+    let run = run_bench(&run_flags("tiny", "baseline", "1", &more), &[]);
     let saved = SavedRun::from_json(&run.json.to_string(), "results.json").unwrap();
     for g in &saved.results.groups {
         check_windows(g);
@@ -96,21 +88,6 @@ fn every_ranked_column_is_loaded_at_the_rows_rate_and_reaches_it() {
     let report = std::fs::read_to_string(run.dir.join("report.md")).unwrap();
     assert!(report.contains("| Load generator CPU per request (us) |"));
     assert!(run.stderr.contains("at equal load: "), "{}", run.stderr);
-}
-
-/// `GET path` on the blocking server, named `id`.
-fn get(id: ColumnId, path: &'static str) -> Column {
-    Column {
-        id,
-        target: Target::Blocking,
-        method: "GET",
-        path,
-        body: None,
-        background: None,
-        server_args: &[],
-        variant: None,
-        java: None,
-    }
 }
 
 /// A crafted group of two columns on the server at `url`, a blocking one
@@ -143,8 +120,8 @@ fn crafted_run(url: &str) -> RunResults {
         network: Network::Local,
         // /cpu: some 3.5 ms of CPU per request on a debug build.
         columns: vec![
-            get(ColumnId::BlockingCpu, "/cpu?n=350000"),
-            get(ColumnId::BlockingPosts, "/posts/1"),
+            Column::get(ColumnId::BlockingCpu, Target::Blocking, "/cpu?n=350000"),
+            Column::get(ColumnId::BlockingPosts, Target::Blocking, "/posts/1"),
         ],
         cold_start_probe: Vec::new(),
     };

@@ -104,21 +104,23 @@ fn tiny_http_adds_a_thread_per_idle_connection_and_retires_them_after_close() {
     }
 }
 
-#[test]
-fn nio_holds_idle_connections_without_threads() {
+/// One round of `column`'s server holding idle connections, then closing
+/// them: fails unless it held them without a thread each (`who` names it).
+fn assert_holds_idle_connections_without_threads(column: ColumnId, who: &str) {
     // It loads the machine: no other such test, and none that times, beside it.
     let _machine = harness::exclusive();
-    let (round, _server) = one_round(ColumnId::BlockingIdle);
+    let (round, _server) = one_round(column);
     let per = held_and_closed(&round);
     // Wide margin: a thread per connection would be 1.0.
-    assert!(per <= 0.02, "nio: {per} threads per idle connection");
+    assert!(per <= 0.02, "{who}: {per} threads per idle connection");
+}
+
+#[test]
+fn nio_holds_idle_connections_without_threads() {
+    assert_holds_idle_connections_without_threads(ColumnId::BlockingIdle, "nio");
 }
 
 #[test]
 fn the_event_loop_holds_idle_connections_without_threads() {
-    // It loads the machine: no other such test, and none that times, beside it.
-    let _machine = harness::exclusive();
-    let (round, _server) = one_round(ColumnId::AsyncIdle);
-    let per = held_and_closed(&round);
-    assert!(per <= 0.02, "async: {per} threads per idle connection");
+    assert_holds_idle_connections_without_threads(ColumnId::AsyncIdle, "async");
 }

@@ -14,7 +14,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::common::{column, run_bench, strings, Run};
+use crate::common::{bench_into, column, run_bench, run_flags, strings};
 use bench::servers::java::{self, JavaRelease, JavaServers};
 use harness::contract_cases::{cases, check, run_case_at};
 use harness::{AppData, AppOptions, Server, TestApp};
@@ -269,20 +269,9 @@ fn calibration_rows_name_their_twins(dir: &Path) {
 fn bench_runs_the_calibration_groups_at_the_tiny_size() {
     let _machine = harness::exclusive();
     built();
-    let args = [
-        "--profile",
-        "tiny",
-        "--groups",
-        "calibration",
-        "--rounds",
-        "1",
-    ];
-    let Run {
-        dir,
-        json,
-        _out: _keep_the_folder,
-        ..
-    } = run_bench(&args, &[]);
+    let args = run_flags("tiny", "calibration", "1", &[]);
+    let run = run_bench(&args, &[]);
+    let (dir, json) = (&run.dir, &run.json);
     assert!(
         calibration_jvms().is_empty(),
         "JVMs left running: {:?}",
@@ -323,7 +312,7 @@ fn bench_runs_the_calibration_groups_at_the_tiny_size() {
         }
     }
     for id in java {
-        java_column_was_measured(&json, id);
+        java_column_was_measured(json, id);
     }
     let flags: Vec<&str> = json["settings"]["jvm"]["flags"]
         .as_array()
@@ -332,13 +321,13 @@ fn bench_runs_the_calibration_groups_at_the_tiny_size() {
         .map(|f| f.as_str().unwrap())
         .collect();
     assert_eq!(flags, java::JVM_FLAGS);
-    calibration_findings_were_judged(&json);
+    calibration_findings_were_judged(json);
     let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
     assert!(
         report.contains("-Xms512m -Xmx512m -XX:+UseParallelGC"),
         "no JVM flags in the report"
     );
-    calibration_rows_name_their_twins(&dir);
+    calibration_rows_name_their_twins(dir);
 }
 
 #[test]
@@ -347,18 +336,8 @@ fn a_jvm_dies_with_a_bench_killed_mid_run() {
     let _machine = harness::exclusive();
     built();
     let out = tempfile::tempdir().unwrap();
-    let mut bench = Command::new(env!("CARGO_BIN_EXE_bench"))
-        .args([
-            "--profile",
-            "tiny",
-            "--groups",
-            "calibration-health",
-            "--rounds",
-            "1",
-        ])
-        .args(["--duration", "5s"])
-        .arg("--out")
-        .arg(out.path())
+    let args = run_flags("tiny", "calibration-health", "1", &["--duration", "5s"]);
+    let mut bench = bench_into(out.path(), &args)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -396,18 +375,9 @@ fn a_jvm_dies_with_a_bench_killed_mid_run() {
 /// bench with `env` on a calibration group: its stderr and results.json.
 fn run_without_a_jdk(env: &[(&str, &str)], remove: &[&str]) -> (String, serde_json::Value) {
     let out = tempfile::tempdir().unwrap();
-    let mut command = Command::new(env!("CARGO_BIN_EXE_bench"));
-    command
-        .args([
-            "--profile",
-            "tiny",
-            "--groups",
-            "calibration-health,calibration-posts",
-        ])
-        .args(["--rounds", "1"])
-        .arg("--out")
-        .arg(out.path())
-        .envs(env.iter().copied());
+    let args = run_flags("tiny", "calibration-health,calibration-posts", "1", &[]);
+    let mut command = bench_into(out.path(), &args);
+    command.envs(env.iter().copied());
     for name in remove {
         command.env_remove(name);
     }

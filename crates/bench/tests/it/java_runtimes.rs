@@ -14,14 +14,40 @@
 //! with `--include-ignored`, where a missing runtime fails, never passes.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bench::servers::java::{self, JavaRelease, JavaServers};
+use harness::{AppData, TestApp};
 
-use crate::common::{column, run_bench, Run};
+use crate::common::{column, run_bench};
 use crate::java_calibration::{
     built, contract_failures, migrated_database, JavaChild, NETTY_ROUTES, TOMCAT_ROUTES,
 };
+
+/// What the tests of the JVMs on a database start from: the machine to
+/// themselves, a folder for the JVMs' logs, and a database migrated by
+/// our blocking server, which serves on it.
+struct JvmsOnADatabase {
+    _machine: harness::LoadGate,
+    logs: tempfile::TempDir,
+    data: Arc<AppData>,
+    ours: TestApp,
+}
+
+impl JvmsOnADatabase {
+    fn start() -> JvmsOnADatabase {
+        let _machine = harness::exclusive();
+        let logs = tempfile::tempdir().unwrap();
+        let (data, ours) = migrated_database();
+        JvmsOnADatabase {
+            _machine,
+            logs,
+            data,
+            ours,
+        }
+    }
+}
 
 /// The calibration servers run by `release`'s pinned runtime.
 fn on(release: JavaRelease) -> JavaServers {
@@ -85,9 +111,12 @@ fn settled_pins(addr: SocketAddr, within: Duration) -> f64 {
 #[test]
 #[ignore = "needs the Java 21 and 25 runtimes (scripts/install-java-runtimes.sh) and a JDK with Debian's jars: apt-get install default-jdk-headless libtomcat10-embed-java libjakarta-annotation-api-java libnetty-java libpostgresql-jdbc-java libhikaricp-java"]
 fn on_java_21_and_25_the_calibration_servers_answer_the_contracts_cases() {
-    let _machine = harness::exclusive();
-    let logs = tempfile::tempdir().unwrap();
-    let (data, ours) = migrated_database();
+    let JvmsOnADatabase {
+        _machine,
+        logs,
+        data,
+        ours,
+    } = JvmsOnADatabase::start();
     let mut failures = Vec::new();
     for release in JavaRelease::ALL {
         let servers = on(release);
@@ -127,9 +156,12 @@ fn on_java_21_and_25_the_calibration_servers_answer_the_contracts_cases() {
 #[test]
 #[ignore = "needs the Java 21 and 25 runtimes (scripts/install-java-runtimes.sh) and a JDK with Debian's jars: apt-get install default-jdk-headless libtomcat10-embed-java libjakarta-annotation-api-java libnetty-java libpostgresql-jdbc-java libhikaricp-java"]
 fn tomcat_on_virtual_threads_pins_its_carriers_in_pgjdbc_on_java_21_not_on_25() {
-    let _machine = harness::exclusive();
-    let logs = tempfile::tempdir().unwrap();
-    let (data, _migrated) = migrated_database();
+    let JvmsOnADatabase {
+        _machine,
+        logs,
+        data,
+        ours: _migrated,
+    } = JvmsOnADatabase::start();
     for release in JavaRelease::ALL {
         let log = logs
             .path()
@@ -173,13 +205,9 @@ fn bench_keeps_each_windows_jvm_and_pins_on_java_21_and_25() {
         on(release);
     }
     let args = ["--profile", "tiny", "--groups", "calibration-loom"];
-    let Run {
-        json,
-        dir,
-        _out: _keep_the_folder,
-        ..
-    } = run_bench(&args, &[]);
-    let rounds = |id: &str| column(&json, id)["rounds"].as_array().unwrap().clone();
+    let run = run_bench(&args, &[]);
+    let (dir, json) = (&run.dir, &run.json);
+    let rounds = |id: &str| column(json, id)["rounds"].as_array().unwrap().clone();
     let pins = |r: &serde_json::Value| r["jvm"]["pinned"]["/users/{id}"].as_u64().unwrap_or(0);
     for (id, feature, pinned) in [
         ("tomcat-virtual-users-java21", "21.", true),

@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::common::{export, import, import_refused, strings};
+use crate::common::{export, import, import_refused, strings, succeeded};
 
 use serde_json::{json, Value};
 
@@ -34,18 +34,10 @@ for tg in root.iter("ThreadGroup"):
     groups.append(dict(name=tg.get("testname"), threads=p["ThreadGroup.num_threads"], scheduler=p["ThreadGroup.scheduler"], duration=p["ThreadGroup.duration"], ramp=p["ThreadGroup.ramp_time"], loops=loop["LoopController.loops"], samplers=samplers, timers=timers))
 print(json.dumps(dict(serialize=props(plan)["TestPlan.serialize_threadgroups"], groups=groups)))
 "#;
-    let o = Command::new("python3")
-        .arg("-c")
-        .arg(SCRIPT)
-        .arg(path)
-        .output()
-        .expect("python3");
-    assert!(
-        o.status.success(),
-        "{} is not a well-formed plan: {}",
-        path.display(),
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let mut python = Command::new("python3");
+    python.arg("-c").arg(SCRIPT).arg(path);
+    let what = format!("{} is not a well-formed plan", path.display());
+    let o = succeeded(&mut python, &what);
     serde_json::from_slice(&o.stdout).unwrap()
 }
 

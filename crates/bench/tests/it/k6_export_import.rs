@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::common::{export, import, import_refused, strings};
+use crate::common::{export, import, import_refused, strings, succeeded};
 
 use serde_json::{json, Value};
 
@@ -76,17 +76,9 @@ fn exported_scripts_parse_as_javascript_modules() {
         // node parses `import` only in a module: check a .mjs copy.
         let module = out.path().join("check.mjs");
         std::fs::copy(&path, &module).unwrap();
-        let check = Command::new("node")
-            .arg("--check")
-            .arg(&module)
-            .output()
-            .expect("node");
-        assert!(
-            check.status.success(),
-            "{}: {}",
-            path.display(),
-            String::from_utf8_lossy(&check.stderr)
-        );
+        let mut node = Command::new("node");
+        node.arg("--check").arg(&module);
+        succeeded(&mut node, &path.display().to_string());
     }
 }
 

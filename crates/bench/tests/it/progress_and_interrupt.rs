@@ -10,9 +10,11 @@
 //! never silent for 10 s (about 25 s).
 
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
+
+use crate::common::{bench_into, run_flags};
 
 /// bench with `args` and `--out`, its stderr read line by line as it comes:
 /// (the child, the lines with the instant each arrived).
@@ -20,10 +22,7 @@ fn spawn_bench(
     args: &[&str],
     out: &std::path::Path,
 ) -> (std::process::Child, mpsc::Receiver<(Instant, String)>) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bench"))
-        .args(args)
-        .arg("--out")
-        .arg(out)
+    let mut child = bench_into(out, args)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -58,18 +57,12 @@ fn a_piped_run_writes_a_line_per_column_round_and_never_goes_quiet_for_long() {
     } else {
         ("2s", Some("1s"), Duration::from_secs(3))
     };
-    let mut args = vec![
-        "--profile",
+    let mut args = run_flags(
         "tiny",
-        "--groups",
         "json",
-        "--rounds",
         "1",
-        "--duration",
-        window,
-        "--warm-up",
-        "100ms",
-    ];
+        &["--duration", window, "--warm-up", "100ms"],
+    );
     if let Some(h) = heartbeat {
         args.extend(["--heartbeat", h]);
     }
@@ -110,16 +103,7 @@ fn ctrl_c_keeps_the_columns_measured_and_exits_130() {
     let _machine = harness::exclusive();
     let out = tempfile::tempdir().unwrap();
     // Long enough that the signal lands mid-run.
-    let args = [
-        "--profile",
-        "tiny",
-        "--groups",
-        "baseline,json,slow",
-        "--rounds",
-        "3",
-        "--cold-starts",
-        "0",
-    ];
+    let args = run_flags("tiny", "baseline,json,slow", "3", &["--cold-starts", "0"]);
     let (mut child, lines) = spawn_bench(&args, out.path());
     let deadline = Instant::now() + Duration::from_secs(120);
     let mut seen = Vec::new();

@@ -2,7 +2,7 @@
 //! the servers run as separate processes, so /proc of bench's children says
 //! nothing about them, and the process rows must come from their /metrics.
 
-use crate::common::{run_bench, start_server, Run};
+use crate::common::{run_bench, start_server};
 
 #[test]
 fn process_rows_of_servers_bench_did_not_start_come_from_their_metrics() {
@@ -29,12 +29,8 @@ fn process_rows_of_servers_bench_did_not_start_come_from_their_metrics() {
         "--async-url",
         &asynchronous.url,
     ];
-    let Run {
-        dir,
-        json,
-        _out: _keep_the_folder,
-        ..
-    } = run_bench(&args, &[]);
+    let run = run_bench(&args, &[]);
+    let (dir, json) = (&run.dir, &run.json);
 
     // Assert: every process figure is there, and says where it came from.
     assert_eq!(

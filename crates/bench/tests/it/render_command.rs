@@ -10,17 +10,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn saved_runs() -> Vec<PathBuf> {
-    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/results");
-    let mut runs: Vec<PathBuf> = std::fs::read_dir(&docs)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path().join("results.json"))
-        .filter(|p| p.is_file())
-        .collect();
-    runs.sort();
-    runs
-}
+use bench_model::fixtures::saved_runs;
 
 /// Every file of a folder (not below it) with its bytes.
 fn files_of(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {

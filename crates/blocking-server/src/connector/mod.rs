@@ -168,12 +168,7 @@ pub(crate) fn serve(
         config.handler_threads
     );
 
-    // Either a message or a dropped sender means: stop.
-    let _ = shutdown.recv();
-    let deadline = Instant::now() + config.drain_timeout;
-    tracing::info!("shutting down: no new connections, draining requests in progress");
-    shared.shutting_down.store(true, Ordering::SeqCst);
-
+    let deadline = await_stop(shutdown, &shared.shutting_down, config.drain_timeout);
     acceptor::wake(&wake_acceptor);
     if acceptor_thread.join().is_err() {
         tracing::error!("the acceptor thread panicked");
@@ -188,6 +183,22 @@ pub(crate) fn serve(
     // requests queued or in progress and exit when the queue is empty.
     wait_for_drain(&all_exited, deadline, config.drain_timeout);
     Ok(())
+}
+
+/// Waits for the signal to stop (a message, or a dropped sender), then
+/// turns new connections away (`shutting_down`): the drain's deadline,
+/// `drain_timeout` from now. The nio connector and the virtual threads'
+/// acceptor begin their shutdown with this.
+pub(crate) fn await_stop(
+    shutdown: &Receiver<()>,
+    shutting_down: &AtomicBool,
+    drain_timeout: Duration,
+) -> Instant {
+    let _ = shutdown.recv();
+    let deadline = Instant::now() + drain_timeout;
+    tracing::info!("shutting down: no new connections, draining requests in progress");
+    shutting_down.store(true, Ordering::SeqCst);
+    deadline
 }
 
 /// Waits until every handler thread has exited (each holds a clone of the

@@ -15,6 +15,7 @@ use crossbeam_channel::Receiver;
 use server_support::open_files::{connection_cap, ConnectionCap};
 
 use crate::accept_policy::{ready_accepted, AcceptErrors};
+use crate::connector::await_stop;
 use crate::http::Handler;
 use crate::settings::ServeConfig;
 
@@ -107,10 +108,7 @@ pub(crate) fn serve_connections(
         config.carriers
     );
 
-    let _ = shutdown.recv();
-    let deadline = Instant::now() + config.drain_timeout;
-    tracing::info!("shutting down: no new connections, draining requests in progress");
-    shared.shutting_down.store(true, Ordering::SeqCst);
+    let deadline = await_stop(shutdown, &shared.shutting_down, config.drain_timeout);
     wake_acceptor(addr);
     if acceptor.join().is_err() {
         tracing::error!("the acceptor coroutine panicked");

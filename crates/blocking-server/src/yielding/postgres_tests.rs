@@ -29,6 +29,17 @@ fn proxied(services: &Services) -> (Arc<FaultProxy>, String) {
     (Arc::new(proxy), url)
 }
 
+/// A proxy in front of the test database, and a pool of `size` (a
+/// checkout waiting at most `acquire_ms`) whose connections go through it.
+fn proxied_pool(
+    services: &Services,
+    size: u32,
+    acquire_ms: u64,
+) -> (Arc<FaultProxy>, Pool<PgConn>) {
+    let (proxy, url) = proxied(services);
+    (proxy, pg_pool(&url, &services.redis_url, size, acquire_ms))
+}
+
 /// The pinning driver's answer for `id`, to compare with.
 fn pinning_user(url: &str, id: i64) -> Option<contract::model::User> {
     let config: tokio_postgres::Config = url.parse().expect("database URL");
@@ -169,9 +180,7 @@ fn admin(url: &str, sql: &str) {
 #[test]
 fn an_outage_gives_unavailable_by_the_deadline_and_recovery_needs_no_restart() {
     let services = services();
-    let (proxy, url) = proxied(&services);
-    let pool = pg_pool(&url, &services.redis_url, 2, 500);
-    let p = Arc::clone(&proxy);
+    let (proxy, pool) = proxied_pool(&services, 2, 500);
     let outcome = on_coroutine(move |waits| {
         let query = || {
             let started = Instant::now();
@@ -182,14 +191,14 @@ fn an_outage_gives_unavailable_by_the_deadline_and_recovery_needs_no_restart() {
         };
         assert!(query().1.expect("through the proxy").is_some());
         // Down: the pooled connection fails; so would a new one, at once.
-        p.set_mode(Mode::Refuse);
+        proxy.set_mode(Mode::Refuse);
         let broken = query();
         let refused = query();
         // Hanging: a new connection is accepted and never answered.
-        p.set_mode(Mode::Stall);
+        proxy.set_mode(Mode::Stall);
         let stalled = query();
         // Back: the next checkout opens a fresh connection.
-        p.set_mode(Mode::Pass);
+        proxy.set_mode(Mode::Pass);
         let recovered = query().1;
         assert!(broken.1.is_err(), "{broken:?}");
         (refused, stalled, recovered, pool.state().open)
@@ -209,12 +218,10 @@ fn an_outage_gives_unavailable_by_the_deadline_and_recovery_needs_no_restart() {
 #[test]
 fn a_query_on_a_stalled_connection_ends_by_its_deadline_and_the_connection_is_dropped() {
     let services = services();
-    let (proxy, url) = proxied(&services);
-    let pool = pg_pool(&url, &services.redis_url, 2, 500);
-    let p = Arc::clone(&proxy);
+    let (proxy, pool) = proxied_pool(&services, 2, 500);
     let (took, result, open) = on_coroutine(move |waits| {
         let mut conn = pool.get(waits).expect("a connection");
-        p.set_mode(Mode::Stall);
+        proxy.set_mode(Mode::Stall);
         let started = Instant::now();
         let result = conn.user_by_id(waits, 1);
         let took = started.elapsed();

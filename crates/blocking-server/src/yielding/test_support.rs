@@ -22,9 +22,7 @@ pub(crate) struct Services {
 
 /// A fresh database with the users table and its 10,000 rows.
 pub(crate) fn services() -> Services {
-    let db = local_services::postgres()
-        .and_then(|pg| pg.migrated_database())
-        .expect("a migrated test database");
+    let db = local_services::migrated_database().expect("a migrated test database");
     let redis = local_services::redis().expect("redis for tests");
     Services {
         db,

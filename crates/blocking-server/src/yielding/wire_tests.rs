@@ -10,7 +10,21 @@ use std::time::{Duration, Instant};
 
 use super::test_support::{on_coroutine, untimed};
 use super::wire::Wire;
+use crate::executor::Waits;
 use crate::virtual_threads::spawn;
+
+/// `Wire::connect` to `port` on this host with `within` to go (a call
+/// timeout of 1 s): how long it took, and whether it connected.
+fn timed_connect(
+    waits: &Waits<'_>,
+    port: u16,
+    within: Duration,
+) -> (Duration, std::io::Result<()>) {
+    let started = Instant::now();
+    let deadline = started + within;
+    let result = Wire::connect(waits, "127.0.0.1", port, deadline, Duration::from_secs(1));
+    (started.elapsed(), result.map(drop))
+}
 
 #[test]
 fn a_refused_connect_is_an_error_at_once() {
@@ -18,18 +32,8 @@ fn a_refused_connect_is_an_error_at_once() {
         let listener = TcpListener::bind("127.0.0.1:0").expect("a free port");
         listener.local_addr().expect("its address")
     }; // closed: nothing listens there now
-    let (took, result) = on_coroutine(move |waits| {
-        let started = Instant::now();
-        let deadline = started + Duration::from_secs(5);
-        let result = Wire::connect(
-            waits,
-            "127.0.0.1",
-            addr.port(),
-            deadline,
-            Duration::from_secs(1),
-        );
-        (started.elapsed(), result.map(drop))
-    });
+    let (took, result) =
+        on_coroutine(move |waits| timed_connect(waits, addr.port(), Duration::from_secs(5)));
     let error = result.expect_err("nothing listens on the port");
     assert_eq!(
         error.kind(),
@@ -72,21 +76,12 @@ fn an_unanswered_handshake_parks_until_its_deadline() {
             })
             .expect("the ticker")
         };
-        let started = Instant::now();
         let before = ticks.load(Ordering::SeqCst);
-        let deadline = started + Duration::from_millis(500);
-        let result = Wire::connect(
-            waits,
-            "127.0.0.1",
-            addr.port(),
-            deadline,
-            Duration::from_secs(1),
-        );
-        let took = started.elapsed();
+        let (took, result) = timed_connect(waits, addr.port(), Duration::from_millis(500));
         let during = ticks.load(Ordering::SeqCst) - before;
         stop.store(true, Ordering::SeqCst);
         let _ = ticker.join();
-        (took, result.map(drop), during)
+        (took, result, during)
     });
     drop(queued);
     let error = result.expect_err("no handshake");

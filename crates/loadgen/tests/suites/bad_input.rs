@@ -37,82 +37,59 @@ impl SilentListener {
 }
 
 /// Every bad input against `url` (whose port is `port`): (name, arguments,
-/// a word the one error line must contain).
+/// a word the one error line must contain). The first get the URL itself
+/// wrong; most give a bad flag before the good URL; one gives no URL.
 fn bad_inputs(url: &str, port: &str) -> Vec<(&'static str, Vec<String>, &'static str)> {
-    let url = url.to_owned();
-    vec![
+    let bad_urls = [
         (
             "malformed URL",
-            vec![format!("http//127.0.0.1:{port}/health")],
+            format!("http//127.0.0.1:{port}/health"),
             "URL",
         ),
         (
             "unsupported scheme",
-            vec![format!("https://127.0.0.1:{port}/")],
+            format!("https://127.0.0.1:{port}/"),
             "https",
         ),
         (
             "bad placeholder",
-            vec![format!("http://127.0.0.1:{port}/{{rand:9-1}}")],
+            format!("http://127.0.0.1:{port}/{{rand:9-1}}"),
             "placeholder",
         ),
-        (
-            "unknown flag",
-            vec!["--frobnicate".into(), url.clone()],
-            "--frobnicate",
-        ),
-        (
-            "bad stage syntax",
-            vec!["--stages".into(), "15s:50,thirty".into(), url.clone()],
-            "stage",
-        ),
-        (
-            "bad stage count",
-            vec!["--stages".into(), "15s:many".into(), url.clone()],
-            "stage",
-        ),
-        (
-            "bad threshold",
-            vec!["--threshold".into(), "p95<soon".into(), url.clone()],
-            "threshold",
-        ),
+    ];
+    let bad_flags: [(&'static str, &[&str], &'static str); 9] = [
+        ("unknown flag", &["--frobnicate"], "--frobnicate"),
+        ("bad stage syntax", &["--stages", "15s:50,thirty"], "stage"),
+        ("bad stage count", &["--stages", "15s:many"], "stage"),
+        ("bad threshold", &["--threshold", "p95<soon"], "threshold"),
         (
             "unknown threshold metric",
-            vec!["--threshold".into(), "p42<1s".into(), url.clone()],
+            &["--threshold", "p42<1s"],
             "metric",
         ),
-        (
-            "bad duration",
-            vec!["-d".into(), "10 parsecs".into(), url.clone()],
-            "duration",
-        ),
-        (
-            "bad header",
-            vec!["-H".into(), "no colon here".into(), url.clone()],
-            "header",
-        ),
+        ("bad duration", &["-d", "10 parsecs"], "duration"),
+        ("bad header", &["-H", "no colon here"], "header"),
         (
             "two load models",
-            vec![
-                "--burst".into(),
-                "10".into(),
-                "--rate".into(),
-                "5".into(),
-                url.clone(),
-            ],
+            &["--burst", "10", "--rate", "5"],
             "cannot be used",
         ),
-        ("missing URL", vec!["-c".into(), "5".into()], "URL"),
         (
             "missing body file",
-            vec![
-                "--body-file".into(),
-                "/nonexistent/body.json".into(),
-                url.clone(),
-            ],
+            &["--body-file", "/nonexistent/body.json"],
             "body file",
         ),
-    ]
+    ];
+    let before_the_url = bad_flags.into_iter().map(|(name, flags, needle)| {
+        let args = flags.iter().map(|f| f.to_string());
+        (name, args.chain([url.to_owned()]).collect(), needle)
+    });
+    bad_urls
+        .into_iter()
+        .map(|(name, bad_url, needle)| (name, vec![bad_url], needle))
+        .chain(before_the_url)
+        .chain([("missing URL", vec!["-c".into(), "5".into()], "URL")])
+        .collect()
 }
 
 #[test]

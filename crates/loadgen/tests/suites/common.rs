@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use loadgen::{LoadModel, Plan, PlanBuilder, Report, StopAt};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -43,12 +44,32 @@ pub(crate) struct Behaviour {
     pub(crate) accept_after: Duration,
 }
 
+/// A plan for `url`: a closed loop of `connections` until `stop`, its
+/// other settings to add.
+pub(crate) fn closed_loop(url: String, connections: usize, stop: StopAt) -> PlanBuilder {
+    Plan::builder(url).load(LoadModel::Closed { connections, stop })
+}
+
+/// `plan` built and run to its end: its report. Both must succeed.
+pub(crate) fn run_to_end(plan: PlanBuilder) -> Report {
+    let plan = plan.build().expect("valid plan");
+    loadgen::run_blocking(&plan).expect("run")
+}
+
 pub(crate) struct TestServer {
     pub(crate) addr: SocketAddr,
     pub(crate) counters: Arc<Counters>,
 }
 
 impl TestServer {
+    /// A server that answers every request after `delay`.
+    pub(crate) fn answering_after(delay: Duration) -> TestServer {
+        TestServer::start(Behaviour {
+            delay_every_response: delay,
+            ..Behaviour::default()
+        })
+    }
+
     pub(crate) fn start(behaviour: Behaviour) -> TestServer {
         let counters = Arc::new(Counters::default());
         let shared = Arc::clone(&counters);

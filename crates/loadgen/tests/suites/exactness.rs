@@ -3,22 +3,20 @@
 
 use std::process::Command;
 
-use crate::common::{Behaviour, TestServer};
-use loadgen::{LoadModel, Plan, StopAt};
+use crate::common::{closed_loop, run_to_end, Behaviour, TestServer};
+use loadgen::StopAt;
 
 #[test]
 fn n_1000_on_10_connections_sends_exactly_1000_requests() {
     let server = TestServer::start(Behaviour::default());
-    let plan = Plan::builder(server.url("/items/{rand:1-100}"))
-        .load(LoadModel::Closed {
-            connections: 10,
-            stop: StopAt::Requests(1000),
-        })
-        .threads(2)
-        .build()
-        .expect("valid plan");
+    let plan = closed_loop(
+        server.url("/items/{rand:1-100}"),
+        10,
+        StopAt::Requests(1000),
+    )
+    .threads(2);
 
-    let report = loadgen::run_blocking(&plan).expect("run");
+    let report = run_to_end(plan);
 
     assert_eq!(server.requests(), 1000, "requests the server saw");
     assert_eq!(report.requests.total, 1000);
@@ -91,17 +89,11 @@ fn the_binary_reports_the_same_count_in_json() {
 #[test]
 fn keep_alive_off_opens_a_connection_per_request() {
     let server = TestServer::start(Behaviour::default());
-    let plan = Plan::builder(server.url("/health"))
+    let plan = closed_loop(server.url("/health"), 4, StopAt::Requests(200))
         .keep_alive(false)
-        .load(LoadModel::Closed {
-            connections: 4,
-            stop: StopAt::Requests(200),
-        })
-        .threads(2)
-        .build()
-        .expect("valid plan");
+        .threads(2);
 
-    let report = loadgen::run_blocking(&plan).expect("run");
+    let report = run_to_end(plan);
 
     assert_eq!(report.requests.ok, 200);
     assert_eq!(server.requests(), 200);
@@ -111,11 +103,7 @@ fn keep_alive_off_opens_a_connection_per_request() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn run_works_inside_the_callers_runtime() {
     let server = TestServer::start(Behaviour::default());
-    let plan = Plan::builder(server.url("/health"))
-        .load(LoadModel::Closed {
-            connections: 3,
-            stop: StopAt::Requests(300),
-        })
+    let plan = closed_loop(server.url("/health"), 3, StopAt::Requests(300))
         .build()
         .expect("valid plan");
 

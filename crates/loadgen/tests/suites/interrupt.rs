@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use rustix::process::{kill_process, Pid, Signal};
 
-use crate::common::{Behaviour, TestServer};
+use crate::common::TestServer;
 
 /// Starts the binary on a 60-s closed loop against `server`, JSON on stdout.
 fn start_long_run(server: &TestServer, connections: &str) -> Child {
@@ -67,10 +67,7 @@ fn finish(mut child: Child, limit: Duration) -> (Option<i32>, String, String) {
 
 fn first_signal_prints_what_ran(sent: Signal, code: i32) {
     let name = format!("{sent:?}");
-    let server = TestServer::start(Behaviour {
-        delay_every_response: Duration::from_millis(2),
-        ..Behaviour::default()
-    });
+    let server = TestServer::answering_after(Duration::from_millis(2));
     let child = start_long_run(&server, "4");
     wait_for_requests(&server, 100);
     signal(&child, sent);
@@ -110,10 +107,7 @@ fn sigterm_mid_run_prints_the_report_so_far_and_exits_143() {
 /// second signal inside it ends the process before any report is written.
 #[test]
 fn a_second_sigint_exits_at_once_without_a_report() {
-    let server = TestServer::start(Behaviour {
-        delay_every_response: Duration::from_secs(5),
-        ..Behaviour::default()
-    });
+    let server = TestServer::answering_after(Duration::from_secs(5));
     let child = start_long_run(&server, "2");
     wait_for_requests(&server, 2);
     signal(&child, Signal::INT);

@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use crate::common::{Behaviour, TestServer};
-use loadgen::{parse_stages, BurstConnect, LoadModel, Plan, StopAt};
+use crate::common::{closed_loop, run_to_end, Behaviour, TestServer};
+use loadgen::{parse_stages, BurstConnect, LoadModel, Plan, PlanBuilder, StopAt};
 
 #[test]
 fn a_burst_opens_every_connection_then_sends_one_request_on_each() {
@@ -19,11 +19,9 @@ fn a_burst_opens_every_connection_then_sends_one_request_on_each() {
             connections: 300,
             connect: BurstConnect::First,
         })
-        .threads(2)
-        .build()
-        .expect("valid plan");
+        .threads(2);
 
-    let report = loadgen::run_blocking(&plan).expect("run");
+    let report = run_to_end(plan);
 
     let burst = report.burst.expect("burst details");
     assert_eq!(burst.connected_before_release, 300);
@@ -51,10 +49,8 @@ fn burst_against_a_late_acceptor(connections: usize, connect: BurstConnect) -> l
             connections,
             connect,
         })
-        .threads(1)
-        .build()
-        .expect("valid plan");
-    let report = loadgen::run_blocking(&plan).expect("run");
+        .threads(1);
+    let report = run_to_end(plan);
     assert_eq!(report.requests.ok, connections as u64, "{report:?}");
     assert_eq!(server.connections(), connections as u64);
     report
@@ -102,18 +98,13 @@ fn a_burst_with_the_connect_in_the_request_times_the_connect_inside_each_latency
 #[test]
 fn stages_ramp_the_connection_count_up_and_down() {
     // Every response takes 20 ms, so active connections stay busy and open.
-    let server = TestServer::start(Behaviour {
-        delay_every_response: Duration::from_millis(20),
-        ..Behaviour::default()
-    });
+    let server = TestServer::answering_after(Duration::from_millis(20));
     let stages = parse_stages("400ms:6,600ms:6,400ms:0").expect("valid stages");
     let plan = Plan::builder(server.url("/health"))
         .load(LoadModel::Stages { stages })
-        .threads(2)
-        .build()
-        .expect("valid plan");
+        .threads(2);
 
-    let report = loadgen::run_blocking(&plan).expect("run");
+    let report = run_to_end(plan);
 
     assert_eq!(report.load.model, loadgen::ModelName::Stages);
     assert_eq!(
@@ -138,16 +129,10 @@ fn stages_ramp_the_connection_count_up_and_down() {
 fn errors_are_split_by_kind() {
     let server = TestServer::start(Behaviour::default());
     let run = |url: String, timeout: Duration| {
-        let plan = Plan::builder(url)
-            .load(LoadModel::Closed {
-                connections: 2,
-                stop: StopAt::Requests(10),
-            })
+        let plan = closed_loop(url, 2, StopAt::Requests(10))
             .timeout(timeout)
-            .threads(1)
-            .build()
-            .expect("valid plan");
-        loadgen::run_blocking(&plan).expect("run")
+            .threads(1);
+        run_to_end(plan)
     };
 
     let status = run(server.url("/fail"), Duration::from_secs(5));
@@ -176,44 +161,32 @@ fn errors_are_split_by_kind() {
     assert_eq!(connect.errors.connect, 10);
     assert_eq!(connect.latency_ms.count, 0);
 
-    let stalling = TestServer::start(Behaviour {
-        delay_every_response: Duration::from_secs(5),
-        ..Behaviour::default()
-    });
-    let plan = Plan::builder(stalling.url("/"))
-        .load(LoadModel::Closed {
-            connections: 2,
-            stop: StopAt::Requests(2),
-        })
+    let stalling = TestServer::answering_after(Duration::from_secs(5));
+    let plan = closed_loop(stalling.url("/"), 2, StopAt::Requests(2))
         .timeout(Duration::from_millis(200))
-        .threads(1)
-        .build()
-        .expect("valid plan");
-    let timeout = loadgen::run_blocking(&plan).expect("run");
+        .threads(1);
+    let timeout = run_to_end(plan);
     assert_eq!(timeout.errors.timeout, 2);
     assert_eq!(timeout.requests.errors, 2);
+}
+
+/// A closed loop of `connections` on `server`, on one thread, that lasts
+/// 300 ms and abandons the requests still in flight at its deadline.
+fn cut_after_300_ms(server: &TestServer, connections: usize) -> PlanBuilder {
+    let stop = StopAt::Duration(Duration::from_millis(300));
+    closed_loop(server.url("/"), connections, stop)
+        .abandon_in_flight(true)
+        .threads(1)
 }
 
 #[test]
 fn abandoning_in_flight_requests_ends_the_run_at_its_deadline_and_counts_them() {
     // Every answer takes 2 s; the run lasts 300 ms with 3 connections, so
     // all three requests are still in flight at the deadline.
-    let server = TestServer::start(Behaviour {
-        delay_every_response: Duration::from_secs(2),
-        ..Behaviour::default()
-    });
-    let plan = Plan::builder(server.url("/"))
-        .load(LoadModel::Closed {
-            connections: 3,
-            stop: StopAt::Duration(Duration::from_millis(300)),
-        })
-        .timeout(Duration::from_secs(30))
-        .abandon_in_flight(true)
-        .threads(1)
-        .build()
-        .expect("valid plan");
+    let server = TestServer::answering_after(Duration::from_secs(2));
+    let plan = cut_after_300_ms(&server, 3).timeout(Duration::from_secs(30));
     let started = std::time::Instant::now();
-    let report = loadgen::run_blocking(&plan).expect("run");
+    let report = run_to_end(plan);
     assert!(
         started.elapsed() < Duration::from_millis(1500),
         "the run waited for answers: {:?}",
@@ -242,11 +215,7 @@ fn abandoning_in_flight_requests_ends_the_run_at_its_deadline_and_counts_them() 
     );
 
     // Only a closed loop stopped by duration can be cut at its deadline.
-    let counted = Plan::builder(server.url("/"))
-        .load(LoadModel::Closed {
-            connections: 1,
-            stop: StopAt::Requests(5),
-        })
+    let counted = closed_loop(server.url("/"), 1, StopAt::Requests(5))
         .abandon_in_flight(true)
         .build();
     assert!(counted.is_err());
@@ -257,21 +226,9 @@ fn an_unrecorded_lead_warms_up_on_the_same_connections_without_counting() {
     // 100 ms per answer on one connection: about 4 answers end in the
     // 450 ms lead (not counted), about 3 in the 300 ms window, and one is in
     // flight at the deadline.
-    let server = TestServer::start(Behaviour {
-        delay_every_response: Duration::from_millis(100),
-        ..Behaviour::default()
-    });
-    let plan = Plan::builder(server.url("/"))
-        .load(LoadModel::Closed {
-            connections: 1,
-            stop: StopAt::Duration(Duration::from_millis(300)),
-        })
-        .abandon_in_flight(true)
-        .unrecorded_lead(Duration::from_millis(450))
-        .threads(1)
-        .build()
-        .expect("valid plan");
-    let report = loadgen::run_blocking(&plan).expect("run");
+    let server = TestServer::answering_after(Duration::from_millis(100));
+    let plan = cut_after_300_ms(&server, 1).unrecorded_lead(Duration::from_millis(450));
+    let report = run_to_end(plan);
     assert_eq!(report.errors.unfinished, 1);
     assert!(
         (1..=4).contains(&report.requests.ok),

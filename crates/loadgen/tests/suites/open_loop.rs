@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::common::{Behaviour, TestServer};
+use crate::common::{run_to_end, Behaviour, TestServer};
 use loadgen::{LoadModel, Plan, StopAt};
 
 fn open_plan(url: String, rate_rps: f64, seconds: u64, max_connections: usize) -> Plan {
@@ -96,10 +96,7 @@ fn corrected_latency_includes_a_stall_that_uncorrected_latency_hides() {
 fn tickets_that_waited_past_the_timeout_fail_without_being_sent() {
     // Every response takes 300 ms, one connection, 50 req/s for 1 s, 500 ms
     // timeout: most tickets wait in the client longer than the timeout.
-    let server = TestServer::start(Behaviour {
-        delay_every_response: Duration::from_millis(300),
-        ..Behaviour::default()
-    });
+    let server = TestServer::answering_after(Duration::from_millis(300));
     let plan = Plan::builder(server.url("/health"))
         .load(LoadModel::Open {
             rate_rps: 50.0,
@@ -108,11 +105,9 @@ fn tickets_that_waited_past_the_timeout_fail_without_being_sent() {
             max_connections: 1,
         })
         .timeout(Duration::from_millis(500))
-        .threads(2)
-        .build()
-        .expect("valid plan");
+        .threads(2);
 
-    let report = loadgen::run_blocking(&plan).expect("run");
+    let report = run_to_end(plan);
 
     assert_eq!(report.requests.total, 50);
     assert!(

@@ -2,12 +2,13 @@
 //! process of its own (rusty-fork runs the test binary again for it alone),
 //! so that the baseline thread count holds still.
 
-use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::Duration;
 
 use process_stats::PeakSampler;
 use rusty_fork::rusty_fork_test;
+
+use crate::parked_threads::ParkedThreads;
 
 rusty_fork_test! {
     #[test]
@@ -18,20 +19,9 @@ rusty_fork_test! {
         let baseline = process_stats::sample_self().expect("baseline").threads;
 
         // Act: 20 threads live for ~200 ms (20 sampling intervals), then end.
-        let release = Arc::new(Barrier::new(21));
-        let spike: Vec<_> = (0..20)
-            .map(|_| {
-                let release = Arc::clone(&release);
-                thread::spawn(move || {
-                    release.wait();
-                })
-            })
-            .collect();
+        let spike = ParkedThreads::start(20);
         thread::sleep(Duration::from_millis(200));
-        release.wait();
-        for thread in spike {
-            thread.join().expect("spike thread");
-        }
+        spike.release();
         thread::sleep(Duration::from_millis(50));
         let peaks = sampler.stop();
 

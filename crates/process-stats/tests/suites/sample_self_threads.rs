@@ -2,10 +2,9 @@
 //! (rusty-fork runs the test binary again for it alone), so that no other
 //! test's threads come and go while it counts.
 
-use std::sync::{Arc, Barrier};
-use std::thread;
-
 use rusty_fork::rusty_fork_test;
+
+use crate::parked_threads::ParkedThreads;
 
 rusty_fork_test! {
     #[test]
@@ -18,22 +17,11 @@ rusty_fork_test! {
             .count() as u64;
         assert_eq!(before.threads, tasks, "{before:?}");
         assert!(before.rss_bytes > 0, "{before:?}");
-        let release = Arc::new(Barrier::new(6));
-        let parked: Vec<_> = (0..5)
-            .map(|_| {
-                let release = Arc::clone(&release);
-                thread::spawn(move || {
-                    release.wait();
-                })
-            })
-            .collect();
+        let parked = ParkedThreads::start(5);
 
         // Act
         let during = process_stats::sample_self().expect("sample during");
-        release.wait();
-        for thread in parked {
-            thread.join().expect("parked thread");
-        }
+        parked.release();
 
         // Assert
         assert!(

@@ -180,13 +180,18 @@ mod tests {
 
     #[test]
     fn a_duration_lands_in_the_first_bucket_at_or_above_it() {
-        assert_eq!(bucket_index(0), 0);
-        assert_eq!(bucket_index(100_000), 0);
-        assert_eq!(bucket_index(100_001), 1);
-        assert_eq!(bucket_index(300_000_000), 11);
-        assert_eq!(bucket_index(10_000_000_000), 15);
-        assert_eq!(bucket_index(10_000_000_001), 16);
-        assert_eq!(bucket_index(u64::MAX), BUCKET_SLOTS - 1);
+        let cases = [
+            (0, 0),
+            (100_000, 0),
+            (100_001, 1),
+            (300_000_000, 11),
+            (10_000_000_000, 15),
+            (10_000_000_001, 16),
+            (u64::MAX, BUCKET_SLOTS - 1),
+        ];
+        for (nanos, bucket) in cases {
+            assert_eq!(bucket_index(nanos), bucket, "{nanos} ns");
+        }
     }
 
     #[test]
