@@ -43,4 +43,5 @@ mod slow_bodies;
 mod slow_clients;
 mod tidy;
 mod tiny_http_differences;
+mod wire_contract;
 mod yielding_driver;
