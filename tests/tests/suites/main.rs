@@ -25,6 +25,7 @@ mod concurrent_start;
 mod connections;
 mod contract_suite;
 mod coroutine_stack;
+mod database_restart;
 mod event_loop_stalls;
 mod faults;
 mod fuzz_inputs;
