@@ -8,13 +8,14 @@
 //! plus the bench's).
 
 use std::os::unix::process::CommandExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
 use anyhow::Context;
 use rustix::process::Signal;
 
+use crate::binaries::PostgresBinaries;
 use crate::child_server::{self, ServerSpec};
 use crate::unprivileged_user::RunAs;
 use crate::{binaries, service_dir, unprivileged_user};
@@ -40,41 +41,10 @@ pub(crate) fn start(
         std::os::unix::fs::chown(dir.path(), Some(user.uid), Some(user.gid))
             .with_context(|| format!("give {} to user {}", dir.path().display(), user.name))?;
     }
-    let data_dir = dir.path().join("data");
-
-    let mut initdb = Command::new(&binaries.initdb);
-    initdb
-        .arg("--pgdata")
-        .arg(&data_dir)
-        .args(["--username", SUPERUSER, "--auth=trust"])
-        .args(["--encoding=UTF8", "--no-locale", "--no-sync"]);
-    prepare(&mut initdb, dir.path(), run_as.as_ref());
-    child_server::run_to_completion(
-        "initdb",
-        initdb,
-        &dir.path().join("initdb.log"),
-        INITDB_TIMEOUT,
-    )
-    .with_context(|| format!("initialise a cluster with {}", binaries.initdb.display()))?;
-
+    let data_dir = initdb(&binaries, dir.path(), run_as.as_ref())?;
     let socket_dir = dir.path().to_path_buf();
-    let command = |port: u16| {
-        let mut postgres = Command::new(&binaries.postgres);
-        postgres
-            .arg("-D")
-            .arg(&data_dir)
-            .arg("-p")
-            .arg(port.to_string())
-            // Our own socket directory: the default one may not exist or
-            // belong to a system cluster.
-            .arg("-k")
-            .arg(&socket_dir)
-            .args(["-c", "listen_addresses=127.0.0.1"])
-            .args(["-c", "fsync=off"])
-            .args(["-c", "max_connections=200"]);
-        prepare(&mut postgres, &socket_dir, run_as.as_ref());
-        postgres
-    };
+    let command =
+        |port: u16| postgres_command(&binaries, &data_dir, &socket_dir, run_as.as_ref(), port);
     let probe = |port: u16| answers(&admin_url(port));
     let spec = ServerSpec {
         name: "postgres",
@@ -89,7 +59,53 @@ pub(crate) fn start(
     Ok(Some(admin_url(port)))
 }
 
-fn admin_url(port: u16) -> String {
+/// Initialises a cluster in `dir` (its `data` folder, returned), as
+/// `run_as` when given.
+pub(crate) fn initdb(
+    binaries: &PostgresBinaries,
+    dir: &Path,
+    run_as: Option<&RunAs>,
+) -> anyhow::Result<PathBuf> {
+    let data_dir = dir.join("data");
+    let mut initdb = Command::new(&binaries.initdb);
+    initdb
+        .arg("--pgdata")
+        .arg(&data_dir)
+        .args(["--username", SUPERUSER, "--auth=trust"])
+        .args(["--encoding=UTF8", "--no-locale", "--no-sync"]);
+    prepare(&mut initdb, dir, run_as);
+    child_server::run_to_completion("initdb", initdb, &dir.join("initdb.log"), INITDB_TIMEOUT)
+        .with_context(|| format!("initialise a cluster with {}", binaries.initdb.display()))?;
+    Ok(data_dir)
+}
+
+/// The command that serves the cluster in `data_dir` on `port` of
+/// 127.0.0.1, with its socket in `socket_dir`.
+pub(crate) fn postgres_command(
+    binaries: &PostgresBinaries,
+    data_dir: &Path,
+    socket_dir: &Path,
+    run_as: Option<&RunAs>,
+    port: u16,
+) -> Command {
+    let mut postgres = Command::new(&binaries.postgres);
+    postgres
+        .arg("-D")
+        .arg(data_dir)
+        .arg("-p")
+        .arg(port.to_string())
+        // Our own socket directory: the default one may not exist or
+        // belong to a system cluster.
+        .arg("-k")
+        .arg(socket_dir)
+        .args(["-c", "listen_addresses=127.0.0.1"])
+        .args(["-c", "fsync=off"])
+        .args(["-c", "max_connections=200"]);
+    prepare(&mut postgres, socket_dir, run_as);
+    postgres
+}
+
+pub(crate) fn admin_url(port: u16) -> String {
     format!("postgres://{SUPERUSER}@127.0.0.1:{port}/postgres")
 }
 
