@@ -346,15 +346,14 @@ fn start_blocking(
 ) -> anyhow::Result<Running> {
     let settings = blocking_server::Settings::try_parse_from(args)?;
     let (tx, rx) = crossbeam_channel::bounded::<()>(1);
-    let thread = std::thread::Builder::new()
-        .name("test-blocking-server".into())
-        .spawn(move || {
-            let _ = done.send(blocking_server::run(listener, settings, rx));
-        })?;
-    let stop = Box::new(move || {
-        let _ = tx.send(());
-    });
-    Ok((stop, thread))
+    on_a_thread(
+        "test-blocking-server",
+        done,
+        move || blocking_server::run(listener, settings, rx),
+        move || {
+            let _ = tx.send(());
+        },
+    )
 }
 
 /// The async server on its own runtime and thread, stopped by a oneshot.
@@ -365,26 +364,36 @@ fn start_async(
 ) -> anyhow::Result<Running> {
     let settings = async_server::Settings::try_parse_from(args)?;
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    let thread = std::thread::Builder::new()
-        .name("test-async-server".into())
-        .spawn(move || {
-            let result = (|| {
-                let rt = async_server::build_runtime(&settings)?;
-                rt.block_on(async move {
-                    listener.set_nonblocking(true)?;
-                    let listener = tokio::net::TcpListener::from_std(listener)?;
-                    async_server::run(listener, settings, async move {
-                        let _ = rx.await;
-                    })
-                    .await
-                })
-            })();
-            let _ = done.send(result);
-        })?;
-    let stop = Box::new(move || {
+    let serve = move || {
+        let rt = async_server::build_runtime(&settings)?;
+        rt.block_on(async move {
+            listener.set_nonblocking(true)?;
+            let listener = tokio::net::TcpListener::from_std(listener)?;
+            async_server::run(listener, settings, async move {
+                let _ = rx.await;
+            })
+            .await
+        })
+    };
+    on_a_thread("test-async-server", done, serve, move || {
         let _ = tx.send(());
-    });
-    Ok((stop, thread))
+    })
+}
+
+/// `serve` on a thread named `name`, its result sent on `done`; `stop`
+/// is how the test asks it to stop.
+fn on_a_thread(
+    name: &str,
+    done: mpsc::Sender<anyhow::Result<()>>,
+    serve: impl FnOnce() -> anyhow::Result<()> + Send + 'static,
+    stop: impl FnOnce() + Send + 'static,
+) -> anyhow::Result<Running> {
+    let thread = std::thread::Builder::new()
+        .name(name.into())
+        .spawn(move || {
+            let _ = done.send(serve());
+        })?;
+    Ok((Box::new(stop), thread))
 }
 
 /// The servers' logs go to the test output only when `TEST_LOG` is set

@@ -75,6 +75,7 @@ pub mod own_process;
 pub mod process;
 pub mod prometheus;
 mod route_samples;
+pub mod steady_load;
 pub mod test_cases;
 
 pub use app::{fresh_data, spawn_app, spawn_app_with, AppData, AppOptions, Server, TestApp};

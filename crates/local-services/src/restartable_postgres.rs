@@ -17,10 +17,10 @@ use anyhow::{bail, Context};
 use rustix::process::{kill_process, Pid, Signal};
 use tempfile::TempDir;
 
-use crate::binaries::{self, PostgresBinaries};
-use crate::unprivileged_user::{self, RunAs};
+use crate::binaries::PostgresBinaries;
+use crate::unprivileged_user::RunAs;
 use crate::{
-    child_server, parent_death, postgres_service, service_dir, spawner, throwaway_postgres,
+    child_server, parent_death, postgres_service, spawner, throwaway_postgres,
 };
 
 /// How long a start may take before the cluster answers.
@@ -54,16 +54,15 @@ impl RestartablePostgres {
     /// Initialises a cluster and starts it; `None` when no `initdb` and
     /// `postgres` binaries are installed.
     pub fn start() -> anyhow::Result<Option<RestartablePostgres>> {
-        let Some(binaries) = binaries::find_postgres() else {
+        let Some(throwaway_postgres::NewCluster {
+            binaries,
+            run_as,
+            dir,
+            data_dir,
+        }) = throwaway_postgres::new_cluster("postgres-restartable")?
+        else {
             return Ok(None);
         };
-        let run_as = unprivileged_user::for_postgres()?;
-        let dir = service_dir::create("postgres-restartable")?;
-        if let Some(user) = &run_as {
-            std::os::unix::fs::chown(dir.path(), Some(user.uid), Some(user.gid))
-                .with_context(|| format!("give {} to user {}", dir.path().display(), user.name))?;
-        }
-        let data_dir = throwaway_postgres::initdb(&binaries, dir.path(), run_as.as_ref())?;
         let port = child_server::free_port().context("find a free port on 127.0.0.1")?;
         let mut cluster = RestartablePostgres {
             binaries,

@@ -32,16 +32,15 @@ const SUPERUSER: &str = "postgres";
 pub(crate) fn start(
     answers: &dyn Fn(&str) -> anyhow::Result<()>,
 ) -> anyhow::Result<Option<String>> {
-    let Some(binaries) = binaries::find_postgres() else {
+    let Some(NewCluster {
+        binaries,
+        run_as,
+        dir,
+        data_dir,
+    }) = new_cluster("postgres")?
+    else {
         return Ok(None);
     };
-    let run_as = unprivileged_user::for_postgres()?;
-    let dir = service_dir::create("postgres")?;
-    if let Some(user) = &run_as {
-        std::os::unix::fs::chown(dir.path(), Some(user.uid), Some(user.gid))
-            .with_context(|| format!("give {} to user {}", dir.path().display(), user.name))?;
-    }
-    let data_dir = initdb(&binaries, dir.path(), run_as.as_ref())?;
     let socket_dir = dir.path().to_path_buf();
     let command =
         |port: u16| postgres_command(&binaries, &data_dir, &socket_dir, run_as.as_ref(), port);
@@ -57,6 +56,37 @@ pub(crate) fn start(
     };
     let port = child_server::start(&spec, dir)?;
     Ok(Some(admin_url(port)))
+}
+
+/// A cluster `initdb` has made, whose server has not started yet.
+pub(crate) struct NewCluster {
+    pub(crate) binaries: PostgresBinaries,
+    /// The OS user Postgres runs as, when we are root (it refuses root).
+    pub(crate) run_as: Option<RunAs>,
+    /// Its own temporary folder (service_dir's `kind`), owned by `run_as`.
+    pub(crate) dir: tempfile::TempDir,
+    pub(crate) data_dir: PathBuf,
+}
+
+/// Makes a cluster in a new temporary folder of `kind`; `None` when no
+/// `initdb` and `postgres` binaries are installed.
+pub(crate) fn new_cluster(kind: &str) -> anyhow::Result<Option<NewCluster>> {
+    let Some(binaries) = binaries::find_postgres() else {
+        return Ok(None);
+    };
+    let run_as = unprivileged_user::for_postgres()?;
+    let dir = service_dir::create(kind)?;
+    if let Some(user) = &run_as {
+        std::os::unix::fs::chown(dir.path(), Some(user.uid), Some(user.gid))
+            .with_context(|| format!("give {} to user {}", dir.path().display(), user.name))?;
+    }
+    let data_dir = initdb(&binaries, dir.path(), run_as.as_ref())?;
+    Ok(Some(NewCluster {
+        binaries,
+        run_as,
+        dir,
+        data_dir,
+    }))
 }
 
 /// Initialises a cluster in `dir` (its `data` folder, returned), as

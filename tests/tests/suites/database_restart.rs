@@ -22,12 +22,11 @@
 //! the end of the last answer that was not a 200):
 //! `cargo test -p harness --test suites -- database_restart --nocapture`.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use contract::ApiError;
-use harness::{http, spawn_app_with, AppOptions, Server, TestApp};
+use harness::steady_load::{Record, SteadyLoad};
+use harness::{spawn_app_with, AppOptions, Server, TestApp};
 use local_services::RestartablePostgres;
 
 /// Every Postgres driver and model.
@@ -49,60 +48,6 @@ const DOWN_FOR: Duration = Duration::from_secs(3);
 const RECOVER_WITHIN: Duration = Duration::from_secs(5);
 /// The acquire timeout (1 s, the harness's) and a busy machine's margin.
 const ANSWER_WITHIN: Duration = Duration::from_secs(8);
-
-/// One request, its times from the test's start.
-struct Record {
-    sent: Duration,
-    took: Duration,
-    answer: Result<(u16, Vec<u8>), String>,
-}
-
-/// Client threads on one server, until stopped.
-struct Load {
-    stop: Arc<AtomicBool>,
-    records: Arc<Mutex<Vec<Record>>>,
-    threads: Vec<std::thread::JoinHandle<()>>,
-}
-
-impl Load {
-    fn start(app: &TestApp, start: Instant) -> Load {
-        let stop = Arc::new(AtomicBool::new(false));
-        let records = Arc::new(Mutex::new(Vec::new()));
-        let threads = (0..CLIENTS)
-            .map(|_| {
-                let (stop, records, addr) = (stop.clone(), records.clone(), app.addr);
-                // A client thread: a request, its record, a pause, again.
-                std::thread::spawn(move || {
-                    while !stop.load(Ordering::SeqCst) {
-                        let sent = start.elapsed();
-                        let answer = http::send(addr, "GET", PATH, &[], b"")
-                            .map(|r| (r.status, r.body))
-                            .map_err(|e| e.to_string());
-                        let took = start.elapsed() - sent;
-                        records
-                            .lock()
-                            .unwrap_or_else(|p| p.into_inner())
-                            .push(Record { sent, took, answer });
-                        std::thread::sleep(THINK_TIME);
-                    }
-                })
-            })
-            .collect();
-        Load {
-            stop,
-            records,
-            threads,
-        }
-    }
-
-    fn stop(self) -> Vec<Record> {
-        self.stop.store(true, Ordering::SeqCst);
-        for thread in self.threads {
-            thread.join().expect("a client thread panicked");
-        }
-        std::mem::take(&mut *self.records.lock().unwrap_or_else(|p| p.into_inner()))
-    }
-}
 
 /// When Postgres stopped, and when it answered again.
 struct Restart {
@@ -132,7 +77,10 @@ fn every_driver_serves_again_after_postgres_restarts_under_load() {
     });
 
     let start = Instant::now();
-    let loads: Vec<Load> = apps.iter().map(|app| Load::start(app, start)).collect();
+    let loads: Vec<SteadyLoad> = apps
+        .iter()
+        .map(|app| SteadyLoad::start(app.addr, &[PATH], CLIENTS, THINK_TIME, start))
+        .collect();
     std::thread::sleep(Duration::from_secs(2));
     let down = start.elapsed();
     postgres.stop().expect("stopping Postgres");
@@ -141,7 +89,7 @@ fn every_driver_serves_again_after_postgres_restarts_under_load() {
     let up = start.elapsed();
     println!("Postgres down at {down:?}, answering again at {up:?} (its start took {took:?})");
     std::thread::sleep(RECOVER_WITHIN + Duration::from_secs(3));
-    let records: Vec<Vec<Record>> = loads.into_iter().map(Load::stop).collect();
+    let records: Vec<Vec<Record>> = loads.into_iter().map(SteadyLoad::stop).collect();
 
     let restart = Restart { down, up };
     let failures: Vec<String> = apps

@@ -32,12 +32,11 @@
 //!
 //! In `cargo test` each outage lasts 6 s; `RELIABILITY_FULL=1` makes it 15 s.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use contract::ApiError;
-use harness::{http, spawn_app_with, AppOptions, Server, TestApp};
+use harness::steady_load::{Record, SteadyLoad};
+use harness::{spawn_app_with, AppOptions, Server};
 use net_tools::proxy::Mode;
 
 /// The harness runs servers with `--acquire-timeout-ms 1000`.
@@ -76,73 +75,6 @@ fn answer_within(server: Server) -> Duration {
     parks + ACQUIRE_TIMEOUT * steps * pins_in_flight
 }
 
-/// One request as the load threads saw it, times relative to the test start.
-struct Record {
-    path: &'static str,
-    sent: Duration,
-    took: Duration,
-    /// `Err` when the transport failed (no answer).
-    answer: Result<(u16, Vec<u8>), String>,
-}
-
-/// Clients that send requests in a loop, each on its route, until stopped.
-struct SteadyLoad {
-    stop: Arc<AtomicBool>,
-    records: Arc<Mutex<Vec<Record>>>,
-    threads: Vec<std::thread::JoinHandle<()>>,
-}
-
-impl SteadyLoad {
-    fn start(app: &TestApp, start: Instant) -> SteadyLoad {
-        let stop = Arc::new(AtomicBool::new(false));
-        let records = Arc::new(Mutex::new(Vec::new()));
-        let paths: Vec<&'static str> = DEPENDENT
-            .iter()
-            .map(|(p, _)| *p)
-            .chain(INDEPENDENT)
-            .collect();
-        let threads = paths
-            .iter()
-            .flat_map(|path| std::iter::repeat_n(*path, THREADS_PER_ROUTE))
-            .map(|path| {
-                let (stop, records, addr) = (stop.clone(), records.clone(), app.addr);
-                std::thread::spawn(move || {
-                    while !stop.load(Ordering::SeqCst) {
-                        let sent = start.elapsed();
-                        let answer = http::send(addr, "GET", path, &[], b"")
-                            .map(|r| (r.status, r.body))
-                            .map_err(|e| e.to_string());
-                        let took = start.elapsed() - sent;
-                        records
-                            .lock()
-                            .unwrap_or_else(|p| p.into_inner())
-                            .push(Record {
-                                path,
-                                sent,
-                                took,
-                                answer,
-                            });
-                        std::thread::sleep(THINK_TIME);
-                    }
-                })
-            })
-            .collect();
-        SteadyLoad {
-            stop,
-            records,
-            threads,
-        }
-    }
-
-    fn stop(self) -> Vec<Record> {
-        self.stop.store(true, Ordering::SeqCst);
-        for t in self.threads {
-            t.join().expect("a load thread panicked");
-        }
-        std::mem::take(&mut *self.records.lock().unwrap_or_else(|p| p.into_inner()))
-    }
-}
-
 /// One outage: when the proxies left `Pass` and when they returned to it.
 struct Outage {
     mode: Mode,
@@ -176,7 +108,12 @@ fn outage_under_load(server: Server, mode: Mode) {
         app.redis_proxy.as_ref().expect("redis proxy"),
     ];
     let start = Instant::now();
-    let load = SteadyLoad::start(&app, start);
+    let paths: Vec<&'static str> = DEPENDENT
+        .iter()
+        .map(|(p, _)| *p)
+        .chain(INDEPENDENT)
+        .collect();
+    let load = SteadyLoad::start(app.addr, &paths, THREADS_PER_ROUTE, THINK_TIME, start);
     std::thread::sleep(Duration::from_secs(1));
 
     proxies.iter().for_each(|p| p.set_mode(mode));
