@@ -69,19 +69,19 @@ fn summary(plan: &RunPlan) -> String {
 const CASES: &[(&str, &str)] = &[
     (
         "--groups cpu,mixed,baseline,sweep-posts,idle,remote-db,pool-sweep",
-        "cpu: 3 rounds, warm-up 120ms
-baseline: 3 rounds, warm-up 120ms, 4 cold starts
+        "cpu: 3 rounds, warm-up 70ms
+baseline: 3 rounds, warm-up 70ms, 3 cold starts
 mixed: 3 rounds, lead
 idle: 3 rounds, probe first
 sweep-posts: 1 rounds, step lead 120ms
-remote-db: 3 rounds, warm-up 120ms, 2ms away
-mixed lead 120ms, jvm 300ms to 3s, rounds 3
+remote-db: 3 rounds, warm-up 70ms, 2ms away
+mixed lead 100ms, jvm 300ms to 3s, rounds 3
 skipped pool-sweep: the quick profile does not run",
     ),
     (
         "--cold --groups cpu,mixed,baseline,sweep-users,calibration-health",
         "cpu: 3 rounds, cold
-baseline: 3 rounds, cold, 4 cold starts
+baseline: 3 rounds, cold, 3 cold starts
 mixed: 3 rounds, lead
 sweep-users: 1 rounds, step lead 0ns
 calibration-health: 3 rounds, cold
