@@ -19,9 +19,7 @@ use tempfile::TempDir;
 
 use crate::binaries::PostgresBinaries;
 use crate::unprivileged_user::RunAs;
-use crate::{
-    child_server, parent_death, postgres_service, spawner, throwaway_postgres,
-};
+use crate::{child_server, parent_death, postgres_service, spawner, throwaway_postgres};
 
 /// How long a start may take before the cluster answers.
 const READY_TIMEOUT: Duration = Duration::from_secs(30);
