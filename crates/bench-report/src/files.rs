@@ -5,9 +5,6 @@
 
 use bench_model::{Finding, RunResults, Thresholds};
 
-/// The name of the run at a glance as a picture, beside the report.
-pub const GLANCE_SVG: &str = "glance.svg";
-
 /// Every report file of a run, as (file name, text), in the order they are
 /// written.
 pub fn report_files(
@@ -25,7 +22,7 @@ pub fn report_files(
             crate::html::render(results, findings, t),
         ),
         (
-            GLANCE_SVG.to_owned(),
+            crate::charts::GLANCE_SVG.to_owned(),
             crate::charts::glance_chart(&crate::glance::build(results, findings, t)),
         ),
     ];

@@ -93,6 +93,7 @@
 //! significant digits (exact below 2.048 ms, within 0.1 % above).
 
 mod aggregate;
+mod burst_connect;
 pub mod cli;
 mod command;
 mod drive;

@@ -6,7 +6,6 @@
 use std::time::Duration;
 
 use bytes::Bytes;
-use serde::{Deserialize, Serialize};
 
 use crate::request_bytes::{parse_header, validate_method, RequestSpec};
 use crate::stages::Stage;
@@ -22,23 +21,7 @@ pub enum StopAt {
     Requests(u64),
 }
 
-/// When a burst opens its connections; in the JSON report `"first"` or
-/// `"in_request"`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BurstConnect {
-    /// Burst, connections opened first: every connection is opened, and has
-    /// reported, before the requests are released, so the timed window holds
-    /// the requests alone, on connections the server has already accepted.
-    /// What a load tool with an event loop does with "N requests at once".
-    #[default]
-    First,
-    /// Burst, connect in the request (as JMeter): each request opens its own
-    /// connection after the release, as each of JMeter's threads does, so
-    /// the connect (and the server's accept) is inside the request's latency
-    /// and inside the timed window.
-    InRequest,
-}
+pub use crate::burst_connect::BurstConnect;
 
 /// The load models of the seeds.
 #[derive(Debug, Clone, PartialEq)]

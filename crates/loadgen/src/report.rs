@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize, Serializer};
 
+use crate::burst_connect::BurstConnect;
 use crate::latency_stats::LatencySummary;
-use crate::plan::BurstConnect;
 
 /// Version of the JSON shape; bumped only when a field changes meaning or
 /// disappears (adding fields does not bump it).

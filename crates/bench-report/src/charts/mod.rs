@@ -18,6 +18,10 @@ pub use glance::{band, closeness, glance_chart, BAR_MAX};
 pub use lines::{idle_rss_chart, line_chart};
 pub use sweep::{sweep_chart, SweepSeries};
 
+/// The file name of the run at a glance as a picture, beside the report
+/// (crate::files writes it; the HTML report names it).
+pub const GLANCE_SVG: &str = "glance.svg";
+
 use bench_analysis::stats::column_spread;
 use bench_model::figures::{p99_is_lower_bound, p99_ms, step_p99_ms, successful_rps};
 use bench_model::{ColumnResult, GroupResult, Metric, RoundResult, RunResults, Spread};

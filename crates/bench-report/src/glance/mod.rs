@@ -29,6 +29,7 @@ pub mod standing;
 pub mod text;
 pub mod words;
 pub mod workloads;
+mod wrong;
 pub mod wrongs;
 
 use bench_analysis::findings::kind_of;

@@ -11,7 +11,7 @@ use bench_model::figures::{p99_is_lower_bound, p99_ms};
 use bench_model::{ColumnId, ColumnResult, Finding, GroupId, RunResults};
 
 use super::columns::Model;
-use super::wrongs::{Wrong, WrongKind};
+use super::wrong::{Wrong, WrongKind};
 use super::RowVerdict;
 
 /// A row per model whose /health the run measured next to /cpu, in the

@@ -50,7 +50,7 @@ fn glance_picture(glance: &crate::glance::Glance) -> String {
     }
     format!(
         "<section id=\"glance-picture\">\n<h2>The matrix as a picture</h2>\n<p class=\"muted\">The same matrix, bars for the figures (also <code>{}</code> beside this report).</p>\n<div class=\"charts\">\n{}</div>\n</section>\n",
-        crate::files::GLANCE_SVG,
+        crate::charts::GLANCE_SVG,
         crate::charts::glance_chart(glance)
     )
 }

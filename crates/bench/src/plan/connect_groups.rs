@@ -4,11 +4,10 @@
 //! the cpu and database groups' burst opens every connection first. Each
 //! is its sibling's columns, column for column, under ids of their own, so
 //! that a run can measure both bursts on one server process per column
-//! round ([`super::GroupPlan::first_window`]). Pure data.
+//! round (run_plan's `GroupPlan::first_window`). Pure data.
 
 use super::column::Column;
 use super::group::Group;
-use super::run_plan::GroupPlan;
 use super::seed_groups::{cpu_group, database_group};
 use bench_model::GroupId;
 
@@ -46,42 +45,10 @@ pub(super) fn database_connect_group() -> Group {
 }
 
 /// Each sibling group and its twin here.
-const TWIN_GROUPS: [(GroupId, GroupId); 2] = [
+pub(super) const TWIN_GROUPS: [(GroupId, GroupId); 2] = [
     (GroupId::Cpu, GroupId::CpuConnectInRequest),
     (GroupId::Database, GroupId::DatabaseConnectInRequest),
 ];
-
-/// Where a run measures both a twin group and its sibling, each column
-/// round's fresh server takes the twin's window first, in place of the
-/// sibling's warm-up: seed 000's burst as JMeter sent it on a cold server,
-/// as seed 000 measured it, then the burst with every connection opened
-/// first on the server it warmed up, as a burst of the same size warmed it
-/// before. Both bursts then cost the run the time of one group, and each
-/// column's two windows are on one process. They stay apart, each column
-/// round on a fresh server, where the sibling has no warm-up (`--cold`:
-/// every window on a cold server), where their rounds differ, or where
-/// their columns do not pair up (a server given by URL drops some).
-pub(super) fn measure_twins_first(groups: &mut Vec<GroupPlan>) {
-    let position = |groups: &[GroupPlan], id| groups.iter().position(|g| g.group.id == id);
-    for (sibling, twin) in TWIN_GROUPS {
-        let (Some(s), Some(t)) = (position(groups, sibling), position(groups, twin)) else {
-            continue;
-        };
-        let (columns, twins) = (&groups[s].group.columns, &groups[t].group.columns);
-        let pairs = columns.len() == twins.len()
-            && columns
-                .iter()
-                .zip(twins)
-                .all(|(c, t)| c.id.connect_in_request_twin() == Some(t.id));
-        if !pairs || groups[s].warm_up_load().is_none() || groups[s].rounds != groups[t].rounds {
-            continue;
-        }
-        let first = groups.remove(t);
-        if let Some(s) = position(groups, sibling) {
-            groups[s].first_window = Some(Box::new(first));
-        }
-    }
-}
 
 #[cfg(test)]
 mod tests {

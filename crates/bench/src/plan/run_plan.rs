@@ -71,7 +71,7 @@ pub struct GroupPlan {
     /// fresh server, in place of this group's warm-up, and kept as that
     /// group's round: seed 000's burst as JMeter sent it, before the burst
     /// with every connection opened first
-    /// ([`super::connect_groups::measure_twins_first`]).
+    /// ([`measure_twins_first`]).
     pub first_window: Option<Box<GroupPlan>>,
 }
 
@@ -136,7 +136,7 @@ impl RunPlan {
             _ => None,
         });
         let mut skipped = drop_what_given_servers_cannot_run(&mut groups, &servers);
-        super::connect_groups::measure_twins_first(&mut groups);
+        measure_twins_first(&mut groups);
         skipped.extend(not_in_profile);
         Ok(RunPlan {
             profile: profile.name,
@@ -410,5 +410,37 @@ impl GroupPlan {
         let jvm = (Duration::from_secs(1) + warm_up).mul_f64(share(java))
             + PINS_HANDED_OVER.mul_f64(share(counting));
         self.load.planned_round(self.warm_up.unwrap_or_default()) + ROUND_OVERHEAD + jvm
+    }
+}
+
+/// Where a run measures both a twin group and its sibling, each column
+/// round's fresh server takes the twin's window first, in place of the
+/// sibling's warm-up: seed 000's burst as JMeter sent it on a cold server,
+/// as seed 000 measured it, then the burst with every connection opened
+/// first on the server it warmed up, as a burst of the same size warmed it
+/// before. Both bursts then cost the run the time of one group, and each
+/// column's two windows are on one process. They stay apart, each column
+/// round on a fresh server, where the sibling has no warm-up (`--cold`:
+/// every window on a cold server), where their rounds differ, or where
+/// their columns do not pair up (a server given by URL drops some).
+fn measure_twins_first(groups: &mut Vec<GroupPlan>) {
+    let position = |groups: &[GroupPlan], id| groups.iter().position(|g| g.group.id == id);
+    for (sibling, twin) in super::connect_groups::TWIN_GROUPS {
+        let (Some(s), Some(t)) = (position(groups, sibling), position(groups, twin)) else {
+            continue;
+        };
+        let (columns, twins) = (&groups[s].group.columns, &groups[t].group.columns);
+        let pairs = columns.len() == twins.len()
+            && columns
+                .iter()
+                .zip(twins)
+                .all(|(c, t)| c.id.connect_in_request_twin() == Some(t.id));
+        if !pairs || groups[s].warm_up_load().is_none() || groups[s].rounds != groups[t].rounds {
+            continue;
+        }
+        let first = groups.remove(t);
+        if let Some(s) = position(groups, sibling) {
+            groups[s].first_window = Some(Box::new(first));
+        }
     }
 }
