@@ -252,16 +252,22 @@ fn try_spawn_app(server: Server, options: AppOptions) -> anyhow::Result<TestApp>
     let listener = TcpListener::bind("127.0.0.1:0")?;
     let addr = listener.local_addr()?;
     let (done_tx, finished) = mpsc::channel();
-    let (stop, thread) = match server {
+    let (name, serve, stop) = match server {
         Server::Blocking
         | Server::BlockingTinyHttp
         | Server::BlockingRedisPool
         | Server::Virtual
-        | Server::VirtualYielding => start_blocking(&args, listener, done_tx)?,
+        | Server::VirtualYielding => blocking_parts(&args, listener)?,
         Server::Async | Server::AsyncDeadpool | Server::AsyncPipelined => {
-            start_async(&args, listener, done_tx)?
+            async_parts(&args, listener)?
         }
     };
+    // The server on a thread of its own, its result sent on `done_tx`.
+    let thread = std::thread::Builder::new()
+        .name(name.into())
+        .spawn(move || {
+            let _ = done_tx.send(serve());
+        })?;
     let app = TestApp {
         server,
         addr,
@@ -335,33 +341,29 @@ fn server_args(server: Server, services: &[&str], extra: &[String]) -> Vec<Strin
     args
 }
 
-/// How a test stops its in-process server, and the thread that runs it.
-type Running = (Box<dyn FnOnce() + Send>, JoinHandle<()>);
+/// An in-process server: its thread's name, what the thread runs, and
+/// how a test asks it to stop.
+type Parts = (
+    &'static str,
+    Box<dyn FnOnce() -> anyhow::Result<()> + Send>,
+    Box<dyn FnOnce() + Send>,
+);
 
-/// The blocking server on its own thread, stopped by a message.
-fn start_blocking(
-    args: &[String],
-    listener: TcpListener,
-    done: mpsc::Sender<anyhow::Result<()>>,
-) -> anyhow::Result<Running> {
+/// The blocking server, stopped by a message.
+fn blocking_parts(args: &[String], listener: TcpListener) -> anyhow::Result<Parts> {
     let settings = blocking_server::Settings::try_parse_from(args)?;
     let (tx, rx) = crossbeam_channel::bounded::<()>(1);
-    on_a_thread(
+    Ok((
         "test-blocking-server",
-        done,
-        move || blocking_server::run(listener, settings, rx),
-        move || {
+        Box::new(move || blocking_server::run(listener, settings, rx)),
+        Box::new(move || {
             let _ = tx.send(());
-        },
-    )
+        }),
+    ))
 }
 
-/// The async server on its own runtime and thread, stopped by a oneshot.
-fn start_async(
-    args: &[String],
-    listener: TcpListener,
-    done: mpsc::Sender<anyhow::Result<()>>,
-) -> anyhow::Result<Running> {
+/// The async server on its own runtime, stopped by a oneshot.
+fn async_parts(args: &[String], listener: TcpListener) -> anyhow::Result<Parts> {
     let settings = async_server::Settings::try_parse_from(args)?;
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let serve = move || {
@@ -375,25 +377,13 @@ fn start_async(
             .await
         })
     };
-    on_a_thread("test-async-server", done, serve, move || {
-        let _ = tx.send(());
-    })
-}
-
-/// `serve` on a thread named `name`, its result sent on `done`; `stop`
-/// is how the test asks it to stop.
-fn on_a_thread(
-    name: &str,
-    done: mpsc::Sender<anyhow::Result<()>>,
-    serve: impl FnOnce() -> anyhow::Result<()> + Send + 'static,
-    stop: impl FnOnce() + Send + 'static,
-) -> anyhow::Result<Running> {
-    let thread = std::thread::Builder::new()
-        .name(name.into())
-        .spawn(move || {
-            let _ = done.send(serve());
-        })?;
-    Ok((Box::new(stop), thread))
+    Ok((
+        "test-async-server",
+        Box::new(serve),
+        Box::new(move || {
+            let _ = tx.send(());
+        }),
+    ))
 }
 
 /// The servers' logs go to the test output only when `TEST_LOG` is set
