@@ -48,7 +48,7 @@ summary { cursor: pointer; color: var(--muted); }
 pub(super) const GLANCE: &str = r#"
 #at-a-glance h2 { margin-top: 10px; }
 p.legend { font-size: 12.5px; color: var(--muted); margin: 2px 0 6px; }
-table.glance { width: 100%; table-layout: fixed; font-size: 13px; line-height: 1.25; margin: 4px 0; }
+table.glance { width: 100%; table-layout: fixed; font-size: 13px; line-height: 1.2; margin: 4px 0; }
 table.glance col.c-work { width: 13%; } table.glance col.c-model { width: 20.5%; } table.glance col.c-judged { width: auto; }
 table.glance thead th { text-align: left; font-size: 13.5px; padding: 4px 8px; }
 table.glance thead th span { display: block; font-weight: 400; font-size: 11.5px; color: var(--muted); }
@@ -56,7 +56,7 @@ table.glance tbody th { white-space: normal; padding: 3px 8px; }
 table.glance tbody th a { color: inherit; font-weight: 700; text-decoration: none; }
 table.glance .route { display: block; font: 11.5px ui-monospace, SFMono-Regular, Menlo, monospace; color: var(--muted); }
 table.glance td.cell { padding: 0; text-align: left; white-space: normal; position: relative; }
-table.glance td.cell a { display: block; padding: 3px 8px 8px; color: #1f2328; text-decoration: none; min-height: 100%; }
+table.glance td.cell a { display: block; padding: 3px 8px 6px; color: #1f2328; text-decoration: none; min-height: 100%; }
 table.glance td.cell a:hover { outline: 2px solid #1f2328; outline-offset: -2px; }
 .cell .fig { display: block; font-variant-numeric: tabular-nums; }
 .cell .rel { font-size: 15px; margin-right: 4px; }
