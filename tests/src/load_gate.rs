@@ -16,7 +16,16 @@
 //! held carriers while waiting here could wait for a test that waits for
 //! the carriers.
 
+use std::io::Write;
 use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::{Duration, Instant};
+
+/// When set, each guard appends a line to the file it names as it is
+/// dropped: the test (its thread's name), `exclusive` or `quiet`, seconds
+/// waited for the gate and seconds held. libtest's `--report-time` counts a
+/// test's wait at the gate as its own time; scripts/test-times.py reads
+/// these lines to tell the two apart.
+pub const LOG_ENV: &str = "HARNESS_GATE_LOG";
 
 /// The gate: heavy tests write, timing-sensitive ones read. std's lock on
 /// Linux lets no new reader in while a writer waits, so the heavy tests are
@@ -29,15 +38,48 @@ static GATE: RwLock<()> = RwLock::new(());
 pub struct LoadGate {
     _exclusive: Option<RwLockWriteGuard<'static, ()>>,
     _quiet: Option<RwLockReadGuard<'static, ()>>,
+    waited: Duration,
+    taken: Instant,
+}
+
+impl Drop for LoadGate {
+    fn drop(&mut self) {
+        let Some(path) = std::env::var_os(LOG_ENV) else {
+            return;
+        };
+        let kind = if self._exclusive.is_some() {
+            "exclusive"
+        } else {
+            "quiet"
+        };
+        let line = format!(
+            "{}\t{kind}\t{:.3}\t{:.3}\n",
+            std::thread::current().name().unwrap_or("?"),
+            self.waited.as_secs_f64(),
+            self.taken.elapsed().as_secs_f64()
+        );
+        // One short append per test: lines of tests ending at once do not mix.
+        if let Ok(mut file) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+        {
+            let _ = file.write_all(line.as_bytes());
+        }
+    }
 }
 
 /// For a test that loads the machine (bursts, tight request loops, several
 /// servers seeding at once): waits until no other heavy test and no
 /// [`quiet`] one runs, and keeps them out until dropped.
 pub fn exclusive() -> LoadGate {
+    let asked = Instant::now();
+    let guard = GATE.write().unwrap_or_else(PoisonError::into_inner);
     LoadGate {
-        _exclusive: Some(GATE.write().unwrap_or_else(PoisonError::into_inner)),
+        _exclusive: Some(guard),
         _quiet: None,
+        waited: asked.elapsed(),
+        taken: Instant::now(),
     }
 }
 
@@ -45,9 +87,13 @@ pub fn exclusive() -> LoadGate {
 /// runs, and keeps heavy tests out until dropped; other quiet tests and the
 /// plain ones run beside it.
 pub fn quiet() -> LoadGate {
+    let asked = Instant::now();
+    let guard = GATE.read().unwrap_or_else(PoisonError::into_inner);
     LoadGate {
         _exclusive: None,
-        _quiet: Some(GATE.read().unwrap_or_else(PoisonError::into_inner)),
+        _quiet: Some(guard),
+        waited: asked.elapsed(),
+        taken: Instant::now(),
     }
 }
 
