@@ -2,8 +2,9 @@
 //! with no request in flight must begin its next one within
 //! `--header-read-timeout-ms` of its last answer, or it is closed (quietly
 //! if it sent nothing, with the contract's 408 if it sent part of a head;
-//! crate::serve decides which). The first head of a connection is timed
-//! before hyper sees it, by crate::first_head.
+//! crate::serve decides which), the first head too, counted from the
+//! connection's start. A body that is arriving counts as a request in
+//! flight: it has its own deadline (crate::scanned_io).
 //!
 //! hyper has this timeout built in (`http1::Builder::header_read_timeout`),
 //! but it costs per request: hyper arms it each time it starts waiting for a
@@ -39,9 +40,9 @@
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use axum::response::Response;
@@ -50,7 +51,9 @@ use hyper::body::Incoming;
 use tokio::time::Instant;
 use tower::Service as _;
 
-/// One connection's requests, as its idle watch needs them.
+/// One connection's requests, as its idle watch needs them, and as the
+/// socket's reader needs them to end hyper's input only between requests
+/// ([`Activity::wake_when_none_in_flight`]).
 pub(crate) struct Activity {
     /// When the connection was handed to hyper; times below count from it.
     start: Instant,
@@ -58,6 +61,10 @@ pub(crate) struct Activity {
     /// Nanoseconds from `start` to when the last request finished (0 until
     /// one has).
     last_finished: AtomicU64,
+    /// Whether `waiter` waits for no request to be in flight: read once per
+    /// request, written only after a refused request (crate::scanned_io).
+    waiting: AtomicBool,
+    waiter: Mutex<Option<Waker>>,
 }
 
 impl Activity {
@@ -66,20 +73,57 @@ impl Activity {
             start: Instant::now(),
             in_flight: AtomicU64::new(0),
             last_finished: AtomicU64::new(0),
+            waiting: AtomicBool::new(false),
+            waiter: Mutex::new(None),
         })
     }
 
-    fn began(&self) {
+    /// A request began: from hyper's service, or a body arriving that
+    /// crate::scanned_io keeps back (timed by its own deadline).
+    pub(crate) fn began(&self) {
         self.in_flight.fetch_add(1, Ordering::Relaxed);
     }
 
-    fn finished(&self) {
+    /// A request that [`Activity::began`] is done.
+    pub(crate) fn finished(&self) {
         let since_start = self.start.elapsed().as_nanos();
         self.last_finished.store(
             u64::try_from(since_start).unwrap_or(u64::MAX),
             Ordering::Relaxed,
         );
-        self.in_flight.fetch_sub(1, Ordering::Relaxed);
+        // Sequentially consistent, with the two accesses of
+        // `wake_when_none_in_flight`: either it sees this request gone, or
+        // this sees it waiting.
+        if self.in_flight.fetch_sub(1, Ordering::SeqCst) == 1 && self.waiting.load(Ordering::SeqCst)
+        {
+            self.waiting.store(false, Ordering::SeqCst);
+            let waiter = self
+                .waiter
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            if let Some(waker) = waiter {
+                waker.wake();
+            }
+        }
+    }
+
+    /// Whether a request is in flight; if one is, `waker` is woken once
+    /// none is. The socket's reader (crate::scanned_io) asks before it
+    /// ends hyper's input: an end while a request is in flight would make
+    /// hyper drop that request as a vanished client's.
+    pub(crate) fn wake_when_none_in_flight(&self, waker: &Waker) -> bool {
+        if self.in_flight.load(Ordering::SeqCst) == 0 {
+            return false;
+        }
+        *self.waiter.lock().unwrap_or_else(PoisonError::into_inner) = Some(waker.clone());
+        self.waiting.store(true, Ordering::SeqCst);
+        // The request may have finished in between, without seeing us.
+        if self.in_flight.load(Ordering::SeqCst) == 0 {
+            self.waiting.store(false, Ordering::SeqCst);
+            return false;
+        }
+        true
     }
 
     /// When the connection last had no request in flight, or `None` if it
