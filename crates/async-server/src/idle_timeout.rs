@@ -29,6 +29,11 @@
 //! period, not one per request (Netty's `IdleStateHandler` works the same
 //! way).
 //!
+//! The same [`Activity`] serves the drain (crate::serve): from its start
+//! every answer says `Connection: close` ([`Activity::close_after_answers`],
+//! the blocking server's `draining` flag), and hyper's graceful shutdown
+//! waits while a body is arriving ([`Activity::no_body_arriving`]).
+//!
 //! What differs from hyper's timeout, on purpose:
 //! - The deadline counts from when the last answer was *produced*, not from
 //!   when hyper finished writing it. A client that stops reading its answer
@@ -42,7 +47,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::task::{Context, Poll, Waker};
+use std::task::{ready, Context, Poll, Waker};
 use std::time::Duration;
 
 use axum::response::Response;
@@ -65,6 +70,11 @@ pub(crate) struct Activity {
     /// request, written only after a refused request (crate::scanned_io).
     waiting: AtomicBool,
     waiter: Mutex<Option<Waker>>,
+    /// Whether a body is arriving that crate::scanned_io keeps back: a
+    /// request hyper has not seen yet.
+    body_arriving: AtomicBool,
+    /// Set when the drain begins: answers say `Connection: close`.
+    closing: AtomicBool,
 }
 
 impl Activity {
@@ -75,13 +85,53 @@ impl Activity {
             last_finished: AtomicU64::new(0),
             waiting: AtomicBool::new(false),
             waiter: Mutex::new(None),
+            body_arriving: AtomicBool::new(false),
+            closing: AtomicBool::new(false),
         })
     }
 
-    /// A request began: from hyper's service, or a body arriving that
-    /// crate::scanned_io keeps back (timed by its own deadline).
+    /// A request began, in hyper's service.
     pub(crate) fn began(&self) {
         self.in_flight.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A body began to arrive, its head in and the request kept back by
+    /// crate::scanned_io until it is whole: a request in flight for the
+    /// idle watch (the body has its own deadline), and one the drain waits
+    /// to hand to hyper.
+    pub(crate) fn body_began(&self) {
+        self.body_arriving.store(true, Ordering::Relaxed);
+        self.began();
+    }
+
+    /// The body that [`Activity::body_began`] is whole (its request now
+    /// hyper's), refused, or cut short.
+    pub(crate) fn body_ended(&self) {
+        self.body_arriving.store(false, Ordering::Relaxed);
+        self.finished();
+    }
+
+    /// Ready once no body is arriving (at once if none is).
+    ///
+    /// Poll it in the connection's own task, after the connection: a body
+    /// ends only while hyper reads the socket (crate::scanned_io), inside
+    /// the connection's poll, so whenever the task wakes this looks after
+    /// any change, and needs no waker of its own.
+    pub(crate) async fn no_body_arriving(&self) {
+        std::future::poll_fn(|_| {
+            if self.body_arriving.load(Ordering::Relaxed) {
+                Poll::Pending
+            } else {
+                Poll::Ready(())
+            }
+        })
+        .await;
+    }
+
+    /// From now on every answer says `Connection: close`, so that hyper
+    /// closes the connection once it is written: the drain has begun.
+    pub(crate) fn close_after_answers(&self) {
+        self.closing.store(true, Ordering::Relaxed);
     }
 
     /// A request that [`Activity::began`] is done.
@@ -197,7 +247,7 @@ impl hyper::service::Service<hyper::Request<Incoming>> for ConnectionService {
             .call(request.map(axum::body::Body::new));
         Tracked {
             future,
-            _finished: Finished(self.activity.clone()),
+            finished: Finished(self.activity.clone()),
         }
     }
 }
@@ -218,15 +268,28 @@ pin_project_lite::pin_project! {
     pub(crate) struct Tracked<F> {
         #[pin]
         future: F,
-        _finished: Finished,
+        finished: Finished,
     }
 }
 
-impl<F: Future> Future for Tracked<F> {
+impl<F: Future<Output = Result<Response, Infallible>>> Future for Tracked<F> {
     type Output = F::Output;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        self.project().future.poll(cx)
+        let this = self.project();
+        let Ok(mut response) = ready!(this.future.poll(cx));
+        if this.finished.0.closing.load(Ordering::Relaxed) {
+            // The drain has begun (crate::serve). hyper's graceful
+            // shutdown makes the answers it has begun say this too, but a
+            // request kept back until its body came reaches hyper after the
+            // drain began, and may be answered in the very poll that hands
+            // it over, before the graceful shutdown is called.
+            response.headers_mut().insert(
+                axum::http::header::CONNECTION,
+                axum::http::HeaderValue::from_static("close"),
+            );
+        }
+        Poll::Ready(Ok(response))
     }
 }
 

@@ -77,7 +77,8 @@ pub(crate) struct ScannedIo {
     body_timeout: Duration,
     /// The connection's requests, for its idle watch (crate::idle_timeout):
     /// a body arriving counts as a request in flight, timed by its own
-    /// deadline here instead.
+    /// deadline here instead; and for the drain (crate::serve), which waits
+    /// for such a request to reach hyper.
     activity: Arc<Activity>,
 }
 
@@ -190,10 +191,10 @@ impl ScannedIo {
             // The body timed so far is whole: no longer in flight for the
             // idle watch (hyper counts the request from here).
             if self.body_timer.take().is_some() {
-                self.activity.finished();
+                self.activity.body_ended();
             }
             if let Some(request) = arriving {
-                self.activity.began();
+                self.activity.body_began();
                 self.body_timer = Some(BodyTimer {
                     request,
                     head_at: Instant::now(),
@@ -216,7 +217,7 @@ impl ScannedIo {
     fn end_with(&mut self, refusal: Option<Refusal>) {
         let elapsed = match self.body_timer.take() {
             Some(timer) => {
-                self.activity.finished();
+                self.activity.body_ended();
                 timer.head_at.elapsed()
             }
             None => Duration::ZERO,

@@ -49,6 +49,9 @@ use crate::scanned_io::ScannedIo;
 /// at once would spin, and giving up would stop the server for good.
 const ACCEPT_ERROR_PAUSE: Duration = Duration::from_millis(50);
 
+/// hyper's side of one connection: HTTP/1.1 on the scanned socket.
+type HyperConnection = http1::Connection<TokioIo<ScannedIo>, ConnectionService>;
+
 /// What every connection task needs besides its socket.
 struct ConnectionContext {
     /// hyper's settings.
@@ -66,7 +69,8 @@ struct ConnectionContext {
 
 /// Serves `router` on `listener` until `shutdown` resolves, then stops
 /// accepting, lets in-flight requests finish (each answered with
-/// `Connection: close`), closes idle keep-alive connections, and returns when
+/// `Connection: close`; a request whose body is still arriving is in
+/// flight too), closes idle keep-alive connections, and returns when
 /// all are done or `drain_timeout` has passed. At most `max_connections` are
 /// open at once; past it new clients wait in the listen backlog.
 #[allow(
@@ -191,26 +195,7 @@ async fn serve_connection(
     // begun its request before the idle watch looks (crate::idle_timeout).
     let idle = activity.idle_for(context.header_read_timeout);
     tokio::pin!(idle);
-    let stop_requested = stop.begun();
-    let finished = tokio::select! {
-        // hyper first: a whole request already read is begun, so a drain
-        // that began meanwhile finishes it rather than closing a
-        // connection hyper still thinks is idle.
-        biased;
-        result = &mut connection => Some(result),
-        () = &mut idle => None,
-        () = stop_requested => {
-            // Finish the request in progress (answered with `Connection:
-            // close`), or close at once if the connection is idle; a client
-            // halfway through a head still has only the timeout to finish it.
-            Pin::new(&mut connection).graceful_shutdown();
-            tokio::select! {
-                biased;
-                result = &mut connection => Some(result),
-                () = &mut idle => None,
-            }
-        }
-    };
+    let finished = drive(&mut connection, idle, &activity, &mut stop).await;
     if let Some(Err(e)) = &finished {
         // Resets, clients that vanish: routine under load.
         tracing::debug!(error = %e, "connection ended with an error");
@@ -231,6 +216,53 @@ async fn serve_connection(
         };
         let error = ApiError::request_timeout();
         answer_and_close(io.into_stream(), &error, context.counters, unmatched).await;
+    }
+}
+
+/// One connection's hyper connection, driven until it ends (`Some`, with
+/// how) or the idle watch fires (`None`), through three phases; in each the
+/// task sleeps until the socket, a timer or the drain wakes it, and the
+/// worker serves other connections meanwhile.
+///
+/// 1. Serving: requests are read, handled and answered, until the drain
+///    begins.
+/// 2. The drain has begun: every answer from now on says `Connection:
+///    close`. A request whose head has come but whose body is still
+///    arriving is not hyper's yet (crate::scanned_io keeps it back until
+///    it is whole), and hyper's graceful shutdown would close a connection
+///    it thinks idle at once, dropping that request. So the task waits
+///    until the body is whole and the request hyper's (or refused, or cut
+///    off by its deadline); the drain timeout ([`serve`]) and a second
+///    SIGTERM (crate::cli) still bound the wait.
+/// 3. Closing: hyper's graceful shutdown finishes the requests in flight,
+///    each answered with `Connection: close`, or closes at once if there
+///    are none. A client halfway through a head is closed too, unanswered.
+async fn drive(
+    connection: &mut HyperConnection,
+    mut idle: Pin<&mut impl Future<Output = ()>>,
+    activity: &Activity,
+    stop: &mut DrainSignal,
+) -> Option<hyper::Result<()>> {
+    // In each phase hyper is polled first (`biased`): a whole request
+    // already read is begun before the drain or the idle watch looks.
+    tokio::select! {
+        biased;
+        result = &mut *connection => return Some(result),
+        () = &mut idle => return None,
+        () = stop.begun() => {}
+    }
+    activity.close_after_answers();
+    tokio::select! {
+        biased;
+        result = &mut *connection => return Some(result),
+        () = &mut idle => return None,
+        () = activity.no_body_arriving() => {}
+    }
+    Pin::new(&mut *connection).graceful_shutdown();
+    tokio::select! {
+        biased;
+        result = &mut *connection => Some(result),
+        () = &mut idle => None,
     }
 }
 
