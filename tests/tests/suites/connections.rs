@@ -115,16 +115,11 @@ fn an_idle_keep_alive_connection_is_closed_at_shutdown() {
         // The connection is idle now; shutdown must close it, not wait the
         // harness's 10 s drain timeout for it.
         let stopping = Instant::now();
-        std::thread::scope(|s| {
-            let stopped = s.spawn(|| app.shutdown(Duration::from_secs(15)));
+        while_shutting_down(&mut app, || {
             assert!(
                 conn.closed_by_server(Duration::from_secs(8)),
                 "{name}: idle keep-alive connection left open at shutdown"
             );
-            stopped
-                .join()
-                .expect("shutdown thread")
-                .unwrap_or_else(|e| panic!("{name}: run: {e:#}"));
         });
         let took = stopping.elapsed();
         assert!(took < Duration::from_secs(8), "{name}: drain took {took:?}");
@@ -146,8 +141,7 @@ fn a_body_still_arriving_when_the_drain_begins_is_answered() {
         let mut conn = conn(&app);
         conn.stream.write_all(HEAD).expect("send the head");
         std::thread::sleep(Duration::from_millis(200));
-        std::thread::scope(|s| {
-            let stopped = s.spawn(|| app.shutdown(Duration::from_secs(15)));
+        while_shutting_down(&mut app, || {
             // Long enough for the drain to have begun (its log says so).
             std::thread::sleep(Duration::from_millis(300));
             let answer = conn
@@ -165,11 +159,21 @@ fn a_body_still_arriving_when_the_drain_begins_is_answered() {
                 conn.closed_by_server(Duration::from_secs(8)),
                 "{name}: connection left open after the drain's answer"
             );
-            stopped
-                .join()
-                .expect("shutdown thread")
-                .unwrap_or_else(|e| panic!("{name}: run: {e:#}"));
         });
+    });
+}
+
+/// Runs `during` while `app` shuts down on another thread, then requires
+/// the shutdown to have ended well.
+fn while_shutting_down(app: &mut TestApp, during: impl FnOnce()) {
+    let name = app.server.name();
+    std::thread::scope(|s| {
+        let stopped = s.spawn(|| app.shutdown(Duration::from_secs(15)));
+        during();
+        stopped
+            .join()
+            .expect("shutdown thread")
+            .unwrap_or_else(|e| panic!("{name}: run: {e:#}"));
     });
 }
 
