@@ -56,9 +56,10 @@ use hyper::body::Incoming;
 use tokio::time::Instant;
 use tower::Service as _;
 
-/// One connection's requests, as its idle watch needs them, and as the
+/// One connection's requests, as its idle watch needs them, as the
 /// socket's reader needs them to end hyper's input only between requests
-/// ([`Activity::wake_when_none_in_flight`]).
+/// ([`Activity::wake_when_none_in_flight`]), and as the drain needs them
+/// (crate::serve).
 pub(crate) struct Activity {
     /// When the connection was handed to hyper; times below count from it.
     start: Instant,
@@ -333,6 +334,23 @@ mod tests {
         assert!(!fired(&mut idle).await, "fired at the first deadline");
         // 10 s after the answer.
         assert_fires_at(&mut idle, Duration::from_secs(4)).await;
+    }
+
+    /// The drain's wait (crate::serve): pending while a body is arriving,
+    /// ready once it has ended, as polled after the connection.
+    #[tokio::test]
+    async fn the_drain_waits_while_a_body_is_arriving() {
+        let activity = Activity::new();
+        let mut waiting = Box::pin(activity.no_body_arriving());
+        assert!(fired(&mut waiting).await, "waited with no body arriving");
+        activity.body_began();
+        let mut waiting = Box::pin(activity.no_body_arriving());
+        assert!(!fired(&mut waiting).await, "ready while a body is arriving");
+        activity.body_ended();
+        assert!(
+            fired(&mut waiting).await,
+            "still waiting once the body ended"
+        );
     }
 
     #[tokio::test(start_paused = true)]
