@@ -138,12 +138,17 @@ fn a_body_still_arriving_when_the_drain_begins_is_answered() {
     const BODY: &[u8] = br#"{"FirstName":"A","LastName":"B","Age":1}"#;
     harness::each_server_at_once(Server::ALL, |server| {
         let (mut app, name) = (spawn_app(server), server.name());
-        let mut conn = conn(&app);
+        let (mut conn, addr) = (conn(&app), app.addr);
         conn.stream.write_all(HEAD).expect("send the head");
         std::thread::sleep(Duration::from_millis(200));
         while_shutting_down(&mut app, || {
-            // Long enough for the drain to have begun (its log says so).
-            std::thread::sleep(Duration::from_millis(300));
+            // The drain has begun once new connections are refused.
+            let refusing = Instant::now();
+            while std::net::TcpStream::connect_timeout(&addr, WITHIN).is_ok() {
+                assert!(refusing.elapsed() < WITHIN, "{name}: still accepting");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            std::thread::sleep(Duration::from_millis(50));
             let answer = conn
                 .stream
                 .write_all(BODY)
