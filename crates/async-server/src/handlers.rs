@@ -225,17 +225,18 @@ pub(crate) async fn post_blocking(PathId(id): PathId) -> Answer {
 }
 
 /// POST /echo — the worker reads the body (awaiting the socket), parses and
-/// writes JSON (seed 003). Order of checks, as on the twin `echo`: a declared
-/// length over the limit was refused before routing (413, `request_limits`),
-/// then Content-Type (415), the length while reading (413), the JSON (400).
+/// writes JSON (seed 003). Order of checks, as on the twin `echo`: the body
+/// was checked whole before routing (its framing, a declared or chunked
+/// length over the limit: 413, its deadline: 408, by crate::scanned_io, as
+/// the blocking server reads a body before routing), then Content-Type
+/// (415), the length while reading (413), the JSON (400).
 ///
-/// The whole body must arrive within `--body-read-timeout-ms` of the
-/// request reaching this handler (the end of its head): a client that
-/// drips it a byte at a time gets the contract's 408 and the connection is
-/// closed, and the task lets go of it, as the blocking server's handler
-/// thread does at the same deadline (crates/blocking-server/src/http/read.rs).
-/// hyper's own timers do not cover a request in flight, nor does
-/// crate::idle_timeout, which waits between requests.
+/// crate::scanned_io hands hyper a request only once its body is whole, so
+/// the limit and the deadline here are a second guard, for a body that
+/// reached hyper some other way: the whole body must arrive within
+/// `--body-read-timeout-ms` of the request reaching this handler, else the
+/// contract's 408 and the connection is closed, as on the blocking server
+/// (crates/blocking-server/src/http/read.rs).
 pub(crate) async fn echo(State(state): State<AppState>, request: Request) -> Answer {
     let json_body = request
         .headers()

@@ -2,8 +2,9 @@
 //! with no request in flight must begin its next one within
 //! `--header-read-timeout-ms` of its last answer, or it is closed (quietly
 //! if it sent nothing, with the contract's 408 if it sent part of a head;
-//! crate::serve decides which). The first head of a connection is timed
-//! before hyper sees it, by crate::first_head.
+//! crate::serve decides which), the first head too, counted from the
+//! connection's start. A body that is arriving counts as a request in
+//! flight: it has its own deadline (crate::scanned_io).
 //!
 //! hyper has this timeout built in (`http1::Builder::header_read_timeout`),
 //! but it costs per request: hyper arms it each time it starts waiting for a
@@ -28,6 +29,11 @@
 //! period, not one per request (Netty's `IdleStateHandler` works the same
 //! way).
 //!
+//! The same [`Activity`] serves the drain (crate::serve): from its start
+//! every answer says `Connection: close` ([`Activity::close_after_answers`],
+//! the blocking server's `draining` flag), and hyper's graceful shutdown
+//! waits while a body is arriving ([`Activity::no_body_arriving`]).
+//!
 //! What differs from hyper's timeout, on purpose:
 //! - The deadline counts from when the last answer was *produced*, not from
 //!   when hyper finished writing it. A client that stops reading its answer
@@ -39,9 +45,9 @@
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{ready, Context, Poll, Waker};
 use std::time::Duration;
 
 use axum::response::Response;
@@ -50,7 +56,10 @@ use hyper::body::Incoming;
 use tokio::time::Instant;
 use tower::Service as _;
 
-/// One connection's requests, as its idle watch needs them.
+/// One connection's requests, as its idle watch needs them, as the
+/// socket's reader needs them to end hyper's input only between requests
+/// ([`Activity::wake_when_none_in_flight`]), and as the drain needs them
+/// (crate::serve).
 pub(crate) struct Activity {
     /// When the connection was handed to hyper; times below count from it.
     start: Instant,
@@ -58,6 +67,15 @@ pub(crate) struct Activity {
     /// Nanoseconds from `start` to when the last request finished (0 until
     /// one has).
     last_finished: AtomicU64,
+    /// Whether `waiter` waits for no request to be in flight: read once per
+    /// request, written only after a refused request (crate::scanned_io).
+    waiting: AtomicBool,
+    waiter: Mutex<Option<Waker>>,
+    /// Whether a body is arriving that crate::scanned_io keeps back: a
+    /// request hyper has not seen yet.
+    body_arriving: AtomicBool,
+    /// Set when the drain begins: answers say `Connection: close`.
+    closing: AtomicBool,
 }
 
 impl Activity {
@@ -66,20 +84,97 @@ impl Activity {
             start: Instant::now(),
             in_flight: AtomicU64::new(0),
             last_finished: AtomicU64::new(0),
+            waiting: AtomicBool::new(false),
+            waiter: Mutex::new(None),
+            body_arriving: AtomicBool::new(false),
+            closing: AtomicBool::new(false),
         })
     }
 
-    fn began(&self) {
+    /// A request began, in hyper's service.
+    pub(crate) fn began(&self) {
         self.in_flight.fetch_add(1, Ordering::Relaxed);
     }
 
-    fn finished(&self) {
+    /// A body began to arrive, its head in and the request kept back by
+    /// crate::scanned_io until it is whole: a request in flight for the
+    /// idle watch (the body has its own deadline), and one the drain waits
+    /// to hand to hyper.
+    pub(crate) fn body_began(&self) {
+        self.body_arriving.store(true, Ordering::Relaxed);
+        self.began();
+    }
+
+    /// The body that [`Activity::body_began`] is whole (its request now
+    /// hyper's), refused, or cut short.
+    pub(crate) fn body_ended(&self) {
+        self.body_arriving.store(false, Ordering::Relaxed);
+        self.finished();
+    }
+
+    /// Ready once no body is arriving (at once if none is).
+    ///
+    /// Poll it in the connection's own task, after the connection: a body
+    /// ends only while hyper reads the socket (crate::scanned_io), inside
+    /// the connection's poll, so whenever the task wakes this looks after
+    /// any change, and needs no waker of its own.
+    pub(crate) async fn no_body_arriving(&self) {
+        std::future::poll_fn(|_| {
+            if self.body_arriving.load(Ordering::Relaxed) {
+                Poll::Pending
+            } else {
+                Poll::Ready(())
+            }
+        })
+        .await;
+    }
+
+    /// From now on every answer says `Connection: close`, so that hyper
+    /// closes the connection once it is written: the drain has begun.
+    pub(crate) fn close_after_answers(&self) {
+        self.closing.store(true, Ordering::Relaxed);
+    }
+
+    /// A request that [`Activity::began`] is done.
+    pub(crate) fn finished(&self) {
         let since_start = self.start.elapsed().as_nanos();
         self.last_finished.store(
             u64::try_from(since_start).unwrap_or(u64::MAX),
             Ordering::Relaxed,
         );
-        self.in_flight.fetch_sub(1, Ordering::Relaxed);
+        // Sequentially consistent, with the two accesses of
+        // `wake_when_none_in_flight`: either it sees this request gone, or
+        // this sees it waiting.
+        if self.in_flight.fetch_sub(1, Ordering::SeqCst) == 1 && self.waiting.load(Ordering::SeqCst)
+        {
+            self.waiting.store(false, Ordering::SeqCst);
+            let waiter = self
+                .waiter
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            if let Some(waker) = waiter {
+                waker.wake();
+            }
+        }
+    }
+
+    /// Whether a request is in flight; if one is, `waker` is woken once
+    /// none is. The socket's reader (crate::scanned_io) asks before it
+    /// ends hyper's input: an end while a request is in flight would make
+    /// hyper drop that request as a vanished client's.
+    pub(crate) fn wake_when_none_in_flight(&self, waker: &Waker) -> bool {
+        if self.in_flight.load(Ordering::SeqCst) == 0 {
+            return false;
+        }
+        *self.waiter.lock().unwrap_or_else(PoisonError::into_inner) = Some(waker.clone());
+        self.waiting.store(true, Ordering::SeqCst);
+        // The request may have finished in between, without seeing us.
+        if self.in_flight.load(Ordering::SeqCst) == 0 {
+            self.waiting.store(false, Ordering::SeqCst);
+            return false;
+        }
+        true
     }
 
     /// When the connection last had no request in flight, or `None` if it
@@ -153,7 +248,7 @@ impl hyper::service::Service<hyper::Request<Incoming>> for ConnectionService {
             .call(request.map(axum::body::Body::new));
         Tracked {
             future,
-            _finished: Finished(self.activity.clone()),
+            finished: Finished(self.activity.clone()),
         }
     }
 }
@@ -174,15 +269,28 @@ pin_project_lite::pin_project! {
     pub(crate) struct Tracked<F> {
         #[pin]
         future: F,
-        _finished: Finished,
+        finished: Finished,
     }
 }
 
-impl<F: Future> Future for Tracked<F> {
+impl<F: Future<Output = Result<Response, Infallible>>> Future for Tracked<F> {
     type Output = F::Output;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        self.project().future.poll(cx)
+        let this = self.project();
+        let Ok(mut response) = ready!(this.future.poll(cx));
+        if this.finished.0.closing.load(Ordering::Relaxed) {
+            // The drain has begun (crate::serve). hyper's graceful
+            // shutdown makes the answers it has begun say this too, but a
+            // request kept back until its body came reaches hyper after the
+            // drain began, and may be answered in the very poll that hands
+            // it over, before the graceful shutdown is called.
+            response.headers_mut().insert(
+                axum::http::header::CONNECTION,
+                axum::http::HeaderValue::from_static("close"),
+            );
+        }
+        Poll::Ready(Ok(response))
     }
 }
 
@@ -226,6 +334,23 @@ mod tests {
         assert!(!fired(&mut idle).await, "fired at the first deadline");
         // 10 s after the answer.
         assert_fires_at(&mut idle, Duration::from_secs(4)).await;
+    }
+
+    /// The drain's wait (crate::serve): pending while a body is arriving,
+    /// ready once it has ended, as polled after the connection.
+    #[tokio::test]
+    async fn the_drain_waits_while_a_body_is_arriving() {
+        let activity = Activity::new();
+        let mut waiting = Box::pin(activity.no_body_arriving());
+        assert!(fired(&mut waiting).await, "waited with no body arriving");
+        activity.body_began();
+        let mut waiting = Box::pin(activity.no_body_arriving());
+        assert!(!fired(&mut waiting).await, "ready while a body is arriving");
+        activity.body_ended();
+        assert!(
+            fired(&mut waiting).await,
+            "still waiting once the body ended"
+        );
     }
 
     #[tokio::test(start_paused = true)]

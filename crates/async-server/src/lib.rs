@@ -25,17 +25,16 @@ mod cli;
 mod db;
 mod drain_signal;
 mod error;
-mod first_head;
 mod handlers;
 mod idle_timeout;
 mod lag_probe;
 mod metrics;
 mod panic_guard;
-mod prefixed_io;
 mod redis_clients;
 mod request_limits;
 mod route_handler;
 mod route_monitors;
+mod scanned_io;
 mod serve;
 pub mod settings;
 mod slow_poll_warnings;
@@ -103,6 +102,7 @@ pub async fn run(
 ) -> anyhow::Result<()> {
     let mut shutdown: std::pin::Pin<Box<dyn Future<Output = ()> + Send>> = Box::pin(shutdown);
     let header_read_timeout = settings.common.header_read_timeout();
+    let body_read_timeout = settings.common.body_read_timeout();
     let drain_timeout = settings.common.drain_timeout();
     tracing::info!(
         worker_threads = settings.worker_threads(),
@@ -165,6 +165,7 @@ pub async fn run(
         app(state),
         counters,
         header_read_timeout,
+        body_read_timeout,
         drain_timeout,
         max_connections,
         shutdown,

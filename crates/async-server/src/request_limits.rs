@@ -4,12 +4,11 @@
 //! route.
 //!
 //! hyper can enforce a head limit itself, but its 431 has no body, and both
-//! servers must answer the same bytes. So hyper is given a larger hard limit
-//! ([`HYPER_MAX_HEAD_BYTES`]) and [`rejection`], asked before any handler
-//! runs, measures the head and answers the contract's 431. The first head
-//! of a connection is checked before hyper sees it (crate::first_head), so it
-//! never meets hyper's limit; a later head on a keep-alive connection beyond
-//! hyper's limit (or past 100 header fields) still gets hyper's bare 431.
+//! servers must answer the same bytes. Every head is checked by the
+//! contract's rules before hyper sees it (crate::scanned_io), so a head over
+//! the limit never reaches hyper, whose own hard limit
+//! ([`HYPER_MAX_HEAD_BYTES`]) is larger; [`rejection`], asked before any
+//! handler runs, keeps the same limits on what does reach it.
 //!
 //! The twin is crates/blocking-server/src/http/read.rs, which counts the head's
 //! bytes as it reads them and checks the declared length before reading a body

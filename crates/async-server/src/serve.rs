@@ -1,7 +1,9 @@
-//! The connection layer: the accept loop, hyper's HTTP/1.1 connections, the
-//! contract's own answers where hyper would answer without our error body (a
-//! late or bad first head, see [`crate::first_head`]), the timeout between
-//! requests ([`crate::idle_timeout`]), and the graceful drain at shutdown.
+//! The connection layer: the accept loop, hyper's HTTP/1.1 connections on
+//! a socket whose every request the contract's rules check first
+//! ([`crate::scanned_io`]), the contract's own answers where hyper would
+//! answer without our error body (a request the contract refuses, a head
+//! that does not arrive in time), the timeout between requests
+//! ([`crate::idle_timeout`]), and the graceful drain at shutdown.
 //!
 //! We drive hyper ourselves instead of calling `axum::serve` because
 //! `axum::serve` offers no header read timeout, and without one a client that
@@ -26,7 +28,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use contract::routes::UNMATCHED;
+use contract::head::split_target;
+use contract::request_scan::Refusal;
+use contract::routes::{label_of, UNMATCHED};
 use contract::ApiError;
 use hyper::server::conn::http1;
 use hyper_util::rt::TokioIo;
@@ -36,38 +40,49 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 
 use crate::drain_signal::{self, DrainSignal};
-use crate::first_head::{head_buffer, read_first_head, FirstHead};
 use crate::idle_timeout::{Activity, ConnectionService};
-use crate::prefixed_io::PrefixedIo;
 use crate::request_limits::HYPER_MAX_HEAD_BYTES;
+use crate::scanned_io::ScannedIo;
 
 /// How long the accept loop pauses after an accept error. Under a connection
 /// burst the process can run out of file descriptors (EMFILE); accepting again
 /// at once would spin, and giving up would stop the server for good.
 const ACCEPT_ERROR_PAUSE: Duration = Duration::from_millis(50);
 
+/// hyper's side of one connection: HTTP/1.1 on the scanned socket.
+type HyperConnection = http1::Connection<TokioIo<ScannedIo>, ConnectionService>;
+
 /// What every connection task needs besides its socket.
 struct ConnectionContext {
     /// hyper's settings.
     http: http1::Builder,
-    /// How long a client may take to send a head: the first one
-    /// (crate::first_head), and each later one after the previous answer
+    /// How long a client may take to send a head: the first one from the
+    /// connection's start, each later one from the previous answer
     /// (crate::idle_timeout).
     header_read_timeout: Duration,
+    /// How long a body may take, from the end of its head
+    /// (crate::scanned_io).
+    body_read_timeout: Duration,
     router: Router,
     counters: &'static RequestCounters,
 }
 
 /// Serves `router` on `listener` until `shutdown` resolves, then stops
 /// accepting, lets in-flight requests finish (each answered with
-/// `Connection: close`), closes idle keep-alive connections, and returns when
+/// `Connection: close`; a request whose body is still arriving is in
+/// flight too), closes idle keep-alive connections, and returns when
 /// all are done or `drain_timeout` has passed. At most `max_connections` are
 /// open at once; past it new clients wait in the listen backlog.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "each is one setting of the connection layer, named at the one call"
+)]
 pub(crate) async fn serve(
     listener: TcpListener,
     router: Router,
     counters: &'static RequestCounters,
     header_read_timeout: Duration,
+    body_read_timeout: Duration,
     drain_timeout: Duration,
     max_connections: usize,
     mut shutdown: Pin<Box<dyn Future<Output = ()> + Send>>,
@@ -77,18 +92,18 @@ pub(crate) async fn serve(
         // No `header_read_timeout` (and so no timer): the time allowed
         // between requests on a keep-alive connection is kept by the
         // connection's own task (crate::idle_timeout), which is much cheaper
-        // per request than hyper's. The first head is timed by
-        // crate::first_head.
+        // per request than hyper's.
         //
         // hyper's header-count limit stays at its default, 100, which is
-        // `contract::head::MAX_HEADERS`, so heads hyper reads itself (later
-        // ones on a keep-alive connection) meet the contract's rule. Raising it
+        // `contract::head::MAX_HEADERS`, so no head the contract's scan
+        // accepted (crate::scanned_io) is one hyper refuses. Raising it
         // (`max_headers`) would also make hyper allocate its header index
         // array on the heap for every request.
         .max_header_size(HYPER_MAX_HEAD_BYTES);
     let context = Arc::new(ConnectionContext {
         http,
         header_read_timeout,
+        body_read_timeout,
         router,
         counters,
     });
@@ -160,7 +175,7 @@ pub(crate) async fn serve(
 /// One connection, from accept to close. It holds `_open` until it ends:
 /// the drain's count of open connections and its place under the cap.
 async fn serve_connection(
-    mut stream: TcpStream,
+    stream: TcpStream,
     context: Arc<ConnectionContext>,
     mut stop: DrainSignal,
     _open: (mpsc::Sender<()>, OwnedSemaphorePermit),
@@ -170,94 +185,142 @@ async fn serve_connection(
         tracing::debug!(error = %e, "setting TCP_NODELAY failed");
     }
 
-    // The first head is ours to read and check (crate::first_head), under
-    // the same timeout as later heads (crate::idle_timeout). One small
-    // buffer per new connection, nothing per request.
-    let mut head = head_buffer();
-    let first = tokio::select! {
-        // A head already in the socket is taken even if the drain has begun.
-        biased;
-        read = tokio::time::timeout(
-            context.header_read_timeout,
-            read_first_head(&mut stream, &mut head),
-        ) => read,
-        // No request has begun: close, as hyper's graceful shutdown does.
-        () = stop.begun() => return,
-    };
-    match first {
-        Ok(FirstHead::Ready) => {}
-        Ok(FirstHead::Closed) => return,
-        Ok(FirstHead::Reject(error)) => {
-            answer_and_close(stream, error, context.counters).await;
-            return;
-        }
-        // Nothing sent: an idle connection, closed quietly; part of a head:
-        // the contract's 408.
-        Err(_elapsed) => {
-            if !head.is_empty() {
-                answer_and_close(stream, ApiError::request_timeout(), context.counters).await;
-            }
-            return;
-        }
-    }
-
     let activity = Activity::new();
+    let io = ScannedIo::new(stream, context.body_read_timeout, activity.clone());
     let mut connection = context.http.serve_connection(
-        TokioIo::new(PrefixedIo::new(head, stream)),
+        TokioIo::new(io),
         ConnectionService::new(context.router.clone(), activity.clone()),
     );
     // Polled after the connection (`biased`), so a head that has arrived has
     // begun its request before the idle watch looks (crate::idle_timeout).
     let idle = activity.idle_for(context.header_read_timeout);
     tokio::pin!(idle);
-    let stop_requested = stop.begun();
-    let finished = tokio::select! {
-        // hyper first: its first poll takes the head we already read and
-        // starts that request, so a drain that began meanwhile finishes it
-        // rather than closing a connection hyper still thinks is idle.
-        biased;
-        result = &mut connection => Some(result),
-        () = &mut idle => None,
-        () = stop_requested => {
-            // Finish the request in progress (answered with `Connection:
-            // close`), or close at once if the connection is idle; a client
-            // halfway through a head still has only the timeout to finish it.
-            Pin::new(&mut connection).graceful_shutdown();
-            tokio::select! {
-                biased;
-                result = &mut connection => Some(result),
-                () = &mut idle => None,
-            }
-        }
-    };
-    match finished {
-        Some(Ok(())) => {}
-        // Resets, clients that vanish: routine under load. Also a malformed
-        // later head on a keep-alive connection, which hyper has answered
-        // with its bare 400 or 431 (see crate::first_head for why).
-        Some(Err(e)) => tracing::debug!(error = %e, "connection ended with an error"),
-        // No request for the timeout. hyper hands the socket back with what
-        // it had read of the next head: nothing means an idle keep-alive
-        // connection, which is just closed; something means a client that
-        // started a request and did not finish its head in time.
-        None => {
-            let parts = connection.into_parts();
-            if !parts.read_buf.is_empty() {
-                let stream = parts.io.into_inner().into_stream();
-                answer_and_close(stream, ApiError::request_timeout(), context.counters).await;
-            }
-        }
+    let finished = drive(&mut connection, idle, &activity, &mut stop).await;
+    if let Some(Err(e)) = &finished {
+        // Resets, clients that vanish: routine under load.
+        tracing::debug!(error = %e, "connection ended with an error");
+    }
+    // hyper has let go of the socket: it finished (every answer it began is
+    // written), or the idle watch fired. What is left to answer is ours.
+    let mut io = connection.into_parts().io.into_inner();
+    if let Some((refusal, elapsed)) = io.take_refusal() {
+        answer_refusal(io.into_stream(), refusal, elapsed, context.counters).await;
+    } else if finished.is_none() && io.holds_part_of_a_head() {
+        // No request for the timeout, and part of a head: a client that
+        // began a request and did not finish its head in time. Nothing at
+        // all is an idle connection, just closed.
+        let unmatched = CountedAs {
+            route: UNMATCHED,
+            method: "",
+            elapsed: Duration::ZERO,
+        };
+        let error = ApiError::request_timeout();
+        answer_and_close(io.into_stream(), &error, context.counters, unmatched).await;
     }
 }
 
+/// One connection's hyper connection, driven until it ends (`Some`, with
+/// how) or the idle watch fires (`None`), through three phases; in each the
+/// task sleeps until the socket, a timer or the drain wakes it, and the
+/// worker serves other connections meanwhile.
+///
+/// 1. Serving: requests are read, handled and answered, until the drain
+///    begins.
+/// 2. The drain has begun: every answer from now on says `Connection:
+///    close`. A request whose head has come but whose body is still
+///    arriving is not hyper's yet (crate::scanned_io keeps it back until
+///    it is whole), and hyper's graceful shutdown would close a connection
+///    it thinks idle at once, dropping that request. So the task waits
+///    until the body is whole and the request hyper's (or refused, or cut
+///    off by its deadline); the drain timeout ([`serve`]) and a second
+///    SIGTERM (crate::cli) still bound the wait.
+/// 3. Closing: hyper's graceful shutdown finishes the requests in flight,
+///    each answered with `Connection: close`, or closes at once if there
+///    are none. A client halfway through a head is closed too, unanswered.
+async fn drive(
+    connection: &mut HyperConnection,
+    mut idle: Pin<&mut impl Future<Output = ()>>,
+    activity: &Activity,
+    stop: &mut DrainSignal,
+) -> Option<hyper::Result<()>> {
+    // In each phase hyper is polled first (`biased`): a whole request
+    // already read is begun before the drain or the idle watch looks.
+    tokio::select! {
+        biased;
+        result = &mut *connection => return Some(result),
+        () = &mut idle => return None,
+        () = stop.begun() => {}
+    }
+    activity.close_after_answers();
+    tokio::select! {
+        biased;
+        result = &mut *connection => return Some(result),
+        () = &mut idle => return None,
+        () = activity.no_body_arriving() => {}
+    }
+    Pin::new(&mut *connection).graceful_shutdown();
+    tokio::select! {
+        biased;
+        result = &mut *connection => Some(result),
+        () = &mut idle => None,
+    }
+}
+
+/// The contract's answer to a request crate::scanned_io refused, counted
+/// as the blocking server counts it (crates/blocking-server/src/handlers.rs,
+/// `refuse`): under its route when its head was whole (its body was refused),
+/// else as unmatched with no time taken; a body past its deadline is counted
+/// apart too.
+async fn answer_refusal(
+    stream: TcpStream,
+    refusal: Refusal,
+    elapsed: Duration,
+    counters: &RequestCounters,
+) {
+    let error = &refusal.error;
+    tracing::debug!(%error, "request refused");
+    let counted = match &refusal.head {
+        Some(head) => CountedAs {
+            route: label_of(split_target(&head.target).0).unwrap_or(UNMATCHED),
+            method: head.method.as_str(),
+            elapsed,
+        },
+        None => CountedAs {
+            route: UNMATCHED,
+            method: "",
+            elapsed: Duration::ZERO,
+        },
+    };
+    if refusal.head.is_some() && error.kind == contract::error::ErrorKind::RequestTimeout {
+        counters.body_timed_out();
+    }
+    answer_and_close(stream, error, counters, counted).await;
+}
+
+/// What an answer of the connection layer is counted under in
+/// `http_server_requests_seconds`.
+struct CountedAs<'a> {
+    route: &'static str,
+    method: &'a str,
+    /// From the end of the request's head; zero for a refused head.
+    elapsed: Duration,
+}
+
 /// The contract's error answer from the connection layer itself, where no
-/// request reached the router: 400 or 431 for a bad first head, 408 for a
-/// head that did not arrive in time. Then the connection is closed, the way
+/// request reached the router: a refused request (crate::scanned_io), or
+/// 408 for a head that did not arrive in time; counted as `counted` says once it is
+/// written (before the lingering close, as the blocking server counts its
+/// refusals before it writes them). Then the connection is closed, the way
 /// the blocking server closes it (crates/blocking-server/src/http/write.rs,
 /// `linger_close`): stop writing, read and drop what the client is still
 /// sending for a short while, then close, so the kernel does not answer the
 /// unread input with a reset that could overtake our answer.
-async fn answer_and_close(mut stream: TcpStream, error: ApiError, counters: &RequestCounters) {
+async fn answer_and_close(
+    mut stream: TcpStream,
+    error: &ApiError,
+    counters: &RequestCounters,
+    counted: CountedAs<'_>,
+) {
     const WRITE_FOR: Duration = Duration::from_secs(1);
     const LINGER_FOR: Duration = Duration::from_secs(2);
     const LINGER_MAX_BYTES: usize = 1024 * 1024;
@@ -279,7 +342,14 @@ async fn answer_and_close(mut stream: TcpStream, error: ApiError, counters: &Req
         stream.write_all(&answer).await?;
         stream.shutdown().await
     };
-    match tokio::time::timeout(WRITE_FOR, write).await {
+    let written = tokio::time::timeout(WRITE_FOR, write).await;
+    counters.finished(
+        counted.route,
+        counted.method,
+        error.status(),
+        counted.elapsed,
+    );
+    match written {
         Ok(Ok(())) => {
             let linger = async {
                 let mut scratch = [0u8; 8192];
@@ -301,7 +371,4 @@ async fn answer_and_close(mut stream: TcpStream, error: ApiError, counters: &Req
             "sending an error answer timed out"
         ),
     }
-    // Refused before its head was complete: no method known, no time
-    // taken (the contract's rule for the histogram).
-    counters.finished(UNMATCHED, "", error.status(), Duration::ZERO);
 }

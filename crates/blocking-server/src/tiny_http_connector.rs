@@ -238,10 +238,9 @@ fn read_request(
         }
     }
     let method = incoming.method().as_str().to_owned();
-    let (path, query) = match incoming.url().split_once('?') {
-        Some((path, query)) => (path.to_owned(), Some(query.to_owned())),
-        None => (incoming.url().to_owned(), None),
-    };
+    // Origin-form or absolute-form, split as the nio connector splits it.
+    let (path, query) = contract::head::split_target(incoming.url());
+    let (path, query) = (path.to_owned(), query.map(str::to_owned));
     let mut body = Vec::new();
     if framing != BodyFraming::None {
         let deadline = head_at + body_timeout;

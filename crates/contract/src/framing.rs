@@ -2,10 +2,10 @@
 //! both servers: `Content-Length` (digits only), `Transfer-Encoding: chunked`,
 //! or none; anything ambiguous is refused. Pure text in, a decision out.
 //!
-//! Both servers parse the request head with httparse (the blocking server on
-//! every request, the async server on the first request of a connection,
-//! before hyper). Keeping the framing rule here means a request smuggling
-//! attempt or a body over the limit gets the same answer from both.
+//! Both servers parse every request head with httparse (the blocking server
+//! in its reader, the async server in its request scanner, before hyper:
+//! crate::request_scan). Keeping the framing rule here means a request
+//! smuggling attempt or a body over the limit gets the same answer from both.
 
 use crate::params::MAX_BODY_BYTES;
 use crate::ApiError;
@@ -21,6 +21,14 @@ pub enum BodyFraming {
 /// The 400 for a request head that cannot be trusted: `malformed request: {what}`.
 pub fn malformed(what: &str) -> ApiError {
     ApiError::bad_request(format!("malformed request: {what}"))
+}
+
+/// The 400 for a request whose body ended before its framing said it
+/// would (fewer bytes than its `Content-Length`, or no last chunk), the
+/// client having closed its side: both servers answer it, then close (a
+/// client that only half-closed can still read the answer).
+pub fn body_cut_short() -> ApiError {
+    malformed("body cut short")
 }
 
 /// Decides the framing from `headers` (name, raw value). `http10` is true for

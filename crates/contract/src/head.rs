@@ -1,13 +1,13 @@
 //! The checks every request head gets before either server acts on it: the
-//! size and field-count limits, the request line, header values, and the body
-//! framing ([`crate::framing`]). Bytes in, a parsed head or the error to
-//! answer out.
+//! size and field-count limits, the request line and its target, header
+//! values, and the body framing ([`crate::framing`]). Bytes in, a parsed
+//! head or the error to answer out.
 //!
-//! Both servers parse heads with httparse: the blocking server every head,
-//! the async server the first head of each connection, before hyper sees it
-//! (crates/async-server/src/first_head.rs says why only the first). Parsing
-//! through this one function is what makes a malformed or oversized head get
-//! the same status and message from both.
+//! Both servers parse every head with httparse through this one function:
+//! the blocking server in its reader, the async server in its request
+//! scanner ([`crate::request_scan`]), before hyper sees the bytes. That is
+//! what makes a malformed or oversized head get the same status and message
+//! from both, on any request of a connection.
 
 use crate::framing::{body_framing, malformed, BodyFraming};
 use crate::params::MAX_HEADER_BYTES;
@@ -52,8 +52,10 @@ impl RequestHead<'_, '_> {
 /// Parses the head at the start of `buf`: `Ok(None)` when more bytes are
 /// needed (and may come), else the checked head or the error to answer. The
 /// checks, in the order their messages can appear: httparse's syntax (400
-/// `malformed request: request head: ...`), too many fields or bytes (431),
-/// the request line, header values that are not UTF-8 text (400 `... header
+/// `malformed request: request head: ...`, an HTTP version other than 1.0
+/// and 1.1 and HTTP/2's preface among them), too many fields or bytes
+/// (431), the request line, its target ([`check_target`], 400 `... request
+/// target`), header values that are not UTF-8 text (400 `... header
 /// value`), then the framing rule.
 ///
 /// No more than the first [`MAX_HEADER_BYTES`] are parsed: a head not
@@ -80,6 +82,7 @@ pub fn parse_head<'h, 'b>(
     else {
         return Err(malformed("request line"));
     };
+    check_target(target)?;
     let headers = parsed.headers;
     if headers
         .iter()
@@ -99,9 +102,119 @@ pub fn parse_head<'h, 'b>(
     }))
 }
 
+/// Whether a byte may appear in a request target: RFC 3986's characters
+/// (unreserved, reserved and `%`), less `#`, since a request carries no
+/// fragment (RFC 9112 section 3.2).
+fn is_target_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"-._~:/?[]@!$&'()*+,;=%".contains(&b)
+}
+
+/// The request target's rule (RFC 9112 section 3.2): only URI characters
+/// ([`is_target_byte`]), and one of the forms a server takes:
+/// origin-form (`/path?query`), `*` (asterisk-form), or absolute-form
+/// (`http://host:port/path?query`, which a server must accept, section
+/// 3.2.2; http or https, a host of letters, digits, `-` and `.`, a port of
+/// up to five digits). Anything else, authority-form included (which only
+/// a proxy serves), is 400 `malformed request: request target`.
+///
+/// httparse lets through bytes no URI may hold (`<`, `"`, `{`, bytes over
+/// 0x7F); hyper refuses some of them itself, and the blocking server would
+/// route them, so the rule is written here for both. Every target it
+/// accepts, hyper accepts.
+pub fn check_target(target: &str) -> Result<(), ApiError> {
+    let bad = || malformed("request target");
+    if !target.bytes().all(is_target_byte) {
+        return Err(bad());
+    }
+    if target == "*" || target.starts_with('/') {
+        return Ok(());
+    }
+    let (scheme, rest) = target.split_once("://").ok_or_else(bad)?;
+    if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
+        return Err(bad());
+    }
+    let authority = &rest[..rest.find(['/', '?']).unwrap_or(rest.len())];
+    let (host, port) = match authority.split_once(':') {
+        Some((host, port)) => (host, Some(port)),
+        None => (authority, None),
+    };
+    let host_ok = !host.is_empty()
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.');
+    let port_ok =
+        port.is_none_or(|p| !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()));
+    if host_ok && port_ok {
+        Ok(())
+    } else {
+        Err(bad())
+    }
+}
+
+/// The path and query of a target [`check_target`] accepted, the way both
+/// servers route it: origin-form as it is; absolute-form without its
+/// scheme and authority (`http://h/users/1?x` is `/users/1` and `x`; no
+/// path at all is `/`), as hyper gives it to axum.
+pub fn split_target(target: &str) -> (&str, Option<&str>) {
+    let origin = match target.split_once("://") {
+        Some((_, rest)) if !target.starts_with('/') => {
+            &rest[rest.find(['/', '?']).unwrap_or(rest.len())..]
+        }
+        _ => target,
+    };
+    let (path, query) = match origin.split_once('?') {
+        Some((path, query)) => (path, Some(query)),
+        None => (origin, None),
+    };
+    (if path.is_empty() { "/" } else { path }, query)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn targets_in_each_form() {
+        for good in [
+            "/",
+            "/users/1?x=%20&y=[1]",
+            "*",
+            "http://host/health",
+            "HTTPS://a.b-c:8080",
+            "http://h?x=1",
+        ] {
+            assert_eq!(check_target(good), Ok(()), "{good}");
+        }
+        for bad in [
+            "/<x>",
+            "/a b",
+            "/\"/x",
+            "/{id}",
+            "/h#frag",
+            "/caf\u{e9}",
+            "health",
+            "host:80",
+            "ftp://h/",
+            "http:///x",
+            "http://h:/x",
+            "http://h:123456/",
+            "http://u@h/",
+            "http://[::1]/",
+        ] {
+            assert_eq!(check_target(bad).map_err(|e| e.status()), Err(400), "{bad}");
+        }
+        assert_eq!(split_target("/users/1?x"), ("/users/1", Some("x")));
+        assert_eq!(
+            split_target("http://h:80/users/1?x"),
+            ("/users/1", Some("x"))
+        );
+        assert_eq!(split_target("http://h"), ("/", None));
+        assert_eq!(split_target("http://h?n=1"), ("/", Some("n=1")));
+        assert_eq!(
+            split_target("/a?b=http://c/d"),
+            ("/a", Some("b=http://c/d"))
+        );
+    }
 
     /// The status and message for `raw`, or what was parsed.
     fn check(raw: &[u8]) -> Result<Option<(String, usize)>, (u16, String)> {

@@ -17,6 +17,7 @@
 //! httparse for the head both servers check the same way.
 
 pub mod cache;
+pub mod chunked;
 pub mod error;
 pub mod framing;
 pub mod head;
@@ -24,6 +25,7 @@ pub mod model;
 pub mod open_files;
 pub mod params;
 pub mod posts;
+pub mod request_scan;
 pub mod routes;
 pub mod settings;
 pub mod sql;

@@ -60,6 +60,13 @@ pub enum Rule {
     /// whatever follows them, a syntax error included (hyper's own limit
     /// is far larger).
     HeadTooLarge,
+    /// 400: a request target that is not one a server takes (RFC 9112
+    /// 3.2): origin-form (`/` then URI characters), `*`, or absolute-form
+    /// with an http(s) scheme, a plain host and an optional port. URI
+    /// characters are RFC 3986's unreserved, reserved and `%`, without
+    /// `#` (a request carries no fragment); httparse takes any visible
+    /// byte and bytes over 0x7F.
+    TargetNotUri,
     /// 400: a header value that is not UTF-8 (httparse and hyper take
     /// obs-text bytes 0x80-0xFF as they come).
     ValueNotUtf8,
@@ -145,6 +152,9 @@ pub fn expected(buf: &[u8], answer: &Httparse) -> (Verdict, Rule) {
         Httparse::Error(httparse::Error::TooManyHeaders) => (Verdict::Refuse(431), Rule::Httparse),
         Httparse::Error(_) => (Verdict::Refuse(400), Rule::Httparse),
         Httparse::Complete(head) => {
+            if !takes_target(head.target.as_bytes()) {
+                return (Verdict::Refuse(400), Rule::TargetNotUri);
+            }
             if head
                 .headers
                 .iter()
@@ -165,6 +175,52 @@ pub fn expected(buf: &[u8], answer: &Httparse) -> (Verdict, Rule) {
             }
         }
     }
+}
+
+/// Whether a server takes this request target ([`Rule::TargetNotUri`]),
+/// from RFC 3986's grammar, byte class by byte class.
+fn takes_target(target: &[u8]) -> bool {
+    const GEN_DELIMS: &[u8] = b":/?[]@"; // RFC 3986 2.2, less "#"
+    const SUB_DELIMS: &[u8] = b"!$&'()*+,;=";
+    const UNRESERVED_MARKS: &[u8] = b"-._~";
+    let uri_byte = |b: &u8| {
+        b.is_ascii_alphanumeric()
+            || GEN_DELIMS.contains(b)
+            || SUB_DELIMS.contains(b)
+            || UNRESERVED_MARKS.contains(b)
+            || *b == b'%'
+    };
+    if !target.iter().all(uri_byte) {
+        return false;
+    }
+    if target == b"*" || target.first() == Some(&b'/') {
+        return true;
+    }
+    // absolute-URI = scheme "://" host [":" port] [path-abempty] ["?" query]
+    let lower = target.to_ascii_lowercase();
+    let rest = if let Some(rest) = lower.strip_prefix(b"http://") {
+        rest
+    } else if let Some(rest) = lower.strip_prefix(b"https://") {
+        rest
+    } else {
+        return false;
+    };
+    let authority_len = rest
+        .iter()
+        .position(|b| *b == b'/' || *b == b'?')
+        .unwrap_or(rest.len());
+    let mut parts = rest[..authority_len].splitn(2, |b| *b == b':');
+    let host = parts.next().unwrap_or_default();
+    let port = parts.next();
+    let host_ok = !host.is_empty()
+        && host
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'.');
+    let port_ok = match port {
+        None => true,
+        Some(port) => (1..=5).contains(&port.len()) && port.iter().all(u8::is_ascii_digit),
+    };
+    host_ok && port_ok
 }
 
 /// The body's framing from the header fields (RFC 9112 6), or the rule
@@ -252,7 +308,13 @@ mod tests {
 
     #[test]
     fn each_stricter_rule_names_its_divergence() {
-        let cases: [(&[u8], Rule, u16); 6] = [
+        let cases: [(&[u8], Rule, u16); 8] = [
+            (b"GET /<x> HTTP/1.1\r\n\r\n", Rule::TargetNotUri, 400),
+            (
+                b"GET http://h:8080/health?x HTTP/1.1\r\n\r\n",
+                Rule::Httparse,
+                0,
+            ),
             (
                 b"GET / HTTP/1.1\r\nX: caf\xe9\r\n\r\n",
                 Rule::ValueNotUtf8,
@@ -287,7 +349,11 @@ mod tests {
         for (raw, rule, status) in cases {
             let answer = httparse_answer(raw);
             assert!(matches!(answer, Httparse::Complete(_)), "{answer:?}");
-            assert_eq!(expected(raw, &answer), (Verdict::Refuse(status), rule));
+            let (verdict, got_rule) = expected(raw, &answer);
+            assert_eq!(got_rule, rule);
+            if status != 0 {
+                assert_eq!(verdict, Verdict::Refuse(status));
+            }
             check(raw);
         }
     }

@@ -14,6 +14,7 @@ pub mod loadgen_response;
 pub mod pieces;
 pub mod postgres_messages;
 pub mod proxy_exchanges;
+pub mod request_scan;
 pub mod resp_reply;
 
 /// One fuzz target: its name (the file fuzz/fuzz_targets/{name}.rs, and
@@ -49,5 +50,9 @@ pub const TARGETS: &[Target] = &[
     Target {
         name: "proxy_exchanges",
         check: proxy_exchanges::check,
+    },
+    Target {
+        name: "request_scan",
+        check: request_scan::check,
     },
 ];

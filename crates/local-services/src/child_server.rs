@@ -187,11 +187,11 @@ fn wait_until_ready(spec: &ServerSpec<'_>, port: u16, child: &mut Child) -> anyh
 
 /// A port that was free a moment ago. Another process may take it before
 /// the server binds it; `start` then retries with another.
-fn free_port() -> io::Result<u16> {
+pub(crate) fn free_port() -> io::Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
 
-fn send_output_to(command: &mut Command, log_path: &Path) -> anyhow::Result<()> {
+pub(crate) fn send_output_to(command: &mut Command, log_path: &Path) -> anyhow::Result<()> {
     let open =
         || -> io::Result<File> { OpenOptions::new().create(true).append(true).open(log_path) };
     let stdout = open().with_context(|| format!("open log {}", log_path.display()))?;

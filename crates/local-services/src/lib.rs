@@ -16,6 +16,9 @@
 //! signals them when it exits, however it exits (see `parent_death`), and
 //! [`stop_started_services`] stops them cleanly before a planned exit.
 //!
+//! [`RestartablePostgres`] is a cluster of a test's own that the test stops
+//! and starts again for real (a database restart under load).
+//!
 //! Set `LOCAL_SERVICES_NO_THROWAWAY=1` to never start throwaway servers (as
 //! on a machine without the binaries).
 //! Set `LOCAL_SERVICES_FORCE_THROWAWAY=1` to skip the running services and
@@ -27,6 +30,7 @@ mod parent_death;
 mod plain_thread;
 mod postgres_service;
 mod redis_service;
+mod restartable_postgres;
 mod service_dir;
 mod service_lookup;
 mod service_slot;
@@ -37,6 +41,7 @@ mod unprivileged_user;
 
 pub use postgres_service::{migrated_database, postgres, Postgres, TestDatabase};
 pub use redis_service::{redis, Redis, RedisPrefix};
+pub use restartable_postgres::RestartablePostgres;
 
 /// Stops every throwaway server this process started (Postgres with a fast
 /// shutdown, Redis with SIGTERM), waits for them to exit and removes their

@@ -135,7 +135,7 @@ pub(crate) fn forget_started() {
 }
 
 /// Succeeds when the server at `url` runs a query within about `timeout`.
-fn probe(url: &str, timeout: Duration) -> anyhow::Result<()> {
+pub(crate) fn probe(url: &str, timeout: Duration) -> anyhow::Result<()> {
     plain_thread::run(|| {
         let mut client = connect(url, timeout)?;
         client.simple_query("SELECT 1").context("run SELECT 1")?;

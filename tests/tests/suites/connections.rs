@@ -1,8 +1,9 @@
 //! The connection layer of both servers, on one keep-alive connection at a
 //! time: several requests on one connection, pipelined requests answered in
 //! order, chunked request bodies, HTTP/1.0's keep-alive rules, the framing
-//! both servers refuse (request smuggling starts there), and an idle
-//! keep-alive connection closed at shutdown instead of holding the drain open.
+//! both servers refuse (request smuggling starts there), an idle
+//! keep-alive connection closed at shutdown instead of holding the drain
+//! open, and a request whose body is still arriving answered by the drain.
 //!
 //! Slow clients and the header timeout are in slow_clients.rs; SIGTERM with
 //! requests in flight in process_reliability.rs.
@@ -114,19 +115,70 @@ fn an_idle_keep_alive_connection_is_closed_at_shutdown() {
         // The connection is idle now; shutdown must close it, not wait the
         // harness's 10 s drain timeout for it.
         let stopping = Instant::now();
-        std::thread::scope(|s| {
-            let stopped = s.spawn(|| app.shutdown(Duration::from_secs(15)));
+        while_shutting_down(&mut app, || {
             assert!(
                 conn.closed_by_server(Duration::from_secs(8)),
                 "{name}: idle keep-alive connection left open at shutdown"
             );
-            stopped
-                .join()
-                .expect("shutdown thread")
-                .unwrap_or_else(|e| panic!("{name}: run: {e:#}"));
         });
         let took = stopping.elapsed();
         assert!(took < Duration::from_secs(8), "{name}: drain took {took:?}");
+    });
+}
+
+/// A request whose head came before the drain began and whose body comes
+/// after is in flight: it is answered, with `Connection: close`, and then
+/// the connection is closed. (The async server keeps such a request back
+/// from hyper until its body is whole; its drain waits for it to reach
+/// hyper before hyper's graceful shutdown, which would close a connection
+/// it thinks idle: crates/async-server/src/serve.rs.)
+#[test]
+fn a_body_still_arriving_when_the_drain_begins_is_answered() {
+    const HEAD: &[u8] = b"POST /echo HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n";
+    const BODY: &[u8] = br#"{"FirstName":"A","LastName":"B","Age":1}"#;
+    harness::each_server_at_once(Server::ALL, |server| {
+        let (mut app, name) = (spawn_app(server), server.name());
+        let (mut conn, addr) = (conn(&app), app.addr);
+        conn.stream.write_all(HEAD).expect("send the head");
+        std::thread::sleep(Duration::from_millis(200));
+        while_shutting_down(&mut app, || {
+            // The drain has begun once new connections are refused.
+            let refusing = Instant::now();
+            while std::net::TcpStream::connect_timeout(&addr, WITHIN).is_ok() {
+                assert!(refusing.elapsed() < WITHIN, "{name}: still accepting");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+            let answer = conn
+                .stream
+                .write_all(BODY)
+                .and_then(|()| conn.read_response(false, WITHIN))
+                .unwrap_or_else(|e| panic!("{name}: the request in flight was dropped: {e}"));
+            assert_eq!(
+                (answer.status, answer.text().as_str()),
+                (200, r#"{"firstName":"Ax","lastName":"Bx","age":11}"#),
+                "{name}"
+            );
+            assert_eq!(answer.header("connection"), Some("close"), "{name}");
+            assert!(
+                conn.closed_by_server(Duration::from_secs(8)),
+                "{name}: connection left open after the drain's answer"
+            );
+        });
+    });
+}
+
+/// Runs `during` while `app` shuts down on another thread, then requires
+/// the shutdown to have ended well.
+fn while_shutting_down(app: &mut TestApp, during: impl FnOnce()) {
+    let name = app.server.name();
+    std::thread::scope(|s| {
+        let stopped = s.spawn(|| app.shutdown(Duration::from_secs(15)));
+        during();
+        stopped
+            .join()
+            .expect("shutdown thread")
+            .unwrap_or_else(|e| panic!("{name}: run: {e:#}"));
     });
 }
 

@@ -4,8 +4,8 @@
 //! A per-read timeout does not stop such a client (every read gets a byte in
 //! time); only a deadline on the whole head does. Both servers have one
 //! (`--header-read-timeout-ms`): the async server in each connection's task
-//! (crates/async-server/src/first_head.rs for the first head, idle_timeout.rs
-//! for later ones), the blocking server in its poller, which holds unfinished
+//! (crates/async-server/src/idle_timeout.rs, for the first head and later
+//! ones), the blocking server in its poller, which holds unfinished
 //! heads without a handler thread. The test checks that while the slow clients
 //! trickle, `/health` keeps answering quickly, and that each slow client gets
 //! the contract's 408 (or is closed) soon after the deadline. It prints the

@@ -1,7 +1,8 @@
 //! HTTP/1.1 on a socket whose reads wait, the part Tomcat's
-//! `Http11Processor` does: read one request (head parsed by httparse, body
-//! by `Content-Length` or chunked), write one response, and the loop that
-//! does both on one connection while it is kept alive.
+//! `Http11Processor` does: read one request (its head, then its body by
+//! `Content-Length` or chunked, each by the contract's rules), write one
+//! response, and the loop that does both on one connection while it is
+//! kept alive.
 //!
 //! The reading side is in [`read`], the writing side in [`write`], the
 //! loop, the same on both executors, in [`connection_loop`]; this file holds

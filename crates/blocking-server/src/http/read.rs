@@ -19,21 +19,25 @@
 //! time). Past it the request gets 408 and the connection is closed. So a
 //! slow upload does hold a handler thread (or, on virtual threads, a
 //! parked coroutine), for at most that long.
+//!
+//! Every rule a request's bytes must follow is the contract's, shared with
+//! the async server's request scanner (contract::request_scan): the head's
+//! (`contract::head::parse_head`), a chunked body's
+//! (`contract::chunked::ChunkedBody`), and a body cut short by the client's
+//! close (`contract::framing::body_cut_short`, 400).
 
 use std::io;
 use std::time::{Duration, Instant};
 
-use contract::framing::BodyFraming;
-use contract::head::header_slots;
-use contract::params::{MAX_BODY_BYTES, MAX_HEADER_BYTES};
+use contract::chunked::{Chunk, ChunkedBody};
+use contract::framing::{body_cut_short, BodyFraming};
+use contract::head::{header_slots, split_target};
 use contract::ApiError;
 
 use super::{Connection, HeadSeen, Refused, Request, Socket};
 
 /// How much one `read(2)` asks for.
 const READ_CHUNK: usize = 8 * 1024;
-/// A chunk-size line longer than this is malformed.
-const MAX_CHUNK_LINE: usize = 1024;
 
 /// The two deadlines of reading a request.
 #[derive(Debug, Clone, Copy)]
@@ -78,7 +82,9 @@ impl Stop {
 
 /// Why a read failed.
 enum ReadFailure {
-    /// The peer closed, or an I/O error.
+    /// The peer closed its side (the read returned no bytes).
+    Ended,
+    /// An I/O error (a reset).
     Gone,
     /// The deadline passed.
     TimedOut,
@@ -141,7 +147,7 @@ pub(crate) fn read_request<S: Socket>(
                 let until = conn.head_deadline.unwrap_or(idle);
                 read_more(&mut conn.stream, &mut conn.buf, until).map_err(|failure| {
                     match failure {
-                        ReadFailure::Gone => Stop::Closed,
+                        ReadFailure::Ended | ReadFailure::Gone => Stop::Closed,
                         // A head begun and not finished in time.
                         ReadFailure::TimedOut if conn.head_deadline.is_some() => {
                             Stop::Reject(ApiError::request_timeout())
@@ -245,17 +251,16 @@ fn recv_now<S: Socket>(stream: &S, buf: &mut Vec<u8>) -> Result<(), Stop> {
 
 /// Parses the head if it is complete: `Ok(None)` asks for more bytes. The
 /// checks are the contract's (`contract::head::parse_head`, shared with the
-/// async server's first head); what is left here is taking out what the
+/// async server's request scanner); what is left here is taking out what the
 /// handler needs.
 fn parse_head(buf: &[u8]) -> Result<Option<(Head, usize)>, Stop> {
     let mut slots = header_slots();
     let Some(parsed) = contract::head::parse_head(buf, &mut slots).map_err(refused)? else {
         return Ok(None);
     };
-    let (path, query) = match parsed.target.split_once('?') {
-        Some((path, query)) => (path.to_owned(), Some(query.to_owned())),
-        None => (parsed.target.to_owned(), None),
-    };
+    // Origin-form or absolute-form (`GET http://host/health`), routed alike.
+    let (path, query) = split_target(parsed.target);
+    let (path, query) = (path.to_owned(), query.map(str::to_owned));
 
     let mut close = false;
     let mut keep_alive_token = false;
@@ -309,6 +314,9 @@ fn read_body<S: Socket>(
     }
     let failed = |failure| match failure {
         ReadFailure::TimedOut => Stop::Reject(ApiError::body_timeout()),
+        // The client closed its side before the whole body: refused, and
+        // answered, since a half-closed client can still read.
+        ReadFailure::Ended => refused(body_cut_short()),
         ReadFailure::Gone => Stop::Closed,
     };
     match head.framing {
@@ -337,75 +345,34 @@ impl From<ReadFailure> for ChunkedError {
     }
 }
 
-/// Decodes a chunked body, refusing it as soon as it grows past the limit.
+/// Decodes a chunked body by the contract's rules
+/// (`contract::chunked::ChunkedBody`), refusing it as soon as a rule is
+/// broken: a chunk over the body limit is refused at its size line.
 fn read_chunked<S: Socket>(
     stream: &mut S,
     buf: &mut Vec<u8>,
     deadline: Instant,
 ) -> Result<Vec<u8>, ChunkedError> {
+    let mut chunked = ChunkedBody::new();
     let mut body = Vec::new();
     let mut pos = 0;
     loop {
-        // Only the line's first MAX_CHUNK_LINE bytes are parsed: a line not
-        // ended within them is refused whatever follows, so the answer is
-        // the same however its bytes came.
-        let within_limit = &buf[pos..buf.len().min(pos + MAX_CHUNK_LINE)];
-        let (line_len, size) = match httparse::parse_chunk_size(within_limit) {
-            Ok(httparse::Status::Complete(found)) => found,
-            Ok(httparse::Status::Partial) if within_limit.len() == MAX_CHUNK_LINE => {
-                return Err(ChunkedError::Reject(malformed("chunk size line")));
+        let step = chunked
+            .next(buf, pos)
+            .map_err(|error| ChunkedError::Reject(refused(error)))?;
+        match step {
+            Chunk::Data { start, end } => {
+                body.extend_from_slice(&buf[start..end]);
+                pos = end;
             }
-            Ok(httparse::Status::Partial) => {
-                read_more(stream, buf, deadline)?;
-                continue;
+            Chunk::Framing { end } => pos = end,
+            Chunk::NeedMore => read_more(stream, buf, deadline)?,
+            Chunk::End { end } => {
+                buf.drain(..end);
+                return Ok(body);
             }
-            Err(_) => return Err(ChunkedError::Reject(malformed("chunk size"))),
-        };
-        if size == 0 {
-            pos += line_len;
-            break;
-        }
-        let size = usize::try_from(size).unwrap_or(usize::MAX);
-        if size > MAX_BODY_BYTES - body.len() {
-            return Err(ChunkedError::Reject(Stop::Reject(
-                ApiError::payload_too_large(),
-            )));
-        }
-        let needed = line_len + size + 2;
-        while buf.len() - pos < needed {
-            read_more(stream, buf, deadline)?;
-        }
-        let data = pos + line_len;
-        if &buf[data + size..data + size + 2] != b"\r\n" {
-            return Err(ChunkedError::Reject(malformed("chunk end")));
-        }
-        body.extend_from_slice(&buf[data..data + size]);
-        pos += needed;
-    }
-    // Trailer fields (ignored) up to an empty line: no more bytes of them
-    // than a head may have, whether they came in one read or many.
-    let trailers = pos;
-    loop {
-        let line = buf[pos..].windows(2).position(|w| w == b"\r\n");
-        // How far the trailers reach so far: to the end of this line, or,
-        // while it is still arriving, to the last byte there is.
-        let reach = line.map_or(buf.len(), |line| pos + line + 2);
-        if reach - trailers > MAX_HEADER_BYTES {
-            return Err(ChunkedError::Reject(Stop::Reject(
-                ApiError::headers_too_large(),
-            )));
-        }
-        match line {
-            Some(0) => {
-                pos += 2;
-                break;
-            }
-            Some(line) => pos += line + 2,
-            None => read_more(stream, buf, deadline)?,
         }
     }
-    buf.drain(..pos);
-    Ok(body)
 }
 
 /// Blocks until some bytes arrive (appended to `buf`), the peer closes, or
@@ -428,7 +395,7 @@ fn read_more<S: Socket>(
     match result {
         Ok(0) => {
             buf.truncate(filled);
-            Err(ReadFailure::Gone)
+            Err(ReadFailure::Ended)
         }
         Ok(n) => {
             buf.truncate(filled + n);
@@ -444,10 +411,6 @@ fn read_more<S: Socket>(
             }
         }
     }
-}
-
-fn malformed(what: &str) -> Stop {
-    refused(contract::framing::malformed(what))
 }
 
 fn refused(error: ApiError) -> Stop {
