@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 /// waited for the gate and seconds held. libtest's `--report-time` counts a
 /// test's wait at the gate as its own time; scripts/test-times.py reads
 /// these lines to tell the two apart.
-pub const LOG_ENV: &str = "HARNESS_GATE_LOG";
+const LOG_ENV: &str = "HARNESS_GATE_LOG";
 
 /// The gate: heavy tests write, timing-sensitive ones read. std's lock on
 /// Linux lets no new reader in while a writer waits, so the heavy tests are

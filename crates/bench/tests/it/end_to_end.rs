@@ -380,6 +380,9 @@ fn a_column_after_a_burst_does_not_inherit_its_memory() {
             "3000",
             "--rounds",
             "1",
+            // Not the baseline group's cold-start probe: not the point here.
+            "--cold-starts",
+            "0",
         ],
         &[],
     );

@@ -1,6 +1,7 @@
 //! The calibration servers (embedded Tomcat, Netty) as bench builds and
 //! runs them: both answer the contract suite's cases byte for byte where
-//! their routes go; bench runs the calibration groups end to end at the
+//! their routes go; bench runs the calibration groups (but calibration-loom,
+//! java_runtimes.rs's) end to end at the
 //! tiny profile's size, each Java server started and stopped like ours; a
 //! JVM dies with a bench killed mid-run; and without a JDK bench skips the
 //! groups with one line that says what to install, never fails.
@@ -269,7 +270,10 @@ fn calibration_rows_name_their_twins(dir: &Path) {
 fn bench_runs_the_calibration_groups_at_the_tiny_size() {
     let _machine = harness::exclusive();
     built();
-    let args = run_flags("tiny", "calibration", "1", &[]);
+    // calibration-loom, on the Java 21 and 25 runtimes, is
+    // java_runtimes.rs's bench run.
+    let groups = "calibration-health,calibration-posts,calibration-users";
+    let args = run_flags("tiny", groups, "1", &[]);
     let run = run_bench(&args, &[]);
     let (dir, json) = (&run.dir, &run.json);
     assert!(
@@ -284,7 +288,6 @@ fn bench_runs_the_calibration_groups_at_the_tiny_size() {
             "calibration-health",
             "calibration-posts",
             "calibration-users",
-            "calibration-loom"
         ]
     );
     let mut java = vec![
@@ -299,9 +302,6 @@ fn bench_runs_the_calibration_groups_at_the_tiny_size() {
     let on_runtimes = [
         (JavaRelease::Java21, "tomcat-virtual-health-java21"),
         (JavaRelease::Java25, "tomcat-virtual-health-java25"),
-        (JavaRelease::Java21, "tomcat-users-loom"),
-        (JavaRelease::Java21, "tomcat-virtual-users-java21"),
-        (JavaRelease::Java25, "tomcat-virtual-users-java25"),
     ];
     let skipped = json["skipped"].to_string();
     for (release, id) in on_runtimes {
