@@ -8,6 +8,11 @@
 #   scripts/fuzz.sh                        # every target, 60 s each
 #   scripts/fuzz.sh --seconds 600          # the long run
 #   scripts/fuzz.sh --seconds 120 resp_reply http_read_request
+#   scripts/fuzz.sh --jobs 1                # one target at a time
+#
+# libFuzzer runs a target on one core: the targets run side by side, as
+# many at once as there are cores (--jobs, default nproc), so CI's minute
+# per target takes a minute per core's share of them.
 #
 # Installs cargo-fuzz from crates.io if it is missing. It builds on the
 # stable toolchain: with `--sanitizer none`, every flag it hands rustc is
@@ -19,6 +24,7 @@ cd "$(dirname "$0")/.."
 
 CARGO_FUZZ_VERSION=0.13.2
 SECONDS_EACH=60
+JOBS=$(nproc)
 TARGETS=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -28,6 +34,14 @@ while [ $# -gt 0 ]; do
             ;;
         --seconds=*)
             SECONDS_EACH=${1#--seconds=}
+            shift
+            ;;
+        --jobs)
+            JOBS=${2:-}
+            shift 2 || true
+            ;;
+        --jobs=*)
+            JOBS=${1#--jobs=}
             shift
             ;;
         -h | --help)
@@ -46,6 +60,10 @@ while [ $# -gt 0 ]; do
 done
 if ! [[ "$SECONDS_EACH" =~ ^[1-9][0-9]*$ ]]; then
     echo "fuzz.sh: --seconds takes a whole number of seconds above 0, got '$SECONDS_EACH'" >&2
+    exit 2
+fi
+if ! [[ "$JOBS" =~ ^[1-9][0-9]*$ ]]; then
+    echo "fuzz.sh: --jobs takes a whole number above 0, got '$JOBS'" >&2
     exit 2
 fi
 
@@ -88,30 +106,55 @@ dict() {
     esac
 }
 
-crashed=()
-summary=()
-for target in "${TARGETS[@]}"; do
-    corpus=fuzz/corpus/$target
+# One target's run: its summary line in fuzz/artifacts/<target>/last-run.line,
+# and a non-zero exit if it crashed.
+run_target() {
+    local target=$1
+    local corpus=fuzz/corpus/$target
     mkdir -p "$corpus" "fuzz/artifacts/$target"
-    inputs=("fuzz/seeds/$target")
+    local inputs=("fuzz/seeds/$target")
     [ -d "fuzz/regressions/$target" ] && inputs+=("fuzz/regressions/$target")
-    log=fuzz/artifacts/$target/last-run.log
+    local log=fuzz/artifacts/$target/last-run.log
     echo "fuzz.sh: $target for ${SECONDS_EACH}s" >&2
-    status=0
+    local status=0
     (cd fuzz && cargo fuzz run "${FUZZ_BUILD[@]}" "$target" \
         "../$corpus" "${inputs[@]/#/../}" -- \
         -max_total_time="$SECONDS_EACH" -max_len="$(max_len "$target")" \
         -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 $(dict "$target")) >"$log" 2>&1 || status=$?
+    local runs rate units line
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
     units=$(find "$corpus" -type f | wc -l)
     line=$(printf '%-24s %10s exec/s %12s runs %6s corpus' "$target" "${rate:-?}" "${runs:-?}" "$units")
     if [ "$status" -ne 0 ]; then
         line="$line  CRASHED (exit $status; see $log)"
-        crashed+=("$target")
         grep -E '^(thread .* panicked|==[0-9]+== ERROR|SUMMARY|artifact_prefix|Test unit written)' "$log" >&2 || tail -n 20 "$log" >&2
     fi
+    echo "$line" >"fuzz/artifacts/$target/last-run.line"
     echo "$line"
+    return "$status"
+}
+
+# Up to $JOBS targets at once; each ends by its own -max_total_time.
+running=0
+for target in "${TARGETS[@]}"; do
+    if [ "$running" -ge "$JOBS" ]; then
+        wait -n || true
+        running=$((running - 1))
+    fi
+    rm -f "fuzz/artifacts/$target/last-run.line"
+    run_target "$target" &
+    running=$((running + 1))
+done
+wait || true
+
+crashed=()
+summary=()
+for target in "${TARGETS[@]}"; do
+    line=$(cat "fuzz/artifacts/$target/last-run.line" 2>/dev/null || echo "$target: no summary (the run did not end)")
+    case "$line" in
+        *CRASHED* | *"no summary"*) crashed+=("$target") ;;
+    esac
     summary+=("$line")
 done
 
