@@ -17,9 +17,15 @@ pub struct JvmWindow {
     /// Time the JIT's compilers spent compiling in the window, in seconds
     /// (`jvm_compilation_time_seconds_total`'s rise); `None` where the JVM
     /// does not tell. Their elapsed time, not their CPU: on a busy machine
-    /// it can exceed the window. Far above zero, the window measured a JVM
-    /// still compiling its request path.
+    /// it can exceed the window.
     pub compile_seconds: Option<f64>,
+    /// The CPU the JIT's compiler threads used in the window, in seconds
+    /// (`jvm_compiler_cpu_seconds_total`'s rise, from Linux's /proc);
+    /// `None` where the JVM does not tell, and in runs saved before it was
+    /// read. Far above zero, the window measured a JVM still compiling its
+    /// request path, and its server CPU holds the compiling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compiler_cpu_seconds: Option<f64>,
     /// Collections in the window, every collector's together; `None`
     /// where the window's `/metrics` was not read (a sweep's steps, whose
     /// readings would queue behind the step's own requests).
@@ -85,18 +91,29 @@ pub struct WarmUpWindowFigures {
     pub throughput_rps: f64,
     /// The JIT's compile time in it, where the JVM tells.
     pub compile_seconds: Option<f64>,
+    /// The compiler threads' CPU in it, where the JVM tells: what the
+    /// warm-up rule judges the JIT by when told.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compiler_cpu_seconds: Option<f64>,
 }
 
 /// The warm-up every fresh JVM of a run got, as results.json records it
 /// ([`crate::JvmSettings::warm_up_rule`]): windows of the settings' length
-/// until `settled_windows` of them agree within `tolerance` with the JIT
-/// under `max_jit_share` of each, at most `limit_seconds` in all.
+/// until the JIT is under `max_jit_share` of each of `settled_windows` of
+/// them and their median throughput within `tolerance` of the median of
+/// as many before them, at most `limit_seconds` in all.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct JvmWarmUpRule {
     pub settled_windows: usize,
     pub tolerance: f64,
     pub max_jit_share: f64,
     pub limit_seconds: f64,
+    /// The rule of runs since 2026-12-07 (the throughput no longer
+    /// climbing, the JIT judged by its compiler threads' CPU); false in
+    /// runs saved before, whose rule wanted `settled_windows` windows
+    /// within `tolerance` of each other, the JIT by its compile time.
+    #[serde(default)]
+    pub until_no_climb: bool,
 }
 
 #[cfg(test)]
@@ -116,6 +133,7 @@ mod tests {
                 seconds: 1.0,
                 throughput_rps: 900.0,
                 compile_seconds: Some(0.4),
+                compiler_cpu_seconds: Some(0.1),
             }],
             settled_rps: None,
             note: Some("never settled".into()),

@@ -200,6 +200,16 @@ impl JvmSettings {
     /// first warms up on its own route at 64 connections ...".
     pub fn words(&self) -> String {
         let warm_up = match &self.warm_up_rule {
+            Some(rule) if rule.until_no_climb => format!(
+                "warms up in windows of {} s of its column's route at {} connections until the JIT's compiler threads use under {:.0}% of each of {} windows and their median throughput is within {:.0}% of the {} before (at most {} s: the JIT's warm-up)",
+                self.warm_up_seconds,
+                self.warm_up_connections,
+                rule.max_jit_share * 100.0,
+                rule.settled_windows,
+                rule.tolerance * 100.0,
+                rule.settled_windows,
+                rule.limit_seconds
+            ),
             Some(rule) => format!(
                 "warms up in windows of {} s of its column's route at {} connections until {} windows agree within {:.0}% and the JIT compiles under {:.0}% of each (at most {} s: the JIT's warm-up)",
                 self.warm_up_seconds,

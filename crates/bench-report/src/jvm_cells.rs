@@ -59,6 +59,14 @@ pub fn compile(c: &ColumnResult) -> Option<String> {
     Some(format!("{:.2} (max {:.2})", s.median, s.max))
 }
 
+/// "0.01 (max 0.12)": the CPU the JIT's compiler threads used in the
+/// window, seconds, median and most over the rounds; unlike the compile
+/// time, no wait for a core is in it.
+pub fn compiler_cpu(c: &ColumnResult) -> Option<String> {
+    let s = Spread::of(windows(c).filter_map(|w| w.compiler_cpu_seconds))?;
+    Some(format!("{:.2} (max {:.2})", s.median, s.max))
+}
+
 /// "2, 0.15 s": collections and their time in the window, medians.
 pub fn gc(c: &ColumnResult) -> Option<String> {
     let n = Spread::of(windows(c).filter_map(|w| w.gc_collections.map(|n| n as f64)))?;
@@ -112,10 +120,12 @@ mod tests {
             seconds: 1.0,
             throughput_rps: 900.0,
             compile_seconds: Some(0.4),
+            compiler_cpu_seconds: Some(0.1),
         };
         JvmWindow {
             version: "21.0.8+9-LTS".into(),
             compile_seconds: Some(0.25),
+            compiler_cpu_seconds: Some(0.05),
             gc_collections: Some(2),
             gc_seconds: Some(0.1),
             pins_watched: true,
@@ -152,6 +162,7 @@ mod tests {
             Some("settled in 2 of 3 rounds (8 windows, 8.0 s, median); gave up: never settled, gave up after 8 windows (8.0 s): the JIT still compiling")
         );
         assert_eq!(compile(&c).as_deref(), Some("0.25 (max 0.25)"));
+        assert_eq!(compiler_cpu(&c).as_deref(), Some("0.05 (max 0.05)"));
         assert_eq!(gc(&c).as_deref(), Some("2, 0.10 s"));
         assert_eq!(pins(&c).as_deref(), Some("1.05 (1050)"));
         // Our servers have none of it.
@@ -162,8 +173,13 @@ mod tests {
             vec![bench_round(1, 9.0)],
         );
         assert_eq!(
-            (runtime(&ours), warm_up(&ours), pins(&ours)),
-            (None, None, None)
+            (
+                runtime(&ours),
+                warm_up(&ours),
+                pins(&ours),
+                compiler_cpu(&ours)
+            ),
+            (None, None, None, None)
         );
     }
 }

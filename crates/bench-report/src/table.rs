@@ -161,12 +161,33 @@ const JVM_ROWS: &[Row] = &[
     detector("JVM (as it says)", crate::jvm_cells::runtime),
     detector("JVM warm-up before the window", crate::jvm_cells::warm_up),
     detector("JIT compiling in the window (s)", crate::jvm_cells::compile),
+    detector(COMPILER_CPU_ROW, crate::jvm_cells::compiler_cpu),
     detector("GC in the window (collections, time)", crate::jvm_cells::gc),
     detector(
         "Pinned virtual threads per request (in all)",
         crate::jvm_cells::pins,
     ),
 ];
+
+/// The JVM rows of `group`: none without a Java column, the compiler
+/// threads' CPU only where some column's JVM told it.
+fn jvm_rows(group: &GroupResult) -> Vec<&'static Row> {
+    if !crate::jvm_cells::any(group) {
+        return Vec::new();
+    }
+    let told = group
+        .columns
+        .iter()
+        .any(|c| crate::jvm_cells::compiler_cpu(c).is_some());
+    JVM_ROWS
+        .iter()
+        .filter(|row| told || row.name != COMPILER_CPU_ROW)
+        .collect()
+}
+
+/// Shown where some column's JVM told it (runs saved before it was read
+/// render as they did).
+const COMPILER_CPU_ROW: &str = "JIT compiler threads' CPU in the window (s)";
 
 const fn detector(name: &'static str, cell: fn(&ColumnResult) -> Option<String>) -> Row {
     Row {
@@ -517,11 +538,7 @@ pub fn group_table(group: &GroupResult) -> Table {
     };
     let mixed = group.columns.iter().any(|c| c.background_path.is_some());
     let probe_rows = if mixed { PROBE_DETECTOR_ROWS } else { &[] };
-    let jvm_rows = if crate::jvm_cells::any(group) {
-        JVM_ROWS
-    } else {
-        &[]
-    };
+    let jvm_rows = jvm_rows(group);
     let rows = std::iter::once(rounds)
         .chain(
             ROWS.iter()

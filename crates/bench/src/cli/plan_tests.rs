@@ -52,9 +52,10 @@ fn summary(plan: &RunPlan) -> String {
         "mixed lead {}, jvm {}, rounds {}",
         ms(plan.load.mixed_lead),
         plan.load.jvm_warm_up.map_or("none".to_owned(), |w| format!(
-            "{} to {}",
+            "{} to {} (planned {})",
             ms(w.window),
-            ms(w.limit)
+            ms(w.limit),
+            ms(w.expected)
         )),
         plan.settings.rounds
     );
@@ -75,7 +76,7 @@ mixed: 3 rounds, lead
 idle: 3 rounds, probe first
 sweep-posts: 1 rounds, step lead 120ms
 remote-db: 3 rounds, warm-up 70ms, 2ms away
-mixed lead 100ms, jvm 300ms to 3s, rounds 3
+mixed lead 100ms, jvm 300ms to 3s (planned 3s), rounds 3
 skipped pool-sweep: the quick profile does not run",
     ),
     (
@@ -93,13 +94,13 @@ mixed lead 100ms, jvm none, rounds 3
         "database: 5 rounds, warm-up 1s
 sweep-posts: 5 rounds, step lead 120ms
 calibration-posts: 5 rounds, step lead 120ms
-mixed lead 1s, jvm 300ms to 3s, rounds 5
+mixed lead 1s, jvm 300ms to 3s (planned 3s), rounds 5
 ",
     ),
     (
         "--warm-up 20ms --groups mixed",
         "mixed: 3 rounds, lead
-mixed lead 100ms, jvm 300ms to 3s, rounds 3
+mixed lead 100ms, jvm 300ms to 3s (planned 3s), rounds 3
 ",
     ),
     (
@@ -109,7 +110,7 @@ stalls: 3 rounds, warm-up 1s, 10ms away
 sweep-posts: 3 rounds, step lead 1s
 remote-mixed: 3 rounds, lead, 500µs away
 pool-sweep: 3 rounds, warm-up 1s, 500µs away
-mixed lead 1s, jvm 1s to 7s, rounds 3
+mixed lead 1s, jvm 1s to 30s (planned 14s), rounds 3
 ",
     ),
     (
@@ -128,7 +129,7 @@ calibration-health: 2 rounds, warm-up 100ms
 calibration-posts: 2 rounds, step lead 100ms
 calibration-users: 2 rounds, warm-up 100ms
 calibration-loom: 2 rounds, warm-up 100ms, 2ms away
-mixed lead 100ms, jvm 100ms to 600ms, rounds 2
+mixed lead 100ms, jvm 100ms to 600ms (planned 600ms), rounds 2
 ",
     ),
     (
@@ -136,7 +137,7 @@ mixed lead 100ms, jvm 100ms to 600ms, rounds 2
         "baseline: 2 rounds, warm-up 100ms, 1 cold starts
 json: 2 rounds, warm-up 100ms
 remote-mixed: 2 rounds, lead, 2ms away
-mixed lead 100ms, jvm 100ms to 600ms, rounds 2
+mixed lead 100ms, jvm 100ms to 600ms (planned 600ms), rounds 2
 skipped baseline / blocking-health-tiny-http: it measures the blocking server started
 skipped baseline / virtual-health: it measures the blocking server started
 skipped json / virtual-echo: it measures the blocking server started

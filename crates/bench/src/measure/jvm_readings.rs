@@ -20,6 +20,7 @@ use crate::servers::http_get;
 pub struct JvmReading {
     pub version: String,
     pub compile_seconds: Option<f64>,
+    pub compiler_cpu_seconds: Option<f64>,
     pub gc_collections: f64,
     pub gc_seconds: f64,
     pub pins_watched: bool,
@@ -49,6 +50,7 @@ pub fn parse(text: &str) -> Option<JvmReading> {
         (!all.is_empty()).then(|| all.iter().map(|s| s.1).sum())
     };
     let compile_seconds = value(text, "jvm_compilation_time_seconds_total", &[]);
+    let compiler_cpu_seconds = compiler_cpu_seconds(text);
     let (gc_collections, gc_seconds) = (
         gc("jvm_gc_collection_seconds_count"),
         gc("jvm_gc_collection_seconds_sum"),
@@ -67,6 +69,7 @@ pub fn parse(text: &str) -> Option<JvmReading> {
             .unwrap_or_default()
             .to_owned(),
         compile_seconds,
+        compiler_cpu_seconds,
         gc_collections: gc_collections.unwrap_or(0.0),
         gc_seconds: gc_seconds.unwrap_or(0.0),
         pins_watched: value(text, "jvm_virtual_thread_pinned_watched", &[]) == Some(1.0),
@@ -77,6 +80,17 @@ pub fn parse(text: &str) -> Option<JvmReading> {
 /// The JIT's compile time since start-up, from a `/metrics` text.
 pub fn compile_seconds(text: &str) -> Option<f64> {
     value(text, "jvm_compilation_time_seconds_total", &[])
+}
+
+/// The JIT's compiler threads' CPU since start-up, from a `/metrics` text.
+pub fn compiler_cpu_seconds(text: &str) -> Option<f64> {
+    value(text, "jvm_compiler_cpu_seconds_total", &[])
+}
+
+/// The rise of a counter between two readings; a fall (a compiler thread
+/// that ended takes its CPU out of the sum) counts as none.
+pub fn rise(before: Option<f64>, after: Option<f64>) -> Option<f64> {
+    before.zip(after).map(|(b, a)| (a - b).max(0.0))
 }
 
 /// Pins per route from `before` to `after` (a route first counted in
@@ -98,10 +112,7 @@ pub fn window(
     after: &JvmReading,
     pins_after: Option<&BTreeMap<String, u64>>,
 ) -> JvmWindow {
-    let compile_seconds = match (before.compile_seconds, after.compile_seconds) {
-        (Some(b), Some(a)) => Some((a - b).max(0.0)),
-        _ => None,
-    };
+    let compile_seconds = rise(before.compile_seconds, after.compile_seconds);
     let pinned = if after.pins_watched {
         pins_between(before, pins_after.unwrap_or(&after.pinned))
     } else {
@@ -110,6 +121,7 @@ pub fn window(
     JvmWindow {
         version: after.version.clone(),
         compile_seconds,
+        compiler_cpu_seconds: rise(before.compiler_cpu_seconds, after.compiler_cpu_seconds),
         gc_collections: Some((after.gc_collections - before.gc_collections).max(0.0) as u64),
         gc_seconds: Some((after.gc_seconds - before.gc_seconds).max(0.0)),
         pins_watched: after.pins_watched,
@@ -180,7 +192,7 @@ pub fn settled_pins(addr: SocketAddr) -> Option<BTreeMap<String, u64>> {
 mod tests {
     use super::*;
 
-    const BEFORE: &str = "# TYPE jvm_info gauge\njvm_info{server=\"tomcat-virtual\",version=\"21.0.8+9-LTS\",vendor=\"Eclipse Adoptium\",runtime=\"OpenJDK Runtime Environment\"} 1\njvm_compilation_time_seconds_total{server=\"tomcat-virtual\"} 10.500\njvm_gc_collection_seconds_count{server=\"tomcat-virtual\",gc=\"PS Scavenge\"} 3\njvm_gc_collection_seconds_sum{server=\"tomcat-virtual\",gc=\"PS Scavenge\"} 0.100\njvm_gc_collection_seconds_count{server=\"tomcat-virtual\",gc=\"PS MarkSweep\"} 0\njvm_gc_collection_seconds_sum{server=\"tomcat-virtual\",gc=\"PS MarkSweep\"} 0.000\njvm_virtual_thread_pinned_watched{server=\"tomcat-virtual\"} 1\njvm_virtual_thread_pinned_total{server=\"tomcat-virtual\",route=\"/health\"} 0\njvm_virtual_thread_pinned_total{server=\"tomcat-virtual\",route=\"/users/{id}\"} 40\n";
+    const BEFORE: &str = "# TYPE jvm_info gauge\njvm_info{server=\"tomcat-virtual\",version=\"21.0.8+9-LTS\",vendor=\"Eclipse Adoptium\",runtime=\"OpenJDK Runtime Environment\"} 1\njvm_compilation_time_seconds_total{server=\"tomcat-virtual\"} 10.500\njvm_compiler_cpu_seconds_total{server=\"tomcat-virtual\"} 4.000\njvm_gc_collection_seconds_count{server=\"tomcat-virtual\",gc=\"PS Scavenge\"} 3\njvm_gc_collection_seconds_sum{server=\"tomcat-virtual\",gc=\"PS Scavenge\"} 0.100\njvm_gc_collection_seconds_count{server=\"tomcat-virtual\",gc=\"PS MarkSweep\"} 0\njvm_gc_collection_seconds_sum{server=\"tomcat-virtual\",gc=\"PS MarkSweep\"} 0.000\njvm_virtual_thread_pinned_watched{server=\"tomcat-virtual\"} 1\njvm_virtual_thread_pinned_total{server=\"tomcat-virtual\",route=\"/health\"} 0\njvm_virtual_thread_pinned_total{server=\"tomcat-virtual\",route=\"/users/{id}\"} 40\n";
 
     #[test]
     fn a_window_is_the_rise_of_each_figure_and_the_version_is_the_jvms() {
@@ -189,12 +201,20 @@ mod tests {
         assert_eq!(before.pinned.get("/users/{id}"), Some(&40));
         let after_text = BEFORE
             .replace("10.500", "10.750")
+            .replace("4.000", "4.050")
             .replace("PS Scavenge\"} 3", "PS Scavenge\"} 5")
             .replace("0.100", "0.160")
             .replace("} 40", "} 1240");
         let after = parse(&after_text).unwrap();
         let w = window(&before, &after, None);
         assert_eq!(w.compile_seconds, Some(0.25));
+        assert_eq!(
+            w.compiler_cpu_seconds.map(|s| (s * 1000.0).round()),
+            Some(50.0)
+        );
+        // A compiler thread that ended takes its CPU out of the sum: no compiling, not less than none.
+        let fell = parse(&after_text.replace("4.050", "3.900")).unwrap();
+        assert_eq!(window(&before, &fell, None).compiler_cpu_seconds, Some(0.0));
         assert_eq!(w.gc_collections, Some(2));
         assert_eq!(w.gc_seconds.map(|s| (s * 1000.0).round()), Some(60.0));
         assert!(w.pins_watched);

@@ -12,7 +12,7 @@ use std::net::SocketAddr;
 use bench_analysis::warm_up::{judge, WarmUpRule, WarmUpVerdict, WarmUpWindow};
 use bench_model::{JvmWarmUp, WarmUpWindowFigures};
 
-use super::jvm_readings::compile_seconds;
+use super::jvm_readings::{compile_seconds, compiler_cpu_seconds, rise};
 use super::load::{run_warm_up, ColumnError};
 use crate::plan::{Column, Load, LoadOptions, JVM_WARM_UP_CONNECTIONS};
 use crate::servers::http_get;
@@ -32,18 +32,20 @@ pub fn warm_up_jvm(
         connections: JVM_WARM_UP_CONNECTIONS,
         duration: plan.window,
     };
+    // (the JIT's elapsed compile time, its compiler threads' CPU) so far.
     let jit = || match http_get(addr, "/metrics") {
-        Ok((200, body)) => compile_seconds(&body),
-        _ => None,
+        Ok((200, body)) => (compile_seconds(&body), compiler_cpu_seconds(&body)),
+        _ => (None, None),
     };
     until_settled(&plan.rule(), || {
         let before = jit();
         let got = run_warm_up(addr, column, &load, o)?;
-        let jit_seconds = before.zip(jit()).map(|(b, a)| (a - b).max(0.0));
+        let after = jit();
         Ok(WarmUpWindow {
             duration: std::time::Duration::from_secs_f64(got.duration_seconds),
             throughput_rps: got.successful_throughput_rps,
-            jit_seconds,
+            jit_seconds: rise(before.0, after.0),
+            jit_cpu_seconds: rise(before.1, after.1),
         })
     })
     .map(Some)
@@ -75,6 +77,7 @@ fn figures(w: &WarmUpWindow) -> WarmUpWindowFigures {
         seconds: w.duration.as_secs_f64(),
         throughput_rps: w.throughput_rps,
         compile_seconds: w.jit_seconds,
+        compiler_cpu_seconds: w.jit_cpu_seconds,
     }
 }
 
@@ -92,6 +95,7 @@ mod tests {
                 duration: Duration::from_secs(1),
                 throughput_rps,
                 jit_seconds: Some(jit),
+                jit_cpu_seconds: None,
             })
         }
     }
@@ -99,7 +103,8 @@ mod tests {
     #[test]
     fn a_jvm_that_compiles_then_holds_settles_and_stops_asking() {
         let rule = WarmUpRule::default();
-        // The JIT busy for four windows (more than 5% of each), then quiet.
+        // The JIT busy for four windows (more than 5% of each), then quiet,
+        // and the throughput climbing until the ninth.
         let warm = until_settled(
             &rule,
             crafted(&[
@@ -110,10 +115,12 @@ mod tests {
                 (9900.0, 0.01),
                 (10000.0, 0.0),
                 (10100.0, 0.02),
+                (10000.0, 0.0),
+                (9950.0, 0.01),
             ]),
         )
         .unwrap();
-        assert_eq!(warm.windows.len(), 7);
+        assert_eq!(warm.windows.len(), 9);
         assert_eq!(warm.settled_rps, Some(10000.0));
         assert_eq!(warm.note, None);
         assert_eq!(warm.windows[3].compile_seconds, Some(0.2));

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use super::jvm_warm_up::{JvmWarmUp, JVM_WARM_UP_LIMIT_SEED};
+use super::jvm_warm_up::{JvmWarmUp, JVM_WARM_UP_EXPECTED_SEED, JVM_WARM_UP_LIMIT_SEED};
 use super::loads::{IdleLoad, Load, Sweep};
 use bench_model::GroupId;
 use loadgen::BurstConnect::{First, InRequest};
@@ -266,6 +266,7 @@ pub fn quick() -> Profile {
         jvm_warm_up: JvmWarmUp {
             window: ms(300),
             limit: secs(3),
+            expected: secs(3),
         },
         loads: vec![
             (G::Cpu, counted(16, 200)),
@@ -383,6 +384,7 @@ pub fn seed() -> Profile {
         jvm_warm_up: JvmWarmUp {
             window: secs(1),
             limit: secs(JVM_WARM_UP_LIMIT_SEED),
+            expected: secs(JVM_WARM_UP_EXPECTED_SEED),
         },
         loads: vec![
             // Seed 000: 10,000 requests at once, per column, every
@@ -496,6 +498,7 @@ pub fn tiny() -> Profile {
         jvm_warm_up: JvmWarmUp {
             window: ms(100),
             limit: ms(600),
+            expected: ms(600),
         },
         loads: vec![
             (

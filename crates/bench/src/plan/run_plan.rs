@@ -397,15 +397,15 @@ impl GroupPlan {
 
     /// The planned length of one column round: its load and warm-up, a
     /// server's start and stop, and for a Java column the JVM's start
-    /// (about a second) and its own warm-up, at its limit (a busy machine
-    /// reaches it), and for one that counts pinned virtual threads the
+    /// (about a second) and its own warm-up, as long as JVMs took to
+    /// settle ([`JvmWarmUp::expected`](super::JvmWarmUp)), and for one that counts pinned virtual threads the
     /// waits for JFR's hand-over either side of its window, spread over
     /// the columns.
     pub fn planned_round(&self, options: &LoadOptions) -> Duration {
         let columns = &self.group.columns;
         let java = columns.iter().filter(|c| c.target.java().is_some()).count();
         let counting = columns.iter().filter(|c| c.counts_pins()).count();
-        let warm_up = options.jvm_warm_up.map_or(Duration::ZERO, |w| w.limit);
+        let warm_up = options.jvm_warm_up.map_or(Duration::ZERO, |w| w.expected);
         let share = |n: usize| n as f64 / columns.len().max(1) as f64;
         let jvm = (Duration::from_secs(1) + warm_up).mul_f64(share(java))
             + PINS_HANDED_OVER.mul_f64(share(counting));

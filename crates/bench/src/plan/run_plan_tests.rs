@@ -41,11 +41,14 @@ fn minutes_without_equal_load(plan: &RunPlan) -> f64 {
 
 /// The seed profile's budget is 75 minutes on 2 cores. A seed run has
 /// taken up to 1.18 times its plan (76.7 minutes against 64.9 on
-/// 2026-12-06: bursts, the idle group's opening, the servers' starts and
+/// 2026-12-06, on an AMD EPYC that spent two to three times the CPU per
+/// request: bursts, the idle group's opening, the servers' starts and
 /// the sweeps' settling outlast their guesses; 65 against 59.9 on
-/// 2026-12-04), so the plan stays under 61 (72 minutes at 1.18), the
-/// equal-load windows (5.3 minutes), Tomcat's virtual-thread columns (on Java
-/// 21 and 25) and the JVMs' warm-ups at their bound included.
+/// 2026-12-04; 64.7 against 59.4, 1.09, on 2026-12-07), so the plan stays
+/// under 63.5 (75 minutes at 1.18), the equal-load windows (5.3 minutes),
+/// Tomcat's virtual-thread columns (on Java 21 and 25) and the JVMs'
+/// warm-ups as long as they took to settle included. It was 61 until the
+/// JVMs warmed up until their JIT went quiet (3.5 minutes more).
 #[test]
 fn the_seed_profile_is_planned_within_its_budget() {
     let seed = plan_of("seed");
@@ -56,7 +59,7 @@ fn the_seed_profile_is_planned_within_its_budget() {
     let equal_load = minutes(&seed.groups, &seed) - minutes_without_equal_load(&seed);
     let seed = minutes(&seed.groups, &seed);
     eprintln!("seed estimate: {seed:.1} min, of which equal-load windows {equal_load:.1}");
-    assert!(seed < 61.0, "the seed profile is planned at {seed:.1} min");
+    assert!(seed < 63.5, "the seed profile is planned at {seed:.1} min");
     assert!(
         equal_load < 6.0,
         "the equal-load windows add {equal_load:.1} min to the seed profile"
@@ -71,8 +74,8 @@ fn the_seed_profile_is_planned_within_its_budget() {
 }
 
 /// The calibration groups, every Java column on its runtime included,
-/// and each fresh JVM warming up until it settles (planned at the bound),
-/// add about ten minutes to the seed profile, not tens.
+/// and each fresh JVM warming up until it settles (planned as long as
+/// JVMs took here), add about thirteen minutes to the seed profile, not tens.
 #[test]
 fn the_calibration_groups_add_minutes_not_tens_to_the_seed_profile() {
     let seed = plan_of("seed");
@@ -86,7 +89,7 @@ fn the_calibration_groups_add_minutes_not_tens_to_the_seed_profile() {
         "seed estimate: {before:.1} min without the calibration groups, {added:.1} min added"
     );
     assert!(
-        added < 10.5,
+        added < 13.5,
         "the calibration groups add {added:.1} min to the seed profile"
     );
     assert_eq!(ours.len() + calibration.len() + 2, groups().len());

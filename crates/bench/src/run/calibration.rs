@@ -61,6 +61,7 @@ pub(super) fn prepare_java(
                 tolerance: rule.tolerance,
                 max_jit_share: rule.max_jit_share,
                 limit_seconds: w.limit.as_secs_f64(),
+                until_no_climb: true,
             }
         }),
     });

@@ -154,9 +154,18 @@ fn bench_keeps_each_windows_jvm_and_pins_on_java_21_and_25() {
             assert_eq!(jvm["pins_watched"], true, "{id}: {jvm}");
             assert!(jvm["compile_seconds"].as_f64().is_some(), "{id}: {jvm}");
             assert!(
-                !jvm["warm_up"]["windows"].as_array().unwrap().is_empty(),
+                jvm["compiler_cpu_seconds"].as_f64().is_some(),
                 "{id}: {jvm}"
             );
+            let warm_up = jvm["warm_up"]["windows"].as_array().unwrap();
+            assert!(!warm_up.is_empty(), "{id}: {jvm}");
+            // A fresh JVM's compiler threads work in its first windows, and
+            // /proc tells their CPU.
+            let compiling: f64 = warm_up
+                .iter()
+                .map(|w| w["compiler_cpu_seconds"].as_f64().unwrap())
+                .sum();
+            assert!(compiling > 0.0, "{id}: {jvm}");
             let ok = r["load"]["ok_requests"].as_u64().unwrap();
             if pinned {
                 // pgjdbc 42.5.5 pins once per query: about one per request.
@@ -210,6 +219,13 @@ fn the_jit_the_collectors_and_tomcats_pool_are_in_metrics() {
         let text = metrics(addr);
         let jit = format!("jvm_compilation_time_seconds_total{{server=\"{server}\"}}");
         assert!(value(&text, &jit).unwrap() > 0.0, "{text}");
+        // The compiler threads' own CPU, from /proc: a fresh JVM has
+        // compiled its start-up, and a core's time is no more than the
+        // process has had since it started.
+        let cpu = format!("jvm_compiler_cpu_seconds_total{{server=\"{server}\"}}");
+        let cpu = value(&text, &cpu).unwrap_or_else(|| panic!("{text}"));
+        assert!(cpu > 0.0, "{text}");
+        assert!(cpu < 60.0, "{text}");
         // The throughput collector's two (JVM_FLAGS), counted even if 0.
         for gc in ["PS Scavenge", "PS MarkSweep"] {
             let count =
