@@ -8,7 +8,7 @@
 #   scripts/fuzz.sh                        # every target, 60 s each
 #   scripts/fuzz.sh --seconds 600          # the long run
 #   scripts/fuzz.sh --seconds 120 resp_reply http_read_request
-#   scripts/fuzz.sh --jobs 1                # one target at a time
+#   scripts/fuzz.sh --jobs 1               # one target at a time
 #
 # libFuzzer runs a target on one core: the targets run side by side, as
 # many at once as there are cores (--jobs, default nproc), so CI's minute
@@ -45,7 +45,8 @@ while [ $# -gt 0 ]; do
             shift
             ;;
         -h | --help)
-            sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+            # The comment block at the top, whatever its length.
+            awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
             exit 0
             ;;
         -*)

@@ -20,7 +20,6 @@ flags bench gives (Xms512m, Xmx512m, ParallelGC); --java picks the JVM
 server and drops the database when done.
 """
 import argparse
-import glob
 import os
 import re
 import subprocess
@@ -28,9 +27,8 @@ import sys
 import time
 import urllib.request
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-JARS = ["tomcat10-embed-core", "jakarta-annotation-api", "postgresql", "HikariCP", "slf4j-api", "slf4j-nop"]
-FLAGS = ["-Xms512m", "-Xmx512m", "-XX:+UseParallelGC"]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from calibration_tomcat import ROOT, classpath, throwaway_database, tomcat_argv, wait_up  # noqa: E402
 
 
 def compiler_cpu(pid):
@@ -65,48 +63,30 @@ def main():
     ap.add_argument("--java", default="java")
     ap.add_argument("--port", type=int, default=18480)
     a = ap.parse_args()
-    built = sorted(glob.glob("/tmp/bench-calibration/*/TomcatServer.class"), key=os.path.getmtime)
-    if not built:
-        sys.exit("jvm-jit-probe: no calibration classes: run bench on a calibration group once (see --help)")
-    classpath = ":".join([os.path.dirname(built[-1])] + [f"/usr/share/java/{j}.jar" for j in JARS])
-    db = f"jit_probe_{os.getpid()}"
-    psql = ["psql", "-q", "-h", "127.0.0.1", "-U", "postgres"]
-    subprocess.run(psql + ["-c", f"create database {db}"], check=True)
-    server = None
-    try:
-        for m in sorted(glob.glob(os.path.join(ROOT, "migrations", "*.sql"))):
-            subprocess.run(psql + ["-d", db, "-f", m], check=True, stdout=subprocess.DEVNULL)
-        server = subprocess.Popen(
-            [a.java, *FLAGS, "-cp", classpath, "TomcatServer", "--bind", f"127.0.0.1:{a.port}",
-             "--handler-threads", "200", "--db-pool-size", "10",
-             "--database-url", f"postgres://postgres@127.0.0.1:5432/{db}"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(100):
-            try:
-                metrics(a.port)
-                break
-            except OSError:
-                time.sleep(0.1)
-        loadgen = subprocess.Popen(
-            [os.path.join(ROOT, "target/release/loadgen"), "-c", str(a.connections), "-d", f"{a.seconds}s",
-             "-t", "1", f"http://127.0.0.1:{a.port}/users/1"], stdout=subprocess.DEVNULL)
-        (c0, (m0, n0), t0), cum = (compiler_cpu(server.pid), metrics(a.port), process_cpu(server.pid)), 0.0
-        print(f"Tomcat /users/1 at {a.connections} connections, {a.java}")
-        print("  s   req/s  compiler CPU (sum)  compile time  process CPU  us/request")
-        for i in range(a.seconds):
-            time.sleep(1)
-            c1, (m1, n1), t1 = compiler_cpu(server.pid), metrics(a.port), process_cpu(server.pid)
-            cum += c1 - c0
-            n = n1 - n0
-            print(f"{i + 1:3d} {n:7d}  {c1 - c0:5.2f} ({cum:5.2f})  {m1 - m0:12.2f}  {t1 - t0:11.2f}  "
-                  f"{1e6 * (t1 - t0) / max(n, 1):10.1f}", flush=True)
-            c0, m0, n0, t0 = c1, m1, n1, t1
-        loadgen.wait()
-    finally:
-        if server:
+    cp = classpath("jvm-jit-probe")
+    with throwaway_database(f"jit_probe_{os.getpid()}") as url:
+        server = subprocess.Popen(tomcat_argv(a.java, cp, a.port, url),
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            wait_up(f"http://127.0.0.1:{a.port}/metrics")
+            loadgen = subprocess.Popen(
+                [os.path.join(ROOT, "target/release/loadgen"), "-c", str(a.connections), "-d", f"{a.seconds}s",
+                 "-t", "1", f"http://127.0.0.1:{a.port}/users/1"], stdout=subprocess.DEVNULL)
+            (c0, (m0, n0), t0), cum = (compiler_cpu(server.pid), metrics(a.port), process_cpu(server.pid)), 0.0
+            print(f"Tomcat /users/1 at {a.connections} connections, {a.java}")
+            print("  s   req/s  compiler CPU (sum)  compile time  process CPU  us/request")
+            for i in range(a.seconds):
+                time.sleep(1)
+                c1, (m1, n1), t1 = compiler_cpu(server.pid), metrics(a.port), process_cpu(server.pid)
+                cum += c1 - c0
+                n = n1 - n0
+                print(f"{i + 1:3d} {n:7d}  {c1 - c0:5.2f} ({cum:5.2f})  {m1 - m0:12.2f}  {t1 - t0:11.2f}  "
+                      f"{1e6 * (t1 - t0) / max(n, 1):10.1f}", flush=True)
+                c0, m0, n0, t0 = c1, m1, n1, t1
+            loadgen.wait()
+        finally:
             server.terminate()
             server.wait()
-        subprocess.run(psql + ["-c", f"drop database if exists {db}"])
 
 
 if __name__ == "__main__":

@@ -16,29 +16,19 @@ ours 3 s), then perf stat counts its process while loadgen runs. Targets
 127.0.0.1 only; stops the servers and drops the database when done.
 """
 import argparse
-import glob
 import json
 import os
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
-import urllib.request
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-JARS = ["tomcat10-embed-core", "jakarta-annotation-api", "postgresql", "HikariCP", "slf4j-api", "slf4j-nop"]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from calibration_tomcat import ROOT, classpath, throwaway_database, tomcat_argv, wait_up  # noqa: E402
+
 EVENTS = "task-clock,context-switches,cpu-migrations,raw_syscalls:sys_enter"
 PORT = 18481
-
-
-def wait_up(url):
-    for _ in range(300):
-        try:
-            urllib.request.urlopen(url, timeout=2).read()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise SystemExit(f"no answer from {url}")
 
 
 def loadgen(connections, seconds, out=None):
@@ -89,39 +79,25 @@ def main():
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=3)
     a = ap.parse_args()
-    built = sorted(glob.glob("/tmp/bench-calibration/*/TomcatServer.class"), key=os.path.getmtime)
-    if not built:
-        raise SystemExit("users-cost: no calibration classes: run bench on a calibration group once (see --help)")
-    classpath = ":".join([os.path.dirname(built[-1])] + [f"/usr/share/java/{j}.jar" for j in JARS])
-    db = f"users_cost_{os.getpid()}"
-    url = f"postgres://postgres@127.0.0.1:5432/{db}"
-    psql = ["psql", "-q", "-h", "127.0.0.1", "-U", "postgres"]
-    subprocess.run(psql + ["-c", f"create database {db}"], check=True)
-    servers = [
-        ("blocking", [os.path.join(ROOT, "target/release/blocking-server"), "--bind", f"127.0.0.1:{PORT}",
-                      "--handler-threads", "200", "--db-pool-size", "10", "--database-url", url], 3),
-        ("tomcat", ["java", "-Xms512m", "-Xmx512m", "-XX:+UseParallelGC", "-cp", classpath, "TomcatServer",
-                    "--bind", f"127.0.0.1:{PORT}", "--handler-threads", "200", "--db-pool-size", "10",
-                    "--database-url", url], 30),
-    ]
+    cp = classpath("users-cost")
     rows = []
-    try:
-        for m in sorted(glob.glob(os.path.join(ROOT, "migrations", "*.sql"))):
-            subprocess.run(psql + ["-d", db, "-f", m], check=True, stdout=subprocess.DEVNULL)
-        with tempfile.TemporaryDirectory() as tmp:
-            for r in range(a.rounds):
-                order = servers if r % 2 == 0 else servers[::-1]
-                for name, argv, warm_up in order:
-                    row = measure(name, argv, warm_up, a, tmp)
-                    row["round"] = r + 1
-                    rows.append(row)
-                    print(f"round {r + 1} {name:9} " + "  ".join(
-                        f"{k} {v:.1f}" if k != "req/s" else f"{k} {v:.0f}"
-                        for k, v in row.items() if k not in ("server", "round")), flush=True)
-    finally:
-        subprocess.run(psql + ["-c", f"drop database if exists {db}"])
+    with throwaway_database(f"users_cost_{os.getpid()}") as url, tempfile.TemporaryDirectory() as tmp:
+        servers = [
+            ("blocking", [os.path.join(ROOT, "target/release/blocking-server"), "--bind", f"127.0.0.1:{PORT}",
+                          "--handler-threads", "200", "--db-pool-size", "10", "--database-url", url], 3),
+            ("tomcat", tomcat_argv("java", cp, PORT, url), 30),
+        ]
+        for r in range(a.rounds):
+            order = servers if r % 2 == 0 else servers[::-1]
+            for name, argv, warm_up in order:
+                row = measure(name, argv, warm_up, a, tmp)
+                row["round"] = r + 1
+                rows.append(row)
+                print(f"round {r + 1} {name:9} " + "  ".join(
+                    f"{k} {v:.1f}" if k != "req/s" else f"{k} {v:.0f}"
+                    for k, v in row.items() if k not in ("server", "round")), flush=True)
     print(f"\nmedians over {a.rounds} rounds, {a.connections} connections, {a.seconds}-s windows:")
-    for name, _, _ in servers:
+    for name in ("blocking", "tomcat"):
         mine = [r for r in rows if r["server"] == name]
         print(f"{name:9} " + "  ".join(
             f"{k} {statistics.median(r[k] for r in mine):.1f}" for k in mine[0] if k not in ("server", "round")))

@@ -16,7 +16,9 @@
 //! 34,100 req/s with its compiler threads idle), as our own servers do
 //! beside the load generator and Postgres on the same cores; three windows
 //! within 5% came by chance or never. A JVM warming up climbs (3,100 to
-//! 29,000 req/s in 14 s there), which medians of three tell from that noise.
+//! 29,000 req/s in 14 s there), which medians of three tell from that noise
+//! (the probe: docs/results/calibration-2026-12-07/, and the test
+//! `a_measured_tomcat_settles...` below, on its windows).
 //!
 //! Pure: the windows in, a verdict out; the caller runs the windows.
 

@@ -57,14 +57,14 @@ impl JvmWindow {
 }
 
 /// How a fresh JVM's warm-up went: short windows of its column's route
-/// until their throughput settled and the JIT was quiet (bench-analysis'
-/// `warm_up` rule), or until it gave up.
+/// until the JIT was quiet and the throughput no longer climbing
+/// (bench-analysis' `warm_up` rule), or until it gave up.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct JvmWarmUp {
     /// Each warm-up window, in order.
     pub windows: Vec<WarmUpWindowFigures>,
-    /// The settled throughput (the median of the agreeing windows);
-    /// `None` when it never settled.
+    /// The settled throughput (the median of the last windows the rule
+    /// judged); `None` when it never settled.
     pub settled_rps: Option<f64>,
     /// Why it never settled, when it gave up: the rule's note.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -72,7 +72,7 @@ pub struct JvmWarmUp {
 }
 
 impl JvmWarmUp {
-    /// Whether the throughput settled before the bound.
+    /// Whether the JVM settled before the bound.
     pub fn settled(&self) -> bool {
         self.settled_rps.is_some()
     }

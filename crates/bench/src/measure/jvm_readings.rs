@@ -49,7 +49,7 @@ pub fn parse(text: &str) -> Option<JvmReading> {
         let all = numbers(text, name);
         (!all.is_empty()).then(|| all.iter().map(|s| s.1).sum())
     };
-    let compile_seconds = value(text, "jvm_compilation_time_seconds_total", &[]);
+    let compile_seconds = compile_seconds(text);
     let compiler_cpu_seconds = compiler_cpu_seconds(text);
     let (gc_collections, gc_seconds) = (
         gc("jvm_gc_collection_seconds_count"),

@@ -1,8 +1,8 @@
 //! A fresh JVM's warm-up before a Java column's window: short windows of
-//! its column's route, each timed and its JIT compile time read from the
-//! server's `/metrics`, until bench-analysis' rule
-//! ([`bench_analysis::warm_up::judge`]) says the throughput settled with
-//! the JIT quiet, or gives up at its bound. Nothing of it is recorded as a
+//! its column's route, each timed and its JIT's compile time and compiler
+//! CPU read from the server's `/metrics`, until bench-analysis' rule
+//! ([`bench_analysis::warm_up::judge`]) says the JIT is quiet and the
+//! throughput no longer climbing, or gives up at its bound. Nothing of it is recorded as a
 //! measurement; what each window got and how it ended are kept with the
 //! round ([`bench_model::JvmWarmUp`]), the rule's note when it never
 //! settled, so that a window measured on a JVM still compiling says so.

@@ -39,8 +39,8 @@ pub(super) const JVM_WARM_UP_LIMIT_SEED: u64 = 30;
 pub(super) const JVM_WARM_UP_EXPECTED_SEED: u64 = 14;
 
 impl JvmWarmUp {
-    /// The rule each JVM's windows are judged by: the default's agreement
-    /// and JIT share, bounded by `limit`.
+    /// The rule each JVM's windows are judged by: the default's quiet JIT
+    /// and stopped climb, bounded by `limit`.
     pub fn rule(self) -> bench_analysis::warm_up::WarmUpRule {
         let per_window = self.window.as_secs_f64().max(1e-3);
         bench_analysis::warm_up::WarmUpRule {
